@@ -1,0 +1,84 @@
+"""Test-wide guards: a private TEAMBRAIN_HOME and HOME per test, a fixed git identity, and no
+network: any connection to a non-loopback address fails the test."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+_real_getaddrinfo = socket.getaddrinfo
+
+
+class NetworkAccessError(AssertionError):
+    """A test tried to reach the network."""
+
+
+def _is_local(address: Any) -> bool:
+    if isinstance(address, (str, bytes)):  # AF_UNIX path
+        return True
+    host = address[0] if isinstance(address, tuple) and address else address
+    if host in ("localhost", "", None):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _guarded_connect(self: socket.socket, address: Any) -> Any:
+    if not _is_local(address):
+        raise NetworkAccessError(f"test tried to connect to {address!r}")
+    return _real_connect(self, address)
+
+
+def _guarded_connect_ex(self: socket.socket, address: Any) -> Any:
+    if not _is_local(address):
+        raise NetworkAccessError(f"test tried to connect to {address!r}")
+    return _real_connect_ex(self, address)
+
+
+def _guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+    if host not in (None, "localhost") and not _is_local((host,)):
+        raise NetworkAccessError(f"test tried to resolve {host!r}")
+    return _real_getaddrinfo(host, *args, **kwargs)
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", _guarded_connect_ex)
+    monkeypatch.setattr(socket, "getaddrinfo", _guarded_getaddrinfo)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """Every test gets its own TEAMBRAIN_HOME and HOME; the real ~/.teambrain is never touched."""
+    base = tmp_path_factory.mktemp("home")
+    home = base / "teambrain"
+    monkeypatch.setenv("TEAMBRAIN_HOME", str(home))
+    monkeypatch.setenv("HOME", str(base / "user-home"))
+    (base / "user-home").mkdir()
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.test")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Committer")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "committer@example.test")
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(base / "gitconfig"))
+    (base / "gitconfig").write_text("[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n")
+    monkeypatch.delenv("TEAMBRAIN_DEBUG", raising=False)
+    yield home
+
+
+@pytest.fixture
+def teambrain_home(_isolated_home: Path) -> Path:
+    """The TEAMBRAIN_HOME of this test (not created yet)."""
+    return _isolated_home

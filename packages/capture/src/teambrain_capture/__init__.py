@@ -1,0 +1,3 @@
+"""teambrain capture: privacy-safe session events from agent hooks (tb-capture), adapters and the local spool."""
+
+__all__: list[str] = []

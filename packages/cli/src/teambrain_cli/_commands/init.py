@@ -1,0 +1,95 @@
+"""``tb init``: create the brain in this repository and the machine-local directories."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import click
+from teambrain_schema import (
+    BRAIN_YAML_TEMPLATE,
+    MEMORY_CLASSES,
+    BrainLayout,
+    MachineLayout,
+    regenerate_index,
+    write_text_atomic,
+)
+
+from .._context import machine, require_repo
+
+PROMPTS_README = """\
+# Distiller prompts
+
+`tb distill` builds its requests to the model from the templates in this folder. They are
+versioned with the brain: change them by pull request, like memories.
+"""
+
+
+def _ensure_dir(path: Path, created: list[str], label: str, *, mode: int | None = None) -> None:
+    if not path.is_dir():
+        path.mkdir(parents=True, exist_ok=True)
+        created.append(label)
+    if mode is not None and stat.S_IMODE(path.stat().st_mode) != mode:
+        os.chmod(path, mode)
+        if label not in created:
+            created.append(f"{label} (permissions set to {mode:o})")
+
+
+def _ensure_file(path: Path, text: str, created: list[str], label: str) -> None:
+    if not path.exists():
+        write_text_atomic(path, text)
+        created.append(label)
+
+
+def init_brain(layout: BrainLayout, created: list[str]) -> None:
+    """Create whatever of the brain is missing; never overwrite what exists."""
+    rel = layout.relative
+    _ensure_dir(layout.root, created, rel(layout.root) + "/")
+    _ensure_file(layout.brain_yaml, BRAIN_YAML_TEMPLATE, created, rel(layout.brain_yaml))
+    for memory_class in MEMORY_CLASSES:
+        folder = layout.class_dir(memory_class)
+        _ensure_dir(folder, created, rel(folder) + "/")
+        if not any(folder.iterdir()):
+            _ensure_file(folder / ".gitkeep", "", created, rel(folder / ".gitkeep"))
+    _ensure_dir(layout.retired, created, rel(layout.retired) + "/")
+    if not any(layout.retired.iterdir()):
+        _ensure_file(layout.retired / ".gitkeep", "", created, rel(layout.retired / ".gitkeep"))
+    _ensure_dir(layout.prompts, created, rel(layout.prompts) + "/")
+    _ensure_file(
+        layout.prompts / "README.md", PROMPTS_README, created, rel(layout.prompts / "README.md")
+    )
+    if not layout.index_md.exists() and regenerate_index(layout):
+        created.append(rel(layout.index_md))
+
+
+def init_machine(home: MachineLayout, created: list[str]) -> None:
+    """Create the machine-local directories, private to this user (mode 0700)."""
+    for path in (
+        home.home,
+        home.spool,
+        home.sessions,
+        home.candidates,
+        home.logs,
+        home.home / "user",
+    ):
+        _ensure_dir(path, created, str(path), mode=0o700)
+
+
+@click.command("init")
+def command() -> None:
+    """Create .teambrain/ in this git repository and the machine-local directories.
+
+    Idempotent: what exists is left alone, so a second run changes nothing.
+    """
+    layout = BrainLayout(require_repo())
+    created: list[str] = []
+    init_brain(layout, created)
+    init_machine(machine(), created)
+    if not created:
+        click.echo(f"teambrain is already initialised in {layout.repo_root}; nothing changed.")
+        return
+    click.echo(f"Initialised teambrain in {layout.repo_root}:")
+    for label in created:
+        click.echo(f"  created {label}")
+    click.echo("Next: write memories under .teambrain/memories/, run `tb lint`, commit.")

@@ -1,0 +1,93 @@
+"""The ``tb`` entry point: a lazily loaded click group and the error → exit-code mapping.
+
+Each verb lives in ``_commands/<verb>.py`` and is imported only when it runs, so ``tb relevant``
+does not pay for the MCP SDK and ``tb lint`` does not pay for numpy.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pkgutil
+import sys
+from typing import Any
+
+import click
+from teambrain_schema import ExitCode, TeambrainError
+
+from . import _commands
+
+DEBUG_ENV = "TEAMBRAIN_DEBUG"
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are the modules of ``_commands``, imported on demand."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = (info.name for info in pkgutil.iter_modules(_commands.__path__))
+        return sorted(name.replace("_", "-") for name in names if not name.startswith("_"))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.list_commands(ctx):
+            return None
+        module = importlib.import_module(f"{_commands.__name__}.{cmd_name.replace('-', '_')}")
+        command: click.Command = module.command
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="teambrain-cli", prog_name="tb")
+def cli() -> None:
+    """teambrain: shared, reviewable memory for your team's AI coding agents.
+
+    Exit codes: 0 ok · 1 user error · 2 environment error · 3 lint/validation failure.
+    """
+
+
+def _wants_json(argv: list[str]) -> bool:
+    return "--json" in argv
+
+
+def _report(message: str, code: int, argv: list[str]) -> int:
+    click.echo(f"tb: {message}", err=True)
+    if _wants_json(argv):
+        click.echo(json.dumps({"ok": False, "error": {"message": message, "exit_code": int(code)}}))
+    return int(code)
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run ``tb`` with ``argv`` and return the exit code (never raises for expected failures)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        result: Any = cli.main(args=args, prog_name="tb", standalone_mode=False)
+    except click.UsageError as exc:
+        hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+        return _report(f"{exc.format_message()}{hint}", ExitCode.USER_ERROR, args)
+    except click.Abort:
+        click.echo("tb: aborted", err=True)
+        return ExitCode.USER_ERROR
+    except click.ClickException as exc:
+        return _report(exc.format_message(), exc.exit_code, args)
+    except TeambrainError as exc:
+        return _report(exc.message, exc.exit_code, args)
+    except KeyboardInterrupt:
+        click.echo("tb: interrupted", err=True)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (``tb relevant | head``): not an error worth a message.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return ExitCode.OK
+    except Exception as exc:
+        if os.environ.get(DEBUG_ENV):
+            raise
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        message = f"internal error: {exc.__class__.__name__}{': ' + detail if detail else ''} (set {DEBUG_ENV}=1 for a traceback)"
+        return _report(message, ExitCode.ENVIRONMENT_ERROR, args)
+    return int(result) if isinstance(result, int) else ExitCode.OK
+
+
+def main() -> None:
+    """Console-script entry point of ``tb``."""
+    sys.exit(run())

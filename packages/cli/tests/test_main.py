@@ -1,0 +1,122 @@
+import json
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+from teambrain_cli._main import run
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_init_creates_brain_and_private_home(
+    repo: Path, teambrain_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["init"]) == 0
+    brain = repo / ".teambrain"
+    for relpath in (
+        "brain.yaml",
+        "INDEX.md",
+        "prompts",
+        "retired",
+        *(f"memories/{f}" for f in ("decisions", "conventions", "map", "learnings")),
+    ):
+        assert (brain / relpath).exists(), relpath
+    for sub in ("", "spool", "spool/sessions", "spool/candidates", "logs", "user"):
+        assert stat.S_IMODE((teambrain_home / sub).stat().st_mode) == 0o700, sub
+    assert "Initialised teambrain" in capsys.readouterr().out
+
+
+def test_init_is_idempotent(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["init"]) == 0
+    before = {
+        p: p.read_bytes() for p in repo.rglob("*") if p.is_file() and ".git/" not in p.as_posix()
+    }
+    (repo / ".teambrain/brain.yaml").write_text(
+        (repo / ".teambrain/brain.yaml").read_text() + "# edited by a human\n"
+    )
+    edited = (repo / ".teambrain/brain.yaml").read_bytes()
+    capsys.readouterr()
+    assert run(["init"]) == 0
+    assert "nothing changed" in capsys.readouterr().out
+    after = {
+        p: p.read_bytes() for p in repo.rglob("*") if p.is_file() and ".git/" not in p.as_posix()
+    }
+    assert set(after) == set(before)
+    assert (repo / ".teambrain/brain.yaml").read_bytes() == edited
+
+
+def test_init_tightens_a_world_readable_home(repo: Path, teambrain_home: Path) -> None:
+    teambrain_home.mkdir(mode=0o755)
+    teambrain_home.chmod(0o755)
+    assert run(["init"]) == 0
+    assert stat.S_IMODE(teambrain_home.stat().st_mode) == 0o700
+
+
+def test_outside_a_repository_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert run(["init"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not inside a git repository" in err
+
+
+def test_lint_without_brain_exits_2(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["lint"]) == 2
+    assert "tb init" in capsys.readouterr().err
+
+
+def test_usage_errors_exit_1_and_json_failures_stay_parseable(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["no-such-verb"]) == 1
+    assert run(["lint", "--json", "--no-such-flag"]) == 1
+    out = capsys.readouterr().out
+    assert json.loads(out)["ok"] is False
+
+
+def test_lint_json_and_exit_3(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["init"]) == 0
+    (repo / ".teambrain/memories/map/notes.md").write_text("not a memory\n")
+    capsys.readouterr()
+    assert run(["lint", "--json"]) == 3
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is False
+    assert {v["rule"] for v in report["violations"]} >= {"frontmatter"}
+
+
+def test_reindex_regenerates_index(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["init"]) == 0
+    (repo / ".teambrain/INDEX.md").write_text("hand edited\n")
+    assert run(["lint"]) == 3
+    capsys.readouterr()
+    assert run(["reindex"]) == 0
+    assert "regenerated" in capsys.readouterr().out
+    assert run(["lint"]) == 0
+    assert run(["reindex"]) == 0
+    assert "up to date" in capsys.readouterr().out
+
+
+def test_unexpected_errors_are_one_line(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import teambrain_cli._commands.lint as lint_module
+
+    def boom(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("disk on fire\nsecond line")
+
+    monkeypatch.setattr(lint_module, "lint_brain", boom)
+    assert run(["init"]) == 0
+    capsys.readouterr()
+    assert run(["lint"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err
+        == "tb: internal error: RuntimeError: disk on fire (set TEAMBRAIN_DEBUG=1 for a traceback)\n"
+    )

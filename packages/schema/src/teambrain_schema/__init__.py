@@ -1,0 +1,322 @@
+"""teambrain's contract: the memory, event, MCP, retrieval and config schemas as code.
+
+Names load lazily: ``from teambrain_schema import redact_secrets`` imports only the stdlib
+secret scanner, which keeps the capture hook's start-up near a bare interpreter's. Models that
+need pydantic load when first used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    # _errors (stdlib)
+    "ExitCode": "_errors",
+    "TeambrainError": "_errors",
+    "UserError": "_errors",
+    "EnvironmentProblem": "_errors",
+    "ValidationFailure": "_errors",
+    # _paths (stdlib)
+    "BRAIN_DIRNAME": "_paths",
+    "CLASS_FOLDERS": "_paths",
+    "FOLDER_CLASSES": "_paths",
+    "MEMORY_CLASSES": "_paths",
+    "HOME_ENV": "_paths",
+    "BrainLayout": "_paths",
+    "MachineLayout": "_paths",
+    "teambrain_home": "_paths",
+    "machine_layout": "_paths",
+    "find_repo_root": "_paths",
+    "find_brain": "_paths",
+    # _ulid, _slug, _tokens, _atomic (stdlib)
+    "ULID_PATTERN": "_ulid",
+    "new_ulid": "_ulid",
+    "is_ulid": "_ulid",
+    "slugify": "_slug",
+    "is_slug": "_slug",
+    "estimate_tokens": "_tokens",
+    "memory_token_cost": "_tokens",
+    "write_text_atomic": "_atomic",
+    "write_bytes_atomic": "_atomic",
+    # _secrets, _render (stdlib)
+    "SecretFinding": "_secrets",
+    "find_secrets": "_secrets",
+    "redact_secrets": "_secrets",
+    "has_secret": "_secrets",
+    "shannon_entropy": "_secrets",
+    "RENDER_PREFIX": "_render",
+    "render_memory": "_render",
+    "sanitise_body": "_render",
+    "fence_for": "_render",
+    # _index_md (stdlib)
+    "IndexEntry": "_index_md",
+    "render_index": "_index_md",
+    "parse_retirement_reasons": "_index_md",
+    # _memory (pydantic)
+    "MemoryClass": "_memory",
+    "Scope": "_memory",
+    "Status": "_memory",
+    "Priority": "_memory",
+    "Proposer": "_memory",
+    "MAX_TITLE_CHARS": "_memory",
+    "MAX_BODY_WORDS": "_memory",
+    "Evidence": "_memory",
+    "MemoryFrontMatter": "_memory",
+    "Memory": "_memory",
+    "MemoryDraft": "_memory",
+    "Candidate": "_memory",
+    "content_hash": "_memory",
+    "count_words": "_memory",
+    # _envelope (pydantic)
+    "EVENT_TYPES": "_envelope",
+    "MAX_INTENT_CHARS": "_envelope",
+    "Envelope": "_envelope",
+    "ENVELOPE_ADAPTER": "_envelope",
+    "SessionStartEvent": "_envelope",
+    "IntentEvent": "_envelope",
+    "MemoryRetrievedEvent": "_envelope",
+    "ToolUseEvent": "_envelope",
+    "PlanRevisionEvent": "_envelope",
+    "CandidateProposedEvent": "_envelope",
+    "SessionEndEvent": "_envelope",
+    "SessionStartData": "_envelope",
+    "IntentData": "_envelope",
+    "MemoryRetrievedData": "_envelope",
+    "ToolUseData": "_envelope",
+    "PlanRevisionData": "_envelope",
+    "CandidateProposedData": "_envelope",
+    "SessionEndData": "_envelope",
+    "parse_event": "_envelope",
+    "dump_event": "_envelope",
+    # _mcp (pydantic)
+    "MAX_CONTEXT_BUDGET": "_mcp",
+    "MAX_SEARCH_K": "_mcp",
+    "Provenance": "_mcp",
+    "MemoryResult": "_mcp",
+    "MemoryContextResult": "_mcp",
+    "MemorySearchInput": "_mcp",
+    "MemorySearchResult": "_mcp",
+    "MemoryProposeInput": "_mcp",
+    "MemoryProposeResult": "_mcp",
+    "MemoryFeedbackInput": "_mcp",
+    "MemoryFeedbackResult": "_mcp",
+    # _backend (pydantic)
+    "Source": "_backend",
+    "IndexableDoc": "_backend",
+    "Scored": "_backend",
+    "IndexStats": "_backend",
+    "RetrievalBackend": "_backend",
+    # _config (pydantic)
+    "BrainConfig": "_config",
+    "RetrievalConfig": "_config",
+    "EmbedderConfig": "_config",
+    "DistillConfig": "_config",
+    "AdaptersFile": "_config",
+    "AdapterSpec": "_config",
+    "McpWiring": "_config",
+    "HookWiring": "_config",
+    "BRAIN_YAML_TEMPLATE": "_config",
+    # _yaml, _frontmatter, _brain, _lint (ruamel + pydantic)
+    "YamlProblem": "_yaml",
+    "load_yaml": "_yaml",
+    "dump_yaml": "_yaml",
+    "FrontMatterError": "_frontmatter",
+    "MemoryDocument": "_frontmatter",
+    "parse_memory": "_frontmatter",
+    "serialise_memory": "_frontmatter",
+    "new_memory_text": "_frontmatter",
+    "describe_validation_error": "_frontmatter",
+    "Brain": "_brain",
+    "BrainFile": "_brain",
+    "FileProblem": "_brain",
+    "ConfigProblem": "_brain",
+    "load_brain": "_brain",
+    "load_brain_config": "_brain",
+    "load_config_file": "_brain",
+    "read_text_safely": "_brain",
+    "Violation": "_lint",
+    "LintReport": "_lint",
+    "lint_brain": "_lint",
+    "expected_index_text": "_lint",
+    "regenerate_index": "_lint",
+    # _schemas
+    "json_schema_documents": "_schemas",
+    "export_json_schemas": "_schemas",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module_name}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
+    from ._atomic import (
+        write_bytes_atomic as write_bytes_atomic,
+        write_text_atomic as write_text_atomic,
+    )
+    from ._backend import (
+        IndexableDoc as IndexableDoc,
+        IndexStats as IndexStats,
+        RetrievalBackend as RetrievalBackend,
+        Scored as Scored,
+        Source as Source,
+    )
+    from ._brain import (
+        Brain as Brain,
+        BrainFile as BrainFile,
+        ConfigProblem as ConfigProblem,
+        FileProblem as FileProblem,
+        load_brain as load_brain,
+        load_brain_config as load_brain_config,
+        load_config_file as load_config_file,
+        read_text_safely as read_text_safely,
+    )
+    from ._config import (
+        BRAIN_YAML_TEMPLATE as BRAIN_YAML_TEMPLATE,
+        AdaptersFile as AdaptersFile,
+        AdapterSpec as AdapterSpec,
+        BrainConfig as BrainConfig,
+        DistillConfig as DistillConfig,
+        EmbedderConfig as EmbedderConfig,
+        HookWiring as HookWiring,
+        McpWiring as McpWiring,
+        RetrievalConfig as RetrievalConfig,
+    )
+    from ._envelope import (
+        ENVELOPE_ADAPTER as ENVELOPE_ADAPTER,
+        EVENT_TYPES as EVENT_TYPES,
+        MAX_INTENT_CHARS as MAX_INTENT_CHARS,
+        CandidateProposedData as CandidateProposedData,
+        CandidateProposedEvent as CandidateProposedEvent,
+        Envelope as Envelope,
+        IntentData as IntentData,
+        IntentEvent as IntentEvent,
+        MemoryRetrievedData as MemoryRetrievedData,
+        MemoryRetrievedEvent as MemoryRetrievedEvent,
+        PlanRevisionData as PlanRevisionData,
+        PlanRevisionEvent as PlanRevisionEvent,
+        SessionEndData as SessionEndData,
+        SessionEndEvent as SessionEndEvent,
+        SessionStartData as SessionStartData,
+        SessionStartEvent as SessionStartEvent,
+        ToolUseData as ToolUseData,
+        ToolUseEvent as ToolUseEvent,
+        dump_event as dump_event,
+        parse_event as parse_event,
+    )
+    from ._errors import (
+        EnvironmentProblem as EnvironmentProblem,
+        ExitCode as ExitCode,
+        TeambrainError as TeambrainError,
+        UserError as UserError,
+        ValidationFailure as ValidationFailure,
+    )
+    from ._frontmatter import (
+        FrontMatterError as FrontMatterError,
+        MemoryDocument as MemoryDocument,
+        describe_validation_error as describe_validation_error,
+        new_memory_text as new_memory_text,
+        parse_memory as parse_memory,
+        serialise_memory as serialise_memory,
+    )
+    from ._index_md import (
+        IndexEntry as IndexEntry,
+        parse_retirement_reasons as parse_retirement_reasons,
+        render_index as render_index,
+    )
+    from ._lint import (
+        LintReport as LintReport,
+        Violation as Violation,
+        expected_index_text as expected_index_text,
+        lint_brain as lint_brain,
+        regenerate_index as regenerate_index,
+    )
+    from ._mcp import (
+        MAX_CONTEXT_BUDGET as MAX_CONTEXT_BUDGET,
+        MAX_SEARCH_K as MAX_SEARCH_K,
+        MemoryContextResult as MemoryContextResult,
+        MemoryFeedbackInput as MemoryFeedbackInput,
+        MemoryFeedbackResult as MemoryFeedbackResult,
+        MemoryProposeInput as MemoryProposeInput,
+        MemoryProposeResult as MemoryProposeResult,
+        MemoryResult as MemoryResult,
+        MemorySearchInput as MemorySearchInput,
+        MemorySearchResult as MemorySearchResult,
+        Provenance as Provenance,
+    )
+    from ._memory import (
+        MAX_BODY_WORDS as MAX_BODY_WORDS,
+        MAX_TITLE_CHARS as MAX_TITLE_CHARS,
+        Candidate as Candidate,
+        Evidence as Evidence,
+        Memory as Memory,
+        MemoryClass as MemoryClass,
+        MemoryDraft as MemoryDraft,
+        MemoryFrontMatter as MemoryFrontMatter,
+        Priority as Priority,
+        Proposer as Proposer,
+        Scope as Scope,
+        Status as Status,
+        content_hash as content_hash,
+        count_words as count_words,
+    )
+    from ._paths import (
+        BRAIN_DIRNAME as BRAIN_DIRNAME,
+        CLASS_FOLDERS as CLASS_FOLDERS,
+        FOLDER_CLASSES as FOLDER_CLASSES,
+        HOME_ENV as HOME_ENV,
+        MEMORY_CLASSES as MEMORY_CLASSES,
+        BrainLayout as BrainLayout,
+        MachineLayout as MachineLayout,
+        find_brain as find_brain,
+        find_repo_root as find_repo_root,
+        machine_layout as machine_layout,
+        teambrain_home as teambrain_home,
+    )
+    from ._render import (
+        RENDER_PREFIX as RENDER_PREFIX,
+        fence_for as fence_for,
+        render_memory as render_memory,
+        sanitise_body as sanitise_body,
+    )
+    from ._schemas import (
+        export_json_schemas as export_json_schemas,
+        json_schema_documents as json_schema_documents,
+    )
+    from ._secrets import (
+        SecretFinding as SecretFinding,
+        find_secrets as find_secrets,
+        has_secret as has_secret,
+        redact_secrets as redact_secrets,
+        shannon_entropy as shannon_entropy,
+    )
+    from ._slug import (
+        is_slug as is_slug,
+        slugify as slugify,
+    )
+    from ._tokens import (
+        estimate_tokens as estimate_tokens,
+        memory_token_cost as memory_token_cost,
+    )
+    from ._ulid import (
+        ULID_PATTERN as ULID_PATTERN,
+        is_ulid as is_ulid,
+        new_ulid as new_ulid,
+    )
+    from ._yaml import (
+        YamlProblem as YamlProblem,
+        dump_yaml as dump_yaml,
+        load_yaml as load_yaml,
+    )

@@ -1,0 +1,246 @@
+"""Reading a brain from disk: every memory and retired file, hostile input included."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ._config import BrainConfig
+from ._errors import EnvironmentProblem, ValidationFailure
+from ._frontmatter import (
+    MAX_MEMORY_FILE_BYTES,
+    FrontMatterError,
+    MemoryDocument,
+    describe_validation_error,
+    parse_memory,
+)
+from ._index_md import IndexEntry
+from ._paths import FOLDER_CLASSES, BrainLayout
+from ._slug import SLUG_PATTERN
+from ._ulid import ULID_PATTERN
+from ._yaml import YamlProblem, key_line, load_yaml, to_plain
+
+FILE_NAME_RE = re.compile(rf"^(?P<id>{ULID_PATTERN})-(?P<slug>{SLUG_PATTERN})\.md$")
+IGNORED_NAMES = frozenset({".gitkeep", ".DS_Store"})
+MAX_CONFIG_BYTES = 64 * 1024
+
+Location = Literal["memories", "retired"]
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class FileProblem:
+    """Why a file in the brain could not be used: rule id, 1-based line, one-line message."""
+
+    relpath: str
+    line: int
+    rule: str
+    message: str
+
+
+@dataclass(frozen=True)
+class BrainFile:
+    """One file found under memories/ or retired/, parsed when possible."""
+
+    relpath: str  # relative to the repository root
+    location: Location
+    folder: str | None  # class folder under memories/, None in retired/
+    document: MemoryDocument | None = None
+    problem: FileProblem | None = None
+
+    @property
+    def is_usable(self) -> bool:
+        return self.document is not None and self.problem is None
+
+    def index_entry(self) -> IndexEntry:
+        """What INDEX.md shows of this file (it must have parsed)."""
+        assert self.document is not None
+        front = self.document.front
+        return IndexEntry(
+            id=front.id,
+            memory_class=front.class_,
+            title=front.title,
+            priority=front.priority,
+            scope=front.scope,
+            tags=tuple(front.tags),
+            relpath=self.relpath.removeprefix(".teambrain/"),
+        )
+
+
+@dataclass
+class Brain:
+    """Everything read from a brain: the files, and the usable memories by location."""
+
+    layout: BrainLayout
+    files: list[BrainFile] = field(default_factory=list)
+
+    @property
+    def active(self) -> list[BrainFile]:
+        """Parsed files under memories/ (whatever their status; lint judges that)."""
+        return [f for f in self.files if f.is_usable and f.location == "memories"]
+
+    @property
+    def retired(self) -> list[BrainFile]:
+        """Parsed files under retired/."""
+        return [f for f in self.files if f.is_usable and f.location == "retired"]
+
+    @property
+    def problems(self) -> list[FileProblem]:
+        return [f.problem for f in self.files if f.problem is not None]
+
+    def by_id(self) -> dict[str, BrainFile]:
+        """Usable files by memory id (the first one wins when ids collide)."""
+        found: dict[str, BrainFile] = {}
+        for brain_file in self.files:
+            if brain_file.document is not None:
+                found.setdefault(brain_file.document.front.id, brain_file)
+        return found
+
+
+def read_text_safely(path: Path, repo_root: Path, *, max_bytes: int) -> str:
+    """Read a UTF-8 text file from a repository, refusing what could hurt us.
+
+    Raises :class:`FrontMatterError` for symlinks leaving the repository, oversized files,
+    binary content and invalid UTF-8.
+    """
+    try:
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError) as exc:
+        raise FrontMatterError(
+            f"cannot resolve path ({exc.__class__.__name__})", rule="read"
+        ) from None
+    repo_real = repo_root.resolve()
+    if path.is_symlink() and not real.is_relative_to(repo_real):
+        raise FrontMatterError("symlink points outside the repository", rule="read")
+    if not real.is_file():
+        raise FrontMatterError("not a regular file", rule="read")
+    try:
+        with open(real, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise FrontMatterError(
+            f"cannot read file: {exc.strerror or exc.__class__.__name__}", rule="read"
+        ) from None
+    if len(data) > max_bytes:
+        raise FrontMatterError(f"file is larger than {max_bytes // 1024} KB", rule="read")
+    if b"\x00" in data:
+        raise FrontMatterError("file contains NUL bytes (binary content)", rule="read")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise FrontMatterError(
+            f"invalid UTF-8 at byte {exc.start}", line=line, rule="read"
+        ) from None
+
+
+def _read_brain_file(
+    path: Path, layout: BrainLayout, location: Location, folder: str | None
+) -> BrainFile:
+    relpath = layout.relative(path)
+    try:
+        text = read_text_safely(path, layout.repo_root, max_bytes=MAX_MEMORY_FILE_BYTES)
+        document = parse_memory(text)
+    except FrontMatterError as exc:
+        problem = FileProblem(relpath, exc.line, exc.rule, exc.message)
+        return BrainFile(relpath, location, folder, problem=problem)
+    return BrainFile(relpath, location, folder, document=document)
+
+
+def _walk(directory: Path) -> list[Path]:
+    found: list[Path] = []
+    for root, dirs, files in os.walk(directory, followlinks=False):
+        dirs.sort()
+        root_path = Path(root)
+        found.extend(root_path / name for name in sorted(files) if name not in IGNORED_NAMES)
+        # Symlinked directories are not walked into but are reported as files.
+        found.extend(root_path / name for name in dirs if (root_path / name).is_symlink())
+    return found
+
+
+def load_brain(layout: BrainLayout) -> Brain:
+    """Read every file under ``memories/`` and ``retired/`` without ever raising on content."""
+    brain = Brain(layout)
+    for path in _walk(layout.memories):
+        relative = path.relative_to(layout.memories).parts
+        folder = relative[0] if len(relative) == 2 else None
+        brain.files.append(_read_brain_file(path, layout, "memories", folder))
+    for path in _walk(layout.retired):
+        brain.files.append(_read_brain_file(path, layout, "retired", None))
+    return brain
+
+
+class ConfigProblem(ValidationFailure):
+    """A config file that does not validate: where, and why."""
+
+    def __init__(self, relpath: str, line: int, detail: str) -> None:
+        super().__init__(f"{relpath}:{line}: {detail}")
+        self.relpath = relpath
+        self.line = line
+        self.detail = detail
+
+
+def load_brain_config(layout: BrainLayout) -> BrainConfig:
+    """``brain.yaml`` validated; missing → :class:`EnvironmentProblem`, invalid → :class:`ValidationFailure`."""
+    path = layout.brain_yaml
+    relpath = layout.relative(path)
+    if not path.exists():
+        raise EnvironmentProblem(f"{relpath}: not found; run `tb init` in the repository first")
+    try:
+        text = read_text_safely(path, layout.repo_root, max_bytes=MAX_CONFIG_BYTES)
+        data = load_yaml(text)
+    except FrontMatterError as exc:
+        raise ConfigProblem(relpath, exc.line, exc.message) from None
+    except YamlProblem as exc:
+        raise ConfigProblem(relpath, exc.line or 1, exc.message) from None
+    return validate_config_data(BrainConfig, data, relpath)
+
+
+def load_config_file(model: type[ModelT], path: Path, repo_root: Path) -> ModelT:
+    """Read and validate any YAML config file of the repository (raises :class:`ConfigProblem`)."""
+    relpath = (
+        path.relative_to(repo_root).as_posix() if path.is_relative_to(repo_root) else str(path)
+    )
+    try:
+        text = read_text_safely(path, repo_root, max_bytes=MAX_CONFIG_BYTES)
+        data = load_yaml(text)
+    except FrontMatterError as exc:
+        raise ConfigProblem(relpath, exc.line, exc.message) from None
+    except YamlProblem as exc:
+        raise ConfigProblem(relpath, exc.line or 1, exc.message) from None
+    return validate_config_data(model, data, relpath)
+
+
+def validate_config_data(model: type[ModelT], data: object, relpath: str) -> ModelT:
+    """Validate loaded YAML ``data`` as ``model``, turning errors into one located line."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigProblem(relpath, 1, "must be a YAML mapping")
+    try:
+        return model.model_validate(to_plain(data))
+    except ValidationError as exc:
+        message, name = describe_validation_error(exc)
+        line = _nested_line(data, name) if name else None
+        raise ConfigProblem(relpath, line or 1, message) from None
+
+
+def _nested_line(data: object, dotted: str) -> int | None:
+    line = None
+    node = data
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            break
+        line = key_line(node, part) or line
+        node = node[part]
+    return line
+
+
+def class_for_folder(folder: str | None) -> str | None:
+    """The memory class a folder under memories/ holds, or None for an unknown folder."""
+    return FOLDER_CLASSES.get(folder or "")

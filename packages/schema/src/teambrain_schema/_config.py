@@ -1,0 +1,171 @@
+"""brain.yaml (the team's settings, committed) and adapters.yaml (supported agent tools)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+from ._mcp import MAX_CONTEXT_BUDGET
+from ._memory import Scope
+
+EnvVarName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EmbedderConfig(_Config):
+    """Which embedder computes vectors. ``local`` runs a bundled model offline."""
+
+    provider: Literal["local", "ollama", "openai", "none"] = "local"
+    model: str | None = Field(default=None, description="Model name (provider default when unset)")
+    path: str | None = Field(
+        default=None,
+        description="local: directory or .onnx file of a model to use instead of the bundled one",
+    )
+    base_url: str | None = Field(default=None, description="ollama/openai: server URL")
+    api_key_env: EnvVarName | None = Field(
+        default=None, description="openai: environment variable holding the key"
+    )
+    timeout_s: Annotated[float, Field(gt=0, le=120)] = 10.0
+
+
+class RetrievalConfig(_Config):
+    """Search and context settings."""
+
+    budget_tokens: Annotated[int, Field(ge=100, le=MAX_CONTEXT_BUDGET)] = MAX_CONTEXT_BUDGET
+    k: Annotated[int, Field(ge=1, le=50)] = 8
+    embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
+
+
+class DistillConfig(_Config):
+    """The distiller's model pin, credentials (by variable name only) and limits."""
+
+    driver: Literal["fake", "anthropic", "openai", "ollama"] = "fake"
+    model: str = "fake-distiller-1"
+    api_key_env: EnvVarName | None = None
+    base_url: str | None = None
+    fixtures: str | None = Field(
+        default=None, description="fake: fixture directory, relative to the brain"
+    )
+    timeout_s: Annotated[float, Field(gt=0, le=600)] = 60.0
+    max_retries: Annotated[int, Field(ge=0, le=10)] = 2
+    max_calls: Annotated[int, Field(ge=1, le=10_000)] = 20
+    max_input_tokens: Annotated[int, Field(ge=1)] = 200_000
+
+    @model_validator(mode="after")
+    def _remote_needs_key_env(self) -> DistillConfig:
+        if self.driver in ("anthropic", "openai") and not self.api_key_env:
+            raise ValueError(f"api_key_env: required for the {self.driver} driver")
+        return self
+
+
+class BrainConfig(_Config):
+    """``.teambrain/brain.yaml``."""
+
+    version: Literal[1] = 1
+    name: Annotated[str, StringConstraints(min_length=1, max_length=80)] | None = None
+    scopes: list[Scope] = Field(default_factory=lambda: list[Scope](["team", "org"]), min_length=1)
+    org_brain: str | None = Field(
+        default=None,
+        description="Path to a local checkout of the org brain whose org-scoped memories are also served",
+    )
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+    distill: DistillConfig = Field(default_factory=DistillConfig)
+
+
+ConfigFormat = Literal["json", "jsonc", "toml"]
+
+
+class McpWiring(_Config):
+    """How a tool registers MCP servers."""
+
+    path: str = Field(
+        description="Config file, relative to the repository (or ~/ for user-level only)"
+    )
+    format: ConfigFormat
+    key: str = Field(description="Dotted path of the table holding the servers, e.g. mcpServers")
+    scope: Literal["project", "user"] = "project"
+
+
+class HookWiring(_Config):
+    """How a tool runs capture hooks."""
+
+    path: str
+    format: ConfigFormat
+    events: list[str] = Field(
+        min_length=1, description="Tool-native hook event names we subscribe to"
+    )
+
+
+class AdapterSpec(_Config):
+    """One supported agent tool."""
+
+    name: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9\-]*$")]
+    title: str
+    docs: list[Annotated[str, StringConstraints(pattern=r"^https://")]] = Field(min_length=1)
+    mcp: McpWiring
+    hooks: HookWiring | None = None
+    notes: str | None = None
+
+
+class AdaptersFile(_Config):
+    """``adapters.yaml``: every supported tool and how it is wired."""
+
+    version: Literal[1] = 1
+    adapters: list[AdapterSpec] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> AdaptersFile:
+        names = [adapter.name for adapter in self.adapters]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"adapters: duplicate names {', '.join(duplicates)}")
+        return self
+
+
+BRAIN_YAML_TEMPLATE = """\
+# teambrain settings for this repository. Reviewed and versioned like code.
+# Every key is documented in docs/config.md; omitted keys take the defaults shown here.
+version: 1
+
+# A name for this brain in reports (default: the repository folder name).
+name: null
+
+# Which memory scopes agents in this repository see: team, org or both.
+scopes: [team, org]
+
+# A local checkout of your organisation's brain; its org-scoped memories are served too.
+org_brain: null
+
+retrieval:
+  # Most tokens memory_context() may return (never above 2000).
+  budget_tokens: 2000
+  # Results memory_search returns when the agent does not say.
+  k: 8
+  embedder:
+    # local: the bundled offline model. none: keyword search only.
+    # ollama / openai: remote embedders, opt-in; memory text is sent to them.
+    provider: local
+    model: null
+    path: null
+    base_url: null
+    api_key_env: null
+    timeout_s: 10.0
+
+distill:
+  # Which model turns captured sessions into memory candidates: fake (recorded fixtures),
+  # anthropic, openai or ollama. Credentials come only from the variable named here.
+  driver: fake
+  model: fake-distiller-1
+  api_key_env: null
+  base_url: null
+  fixtures: null
+  timeout_s: 60.0
+  max_retries: 2
+  # Cost cap per `tb distill` run.
+  max_calls: 20
+  max_input_tokens: 200000
+"""

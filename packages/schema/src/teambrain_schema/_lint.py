@@ -1,0 +1,341 @@
+"""``tb lint``'s rules over a brain: every memory and retired file, brain.yaml, adapters.yaml
+and INDEX.md. Each violation is one line ``path:line: rule: message``."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+from ._brain import (
+    FILE_NAME_RE,
+    Brain,
+    BrainFile,
+    ConfigProblem,
+    class_for_folder,
+    load_brain,
+    load_brain_config,
+    load_config_file,
+)
+from ._config import AdaptersFile, BrainConfig
+from ._errors import EnvironmentProblem
+from ._index_md import parse_retirement_reasons, render_index
+from ._memory import MAX_BODY_WORDS, count_words
+from ._paths import BrainLayout
+from ._secrets import find_secrets
+from ._tokens import memory_token_cost
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One lint finding."""
+
+    path: str
+    line: int
+    rule: str
+    message: str
+    severity: Severity = "error"
+
+    def format(self) -> str:
+        """``path:line: rule: message`` (warnings say so after the rule)."""
+        tag = self.rule if self.severity == "error" else f"{self.rule} (warning)"
+        return f"{self.path}:{self.line}: {tag}: {self.message}"
+
+
+@dataclass
+class LintReport:
+    """All violations of a lint run, and how many files were checked."""
+
+    violations: list[Violation] = field(default_factory=list)
+    files_checked: int = 0
+
+    @property
+    def errors(self) -> list[Violation]:
+        return [v for v in self.violations if v.severity == "error"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def to_json(self) -> dict[str, object]:
+        """The ``--json`` shape: ok, files_checked, violations."""
+        return {
+            "ok": self.ok,
+            "files_checked": self.files_checked,
+            "violations": [asdict(v) for v in self.violations],
+        }
+
+
+def expected_index_text(brain: Brain) -> str:
+    """What INDEX.md must contain for ``brain`` (retirement reasons carried over)."""
+    index_path = brain.layout.index_md
+    existing = index_path.read_text("utf-8", errors="replace") if index_path.is_file() else ""
+    active = [
+        f.index_entry() for f in brain.active if f.document and f.document.front.status == "active"
+    ]
+    retired = [f.index_entry() for f in brain.retired]
+    return render_index(active, retired, parse_retirement_reasons(existing))
+
+
+def lint_brain(layout: BrainLayout, *, today: dt.date | None = None) -> LintReport:
+    """Run every rule over the brain at ``layout``."""
+    report = LintReport()
+    config = _lint_config(layout, report)
+    _lint_adapters(layout, report)
+    brain = load_brain(layout)
+    report.files_checked += len(brain.files)
+    for problem in brain.problems:
+        report.violations.append(
+            Violation(problem.relpath, problem.line, problem.rule, problem.message)
+        )
+    for brain_file in brain.files:
+        if brain_file.is_usable:
+            _lint_file(brain_file, report)
+    _lint_ids(brain, report)
+    _lint_index(brain, report)
+    if config is not None:
+        _lint_budget(brain, config, report, today)
+    report.violations.sort(key=lambda v: (v.path, v.line, v.rule))
+    return report
+
+
+def _lint_config(layout: BrainLayout, report: LintReport) -> BrainConfig | None:
+    report.files_checked += 1
+    try:
+        return load_brain_config(layout)
+    except ConfigProblem as exc:
+        report.violations.append(Violation(exc.relpath, exc.line, "brain-yaml", exc.detail))
+    except EnvironmentProblem:
+        relpath = layout.relative(layout.brain_yaml)
+        report.violations.append(Violation(relpath, 1, "brain-yaml", "missing; run `tb init`"))
+    return None
+
+
+def _lint_adapters(layout: BrainLayout, report: LintReport) -> None:
+    path = layout.repo_root / "adapters.yaml"
+    if not path.is_file():
+        return
+    report.files_checked += 1
+    try:
+        load_config_file(AdaptersFile, path, layout.repo_root)
+    except ConfigProblem as exc:
+        report.violations.append(Violation(exc.relpath, exc.line, "adapters-yaml", exc.detail))
+
+
+def _lint_file(brain_file: BrainFile, report: LintReport) -> None:
+    document = brain_file.document
+    assert document is not None
+    front = document.front
+    path = brain_file.relpath
+    add = report.violations.append
+    name = path.rsplit("/", 1)[-1]
+    match = FILE_NAME_RE.match(name)
+    if match is None:
+        add(Violation(path, 1, "path", "file name must be <ULID>-<slug>.md"))
+    elif match.group("id") != front.id:
+        add(
+            Violation(
+                path,
+                document.field_line("id"),
+                "path",
+                f"id {front.id} does not match the file name",
+            )
+        )
+    if brain_file.location == "memories":
+        expected = class_for_folder(brain_file.folder)
+        if expected is None:
+            add(
+                Violation(
+                    path,
+                    1,
+                    "path",
+                    "memories live directly in memories/{decisions,conventions,map,learnings}/",
+                )
+            )
+        elif expected != front.class_:
+            add(
+                Violation(
+                    path,
+                    document.field_line("class"),
+                    "path",
+                    f"class {front.class_} does not match folder {brain_file.folder}/",
+                )
+            )
+        if front.status != "active":
+            add(
+                Violation(
+                    path,
+                    document.field_line("status"),
+                    "status-location",
+                    "a retired memory belongs in retired/ (use `tb retire`)",
+                )
+            )
+    elif front.status != "retired":
+        add(
+            Violation(
+                path,
+                document.field_line("status"),
+                "status-location",
+                "files in retired/ must have status: retired",
+            )
+        )
+    words = count_words(document.body)
+    body_line = _body_start_line(document.original or "", document.raw_body)
+    if words == 0:
+        add(Violation(path, body_line, "body", "body is empty"))
+    elif words > MAX_BODY_WORDS:
+        add(
+            Violation(
+                path,
+                body_line,
+                "body-words",
+                f"body has {words} words; the limit is {MAX_BODY_WORDS}",
+            )
+        )
+    for finding in find_secrets(front.title + "\n" + " ".join(front.tags)):
+        add(
+            Violation(
+                path, document.field_line("title"), "secret", f"{finding.rule} in front-matter"
+            )
+        )
+    for finding in find_secrets(document.raw_body):
+        add(Violation(path, body_line + finding.line - 1, "secret", f"{finding.rule} in body"))
+
+
+def _body_start_line(original: str, raw_body: str) -> int:
+    head = original[: len(original) - len(raw_body)] if raw_body else original
+    return head.count("\n") + 1
+
+
+def _lint_ids(brain: Brain, report: LintReport) -> None:
+    seen: dict[str, str] = {}
+    for brain_file in brain.files:
+        if brain_file.document is None:
+            continue
+        memory_id = brain_file.document.front.id
+        if memory_id in seen:
+            report.violations.append(
+                Violation(
+                    brain_file.relpath,
+                    brain_file.document.field_line("id"),
+                    "duplicate-id",
+                    f"id {memory_id} is also used by {seen[memory_id]}",
+                )
+            )
+        else:
+            seen[memory_id] = brain_file.relpath
+    graph: dict[str, list[str]] = {}
+    for brain_file in brain.files:
+        if brain_file.document is None:
+            continue
+        front = brain_file.document.front
+        graph[front.id] = list(front.supersedes)
+        for target in front.supersedes:
+            if target not in seen:
+                report.violations.append(
+                    Violation(
+                        brain_file.relpath,
+                        brain_file.document.field_line("supersedes"),
+                        "supersedes",
+                        f"supersedes unknown id {target}",
+                    )
+                )
+    for cycle_start in _cycle_members(graph):
+        brain_file = brain.by_id()[cycle_start]
+        assert brain_file.document is not None
+        report.violations.append(
+            Violation(
+                brain_file.relpath,
+                brain_file.document.field_line("supersedes"),
+                "supersedes",
+                "supersedes chain forms a cycle",
+            )
+        )
+
+
+def _cycle_members(graph: dict[str, list[str]]) -> list[str]:
+    """Ids that lie on a cycle of the supersedes graph (iterative DFS, sorted)."""
+    white, grey, black = 0, 1, 2
+    colour = dict.fromkeys(graph, white)
+    on_cycle: set[str] = set()
+    for root in graph:
+        if colour[root] != white:
+            continue
+        stack: list[tuple[str, int]] = [(root, 0)]
+        path: list[str] = []
+        while stack:
+            node, index = stack.pop()
+            if index == 0:
+                colour[node] = grey
+                path.append(node)
+            children = [c for c in graph.get(node, []) if c in graph]
+            if index < len(children):
+                stack.append((node, index + 1))
+                child = children[index]
+                if colour[child] == grey:
+                    on_cycle.update(path[path.index(child) :])
+                elif colour[child] == white:
+                    stack.append((child, 0))
+            else:
+                colour[node] = black
+                path.pop()
+    return sorted(on_cycle)
+
+
+def _lint_index(brain: Brain, report: LintReport) -> None:
+    index_path = brain.layout.index_md
+    relpath = brain.layout.relative(index_path)
+    report.files_checked += 1
+    if not index_path.is_file():
+        report.violations.append(
+            Violation(relpath, 1, "index", "missing; run `tb reindex` to generate it")
+        )
+        return
+    if index_path.read_text("utf-8", errors="replace") != expected_index_text(brain):
+        report.violations.append(
+            Violation(relpath, 1, "index", "out of date; run `tb reindex` to regenerate it")
+        )
+
+
+def _lint_budget(
+    brain: Brain, config: BrainConfig, report: LintReport, today: dt.date | None
+) -> None:
+    budget = config.retrieval.budget_tokens
+    required = [
+        f for f in brain.active
+        if f.document is not None
+        and f.document.front.priority == "required"
+        and f.document.front.status == "active"
+        and f.document.front.scope in config.scopes
+        and not f.document.front.is_expired(today)
+    ]  # fmt: skip
+    cost = sum(
+        memory_token_cost(f.document.front.id, f.document.front.title, f.document.body)
+        for f in required
+        if f.document
+    )
+    if cost > budget:
+        report.violations.append(
+            Violation(
+                brain.layout.relative(brain.layout.brain_yaml),
+                1,
+                "required-budget",
+                f"required memories need ~{cost} tokens but retrieval.budget_tokens is {budget}; "
+                "every required memory is still served, over budget",
+                severity="warning",
+            )
+        )
+
+
+def regenerate_index(layout: BrainLayout) -> bool:
+    """Rewrite INDEX.md from the memory files; True when its content changed."""
+    from ._atomic import write_text_atomic
+
+    text = expected_index_text(load_brain(layout))
+    path = layout.index_md
+    if path.is_file() and path.read_text("utf-8", errors="replace") == text:
+        return False
+    write_text_atomic(path, text)
+    return True

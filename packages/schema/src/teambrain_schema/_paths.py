@@ -1,0 +1,141 @@
+"""Where things live: the brain inside a repository, and the machine-local directories.
+
+The machine-local layout here deliberately has no ``user/`` directory: the sync package gets its
+paths from this module and must not be able to name it. Personal data (feedback votes,
+preferences) has its own helper in teambrain_capture.
+
+Stdlib only: the capture hook imports this on its hot path.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+BRAIN_DIRNAME: Final = ".teambrain"
+MEMORY_CLASSES: Final = ("decision", "convention", "map", "learning")
+CLASS_FOLDERS: Final[dict[str, str]] = {
+    "decision": "decisions",
+    "convention": "conventions",
+    "map": "map",
+    "learning": "learnings",
+}
+FOLDER_CLASSES: Final[dict[str, str]] = {folder: cls for cls, folder in CLASS_FOLDERS.items()}
+HOME_ENV: Final = "TEAMBRAIN_HOME"
+
+MemoryClassName = Literal["decision", "convention", "map", "learning"]
+
+
+@dataclass(frozen=True)
+class BrainLayout:
+    """Paths of a brain: ``<repo>/.teambrain`` and what it holds."""
+
+    repo_root: Path
+
+    @property
+    def root(self) -> Path:
+        return self.repo_root / BRAIN_DIRNAME
+
+    @property
+    def brain_yaml(self) -> Path:
+        return self.root / "brain.yaml"
+
+    @property
+    def memories(self) -> Path:
+        return self.root / "memories"
+
+    @property
+    def retired(self) -> Path:
+        return self.root / "retired"
+
+    @property
+    def prompts(self) -> Path:
+        return self.root / "prompts"
+
+    @property
+    def index_md(self) -> Path:
+        return self.root / "INDEX.md"
+
+    def class_dir(self, memory_class: str) -> Path:
+        """The folder for active memories of ``memory_class``."""
+        return self.memories / CLASS_FOLDERS[memory_class]
+
+    def memory_path(self, memory_class: str, memory_id: str, slug: str) -> Path:
+        """The contract path of an active memory file."""
+        return self.class_dir(memory_class) / f"{memory_id}-{slug}.md"
+
+    def relative(self, path: Path) -> str:
+        """``path`` relative to the repository root, with forward slashes."""
+        return path.relative_to(self.repo_root).as_posix()
+
+
+@dataclass(frozen=True)
+class MachineLayout:
+    """Machine-local directories under ``$TEAMBRAIN_HOME`` that several packages share."""
+
+    home: Path
+
+    @property
+    def spool(self) -> Path:
+        return self.home / "spool"
+
+    @property
+    def sessions(self) -> Path:
+        return self.spool / "sessions"
+
+    @property
+    def candidates(self) -> Path:
+        return self.spool / "candidates"
+
+    @property
+    def index_db(self) -> Path:
+        return self.home / "index.db"
+
+    @property
+    def logs(self) -> Path:
+        return self.home / "logs"
+
+    @property
+    def heartbeat(self) -> Path:
+        return self.logs / "heartbeat.json"
+
+    def session_file(self, sid: str) -> Path:
+        """The spool file of session ``sid`` (``sid`` must already be file-name safe)."""
+        return self.sessions / f"{sid}.jsonl"
+
+    def candidate_file(self, candidate_id: str) -> Path:
+        """The spool file of candidate ``candidate_id``."""
+        return self.candidates / f"{candidate_id}.json"
+
+
+def teambrain_home() -> Path:
+    """``$TEAMBRAIN_HOME`` when set, else ``~/.teambrain``."""
+    configured = os.environ.get(HOME_ENV)
+    if configured:
+        return Path(configured).expanduser()
+    return Path.home() / ".teambrain"
+
+
+def machine_layout(home: Path | None = None) -> MachineLayout:
+    """The machine-local layout rooted at ``home`` (default: :func:`teambrain_home`)."""
+    return MachineLayout(home if home is not None else teambrain_home())
+
+
+def find_repo_root(start: Path | None = None) -> Path | None:
+    """The nearest enclosing git work tree (a ``.git`` directory or worktree file), or None."""
+    current = (start or Path.cwd()).resolve()
+    for candidate in (current, *current.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def find_brain(start: Path | None = None) -> BrainLayout | None:
+    """The brain of the enclosing repository, when it has been initialised."""
+    repo = find_repo_root(start)
+    if repo is None:
+        return None
+    layout = BrainLayout(repo)
+    return layout if layout.root.is_dir() else None

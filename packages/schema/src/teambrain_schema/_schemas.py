@@ -1,0 +1,73 @@
+"""JSON Schema documents for every public model, committed under ``docs/schemas/``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter
+
+
+def _models() -> dict[str, Any]:
+    from . import _backend, _config, _envelope, _mcp, _memory
+
+    return {
+        "memory-front-matter": _memory.MemoryFrontMatter,
+        "memory-draft": _memory.MemoryDraft,
+        "candidate": _memory.Candidate,
+        "session-event": _envelope.ENVELOPE_ADAPTER,
+        "brain-yaml": _config.BrainConfig,
+        "adapters-yaml": _config.AdaptersFile,
+        "indexable-doc": _backend.IndexableDoc,
+        "scored": _backend.Scored,
+        "index-stats": _backend.IndexStats,
+        "mcp-memory-result": _mcp.MemoryResult,
+        "mcp-memory-context-result": _mcp.MemoryContextResult,
+        "mcp-memory-search-input": _mcp.MemorySearchInput,
+        "mcp-memory-search-result": _mcp.MemorySearchResult,
+        "mcp-memory-propose-input": _mcp.MemoryProposeInput,
+        "mcp-memory-propose-result": _mcp.MemoryProposeResult,
+        "mcp-memory-feedback-input": _mcp.MemoryFeedbackInput,
+        "mcp-memory-feedback-result": _mcp.MemoryFeedbackResult,
+    }
+
+
+def json_schema_documents() -> dict[str, str]:
+    """File name → JSON Schema text for every public model (stable, sorted keys)."""
+    documents: dict[str, str] = {}
+    for name, model in _models().items():
+        if isinstance(model, TypeAdapter):
+            schema = model.json_schema(mode="validation")
+        else:
+            assert issubclass(model, BaseModel)
+            schema = model.model_json_schema(mode="validation", by_alias=True)
+        schema = {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": f"teambrain/{name}.json",
+            **schema,
+        }
+        documents[f"{name}.json"] = (
+            json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        )
+    return documents
+
+
+def export_json_schemas(directory: Path) -> list[Path]:
+    """Write every schema document into ``directory``; returns the paths written."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in json_schema_documents().items():
+        path = directory / name
+        path.write_text(text, "utf-8")
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":  # python -m teambrain_schema._schemas docs/schemas
+    import sys
+
+    for written_path in export_json_schemas(
+        Path(sys.argv[1] if len(sys.argv) > 1 else "docs/schemas")
+    ):
+        print(written_path)

@@ -1,0 +1,20 @@
+"""ULIDs, isolated here so the rest of the code never imports ulid-py directly."""
+
+from __future__ import annotations
+
+import re
+
+ULID_PATTERN = r"[0-9A-HJKMNP-TV-Z]{26}"
+_ULID_RE = re.compile(rf"^{ULID_PATTERN}$")
+
+
+def new_ulid() -> str:
+    """Return a new ULID as its canonical 26-character Crockford base32 string."""
+    import ulid  # ulid-py; imported lazily to keep hook start-up cheap
+
+    return str(ulid.new()).upper()
+
+
+def is_ulid(value: str) -> bool:
+    """True when ``value`` is a canonical (upper-case) ULID string."""
+    return bool(_ULID_RE.match(value)) and value[0] <= "7"

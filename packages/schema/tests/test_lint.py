@@ -1,0 +1,200 @@
+import os
+from pathlib import Path
+
+import pytest
+from teambrain_schema import (
+    BRAIN_YAML_TEMPLATE,
+    BrainLayout,
+    MemoryFrontMatter,
+    lint_brain,
+    new_memory_text,
+    regenerate_index,
+)
+
+ID1, ID2, ID3 = (
+    "01JDQ8M6Z1V5K7G3X9T2B4N8RA",
+    "01JDQ8M6Z1V5K7G3X9T2B4N8RB",
+    "01JDQ8M6Z1V5K7G3X9T2B4N8RC",
+)
+
+
+def _front(memory_id: str = ID1, **changes: object) -> MemoryFrontMatter:
+    data: dict[str, object] = {"id": memory_id, "class": "decision", "scope": "team", "status": "active",
+                               "priority": "advisory", "title": "Use uv", "created": "2026-11-01"}  # fmt: skip
+    data.update(changes)
+    return MemoryFrontMatter.model_validate(data)
+
+
+@pytest.fixture
+def brain(tmp_path: Path) -> BrainLayout:
+    (tmp_path / ".git").mkdir()
+    layout = BrainLayout(tmp_path)
+    for folder in ("decisions", "conventions", "map", "learnings"):
+        (layout.memories / folder).mkdir(parents=True)
+    layout.retired.mkdir()
+    layout.brain_yaml.write_text(BRAIN_YAML_TEMPLATE)
+    regenerate_index(layout)
+    return layout
+
+
+def _write(layout: BrainLayout, relpath: str, text: str | bytes, *, reindex: bool = True) -> Path:
+    path = layout.root / relpath
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    if reindex:
+        regenerate_index(layout)
+    return path
+
+
+def _rules(layout: BrainLayout) -> list[tuple[str, str]]:
+    return [(v.path.rsplit("/", 1)[-1], v.rule) for v in lint_brain(layout).errors]
+
+
+def test_clean_brain_passes(brain: BrainLayout) -> None:
+    _write(brain, f"memories/decisions/{ID1}-use-uv.md", new_memory_text(_front(), "Use uv."))
+    report = lint_brain(brain)
+    assert report.ok, [v.format() for v in report.violations]
+    assert report.files_checked == 3
+
+
+def test_violation_format_is_path_line_rule_message(brain: BrainLayout) -> None:
+    _write(
+        brain,
+        f"memories/decisions/{ID1}-use-uv.md",
+        new_memory_text(_front(), "Use uv.").replace("class: decision", "class: essay"),
+    )
+    (violation,) = lint_brain(brain).errors
+    assert violation.format().startswith(
+        f".teambrain/memories/decisions/{ID1}-use-uv.md:3: schema: class:"
+    )
+
+
+@pytest.mark.parametrize(
+    ("relpath", "front", "expected_rule"),
+    [
+        (f"memories/decisions/{ID1}-Use_UV.md", _front(), "path"),
+        (f"memories/decisions/{ID2}-use-uv.md", _front(), "path"),
+        (f"memories/conventions/{ID1}-use-uv.md", _front(), "path"),
+        (f"memories/{ID1}-use-uv.md", _front(), "path"),
+        (f"memories/decisions/{ID1}-use-uv.md", _front(status="retired"), "status-location"),
+        (f"retired/{ID1}-use-uv.md", _front(), "status-location"),
+        (f"memories/decisions/{ID1}-use-uv.md", _front(supersedes=[ID3]), "supersedes"),
+    ],
+)
+def test_path_and_status_rules(
+    brain: BrainLayout, relpath: str, front: MemoryFrontMatter, expected_rule: str
+) -> None:
+    _write(brain, relpath, new_memory_text(front, "Use uv."))
+    assert (relpath.rsplit("/", 1)[-1], expected_rule) in _rules(brain)
+
+
+def test_duplicate_ids(brain: BrainLayout) -> None:
+    _write(brain, f"memories/decisions/{ID1}-use-uv.md", new_memory_text(_front(), "Use uv."))
+    _write(brain, f"retired/{ID1}-use-uv.md", new_memory_text(_front(status="retired"), "Use uv."))
+    assert "duplicate-id" in {rule for _, rule in _rules(brain)}
+
+
+def test_supersedes_cycle(brain: BrainLayout) -> None:
+    _write(
+        brain,
+        f"memories/decisions/{ID1}-a.md",
+        new_memory_text(_front(ID1, supersedes=[ID2], title="A"), "a"),
+    )
+    _write(
+        brain,
+        f"memories/decisions/{ID2}-b.md",
+        new_memory_text(_front(ID2, supersedes=[ID1], title="B"), "b"),
+    )
+    cycle = [name for name, rule in _rules(brain) if rule == "supersedes"]
+    assert sorted(cycle) == [f"{ID1}-a.md", f"{ID2}-b.md"]
+
+
+def test_body_word_limit(brain: BrainLayout) -> None:
+    _write(brain, f"memories/decisions/{ID1}-use-uv.md", new_memory_text(_front(), "word " * 401))
+    assert (f"{ID1}-use-uv.md", "body-words") in _rules(brain)
+    _write(brain, f"memories/decisions/{ID1}-use-uv.md", new_memory_text(_front(), "word " * 400))
+    assert _rules(brain) == []
+
+
+def test_secret_in_body_is_reported_on_its_line(brain: BrainLayout) -> None:
+    body = "Deploy with the CI token.\n\ntoken = ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    path = _write(brain, f"memories/decisions/{ID1}-use-uv.md", new_memory_text(_front(), body))
+    (violation,) = lint_brain(brain).errors
+    assert violation.rule == "secret"
+    assert path.read_text().splitlines()[violation.line - 1].startswith("token = ghp_")
+
+
+def test_stale_and_missing_index(brain: BrainLayout) -> None:
+    _write(
+        brain,
+        f"memories/decisions/{ID1}-use-uv.md",
+        new_memory_text(_front(), "Use uv."),
+        reindex=False,
+    )
+    assert ("INDEX.md", "index") in _rules(brain)
+    assert "tb reindex" in lint_brain(brain).errors[0].message
+    brain.index_md.unlink()
+    assert ("INDEX.md", "index") in _rules(brain)
+    regenerate_index(brain)
+    assert _rules(brain) == []
+
+
+def test_brain_yaml_errors(brain: BrainLayout) -> None:
+    brain.brain_yaml.write_text(
+        BRAIN_YAML_TEMPLATE.replace("budget_tokens: 2000", "budget_tokens: 5000")
+    )
+    (violation,) = lint_brain(brain).errors
+    assert violation.rule == "brain-yaml"
+    assert "retrieval.budget_tokens" in violation.message
+    assert "budget_tokens: 5000" in brain.brain_yaml.read_text().splitlines()[violation.line - 1]
+    brain.brain_yaml.write_text("retrieval:\n  embeder: {}\n")
+    assert "unknown field" in lint_brain(brain).errors[0].message
+
+
+def test_adapters_yaml_is_validated_when_present(brain: BrainLayout) -> None:
+    (brain.repo_root / "adapters.yaml").write_text("version: 1\nadapters: []\n")
+    assert ("adapters.yaml", "adapters-yaml") in _rules(brain)
+
+
+def test_required_budget_warning_does_not_fail(brain: BrainLayout) -> None:
+    brain.brain_yaml.write_text(
+        BRAIN_YAML_TEMPLATE.replace("budget_tokens: 2000", "budget_tokens: 100")
+    )
+    _write(
+        brain,
+        f"memories/decisions/{ID1}-use-uv.md",
+        new_memory_text(_front(priority="required"), "word " * 300),
+    )
+    report = lint_brain(brain)
+    assert report.ok
+    assert [v.rule for v in report.violations] == ["required-budget"]
+    assert "(warning)" in report.violations[0].format()
+
+
+HOSTILE = {
+    "broken-yaml": (b"---\nid: [\n---\nbody\n", "frontmatter"),
+    "invalid-utf8": (b"---\nid: x\n---\n\xff\xfe body\n", "read"),
+    "binary": (b"\x7fELF\x00\x00\x01", "read"),
+    "huge": (b"---\n" + b"a: b\n" * 2_200_000 + b"---\n", "read"),
+    "laughs": (b"---\na: &a [x,x]\nb: &b [*a,*a]\n---\nbody\n", "frontmatter"),
+    "no-front": (b"just text\n", "frontmatter"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_files_are_violations(brain: BrainLayout, name: str) -> None:
+    data, rule = HOSTILE[name]
+    _write(brain, f"memories/decisions/{ID1}-{name}.md", data)
+    assert (f"{ID1}-{name}.md", rule) in _rules(brain)
+
+
+def test_symlink_leaving_the_repo_is_a_violation(
+    brain: BrainLayout, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside") / "secret.md"
+    outside.write_text(new_memory_text(_front(), "outside"))
+    link = brain.memories / "decisions" / f"{ID1}-use-uv.md"
+    os.symlink(outside, link)
+    regenerate_index(brain)
+    violations = lint_brain(brain).errors
+    assert [(v.rule, "outside the repository" in v.message) for v in violations] == [("read", True)]

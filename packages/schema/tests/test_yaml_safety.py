@@ -1,0 +1,58 @@
+import contextlib
+import time
+
+import pytest
+from hypothesis import given, settings, strategies as st
+from teambrain_schema import FrontMatterError, YamlProblem, load_yaml, parse_memory
+
+BILLION_LAUGHS = """\
+a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
+"""
+
+
+def test_billion_laughs_is_refused_quickly() -> None:
+    started = time.monotonic()
+    with pytest.raises(YamlProblem, match="anchors"):
+        load_yaml(BILLION_LAUGHS)
+    assert time.monotonic() - started < 5  # refused while scanning, never expanded
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("a: !!python/object:os.system ls\n", "tags"),
+        ("a: !custom x\n", "tags"),
+        ("a: &x 1\nb: *x\n", "anchors"),
+        ("a:\n" + "".join("  " * i + "- \n" for i in range(1, 12)), "nesting"),
+        ("a: " + "[" * 50 + "]" * 50 + "\n", "nesting"),
+        ("a: 1\na: 2\n", "invalid YAML"),
+    ],
+)
+def test_unsafe_yaml_is_refused(text: str, needle: str) -> None:
+    with pytest.raises(YamlProblem, match=needle):
+        load_yaml(text)
+
+
+def test_oversized_yaml_is_refused_without_parsing() -> None:
+    with pytest.raises(YamlProblem, match="limit"):
+        load_yaml("a: " + "x" * 70_000)
+
+
+def test_billion_laughs_in_a_memory_file_is_a_front_matter_error() -> None:
+    with pytest.raises(FrontMatterError, match="anchors"):
+        parse_memory("---\n" + BILLION_LAUGHS + "---\nbody\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400))
+def test_arbitrary_text_never_raises_anything_but_front_matter_error(text: str) -> None:
+    with contextlib.suppress(FrontMatterError):
+        parse_memory("---\n" + text + "\n---\nbody\n")

@@ -1,0 +1,3 @@
+"""teambrain sync: git plumbing for proposal branches, PRs, retirement and time travel."""
+
+__all__: list[str] = []
