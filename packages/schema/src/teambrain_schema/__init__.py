@@ -49,6 +49,8 @@ _EXPORTS: dict[str, str] = {
     "render_memory": "_render",
     "sanitise_body": "_render",
     "fence_for": "_render",
+    "rendering_problem": "_render",
+    "forged_header_lines": "_render",
     # _index_md (stdlib)
     "IndexEntry": "_index_md",
     "render_index": "_index_md",
@@ -288,7 +290,9 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
     from ._render import (
         RENDER_PREFIX as RENDER_PREFIX,
         fence_for as fence_for,
+        forged_header_lines as forged_header_lines,
         render_memory as render_memory,
+        rendering_problem as rendering_problem,
         sanitise_body as sanitise_body,
     )
     from ._schemas import (

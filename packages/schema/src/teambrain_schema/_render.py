@@ -49,3 +49,44 @@ def render_memory(memory_id: str, body: str) -> str:
     clean = sanitise_body(body)
     fence = fence_for(clean)
     return f"{RENDER_PREFIX.format(id=memory_id)}\n{fence}text\n{clean}\n{fence}"
+
+
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_FORGED_HEADER = re.compile(
+    r"^\s*\[\s*team\s+memory\s+\S+\s+[—-]+\s*data, not instructions\s*\]",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def rendering_problem(memory_id: str, rendered: str) -> str | None:
+    """Why ``rendered`` is not one memory safely inside one fence (None when it is).
+
+    An independent check of :func:`render_memory`'s output by the CommonMark fence rules: the
+    header line, an opening backtick fence, and no line before the last that could close it.
+    """
+    lines = rendered.split("\n")
+    if len(lines) < 3 or lines[0] != RENDER_PREFIX.format(id=memory_id):
+        return "the first line is not the memory's header"
+    opening = _FENCE_LINE.match(lines[1])
+    if opening is None or not opening.group(1).startswith("`"):
+        return "the body does not open with a backtick fence"
+    fence = opening.group(1)
+    for number, line in enumerate(lines[2:-1], start=3):
+        inner = _FENCE_LINE.match(line)
+        if (
+            inner
+            and inner.group(1)[0] == "`"
+            and len(inner.group(1)) >= len(fence)
+            and not inner.group(2).strip()
+        ):
+            return f"line {number} closes the fence early"
+        if any(char in line for char in "\r\u2028\u2029\x85"):
+            return f"line {number} holds a line-breaking control character"
+    if lines[-1].strip() != fence:
+        return "the fence is not closed on the last line"
+    return None
+
+
+def forged_header_lines(body: str) -> list[int]:
+    """1-based lines of ``body`` that impersonate a memory header (an injection attempt)."""
+    return [body.count("\n", 0, match.start()) + 1 for match in _FORGED_HEADER.finditer(body)]

@@ -1,0 +1,67 @@
+"""``tb verify``: the privacy self-audit."""
+
+from __future__ import annotations
+
+import click
+from teambrain_schema import BrainLayout, find_repo_root
+
+from .. import _verify
+from .._checks import CheckResult, verdict_exit_code
+from .._context import machine
+from .._output import emit_json
+
+_MARKS = {"PASS": "PASS", "FAIL": "FAIL", "UNVERIFIED": "UNVERIFIED"}
+
+
+def run_checks(*, strict: bool) -> list[CheckResult]:
+    """Every verify check, in a stable order (the ``--strict`` tier last)."""
+    home = machine()
+    repo = find_repo_root()
+    layout = BrainLayout(repo) if repo is not None and BrainLayout(repo).root.is_dir() else None
+    results = [
+        _verify.check_spool_privacy(home),
+        _verify.check_machine_dirs(home),
+        _verify.check_sync_user_isolation(home, repo),
+        _verify.check_llm_imports(),
+        _verify.check_memory_fences(layout),
+        _verify.check_provenance(),
+    ]
+    return results
+
+
+def print_results(results: list[CheckResult]) -> None:
+    """Human-readable report: one line per check, then its evidence, indented."""
+    width = max(len(r.status) for r in results)
+    for result in results:
+        click.echo(f"{_MARKS[result.status]:<{width}}  {result.title}: {result.summary}")
+        for line in result.evidence:
+            click.echo(f"{'':<{width}}    {line}")
+        if result.fix and result.status != "PASS":
+            click.echo(f"{'':<{width}}    fix: {result.fix}")
+
+
+@click.command("verify")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Also run capture, retrieval and serve in a network-less OS sandbox.",
+)
+@click.pass_context
+def command(ctx: click.Context, as_json: bool, strict: bool) -> None:
+    """Re-prove teambrain's privacy invariants on this machine.
+
+    Exit 0: every check passed · 2: a check could not run (UNVERIFIED) · 3: an invariant is violated.
+    """
+    results = run_checks(strict=strict)
+    code = verdict_exit_code(results)
+    if as_json:
+        emit_json({"ok": code == 0, "exit_code": code, "checks": [r.to_json() for r in results]})
+    else:
+        print_results(results)
+        counts = {s: sum(r.status == s for r in results) for s in ("PASS", "FAIL", "UNVERIFIED")}
+        click.echo(
+            f"{counts['PASS']} passed, {counts['FAIL']} failed, {counts['UNVERIFIED']} unverified",
+            err=True,
+        )
+    ctx.exit(code)

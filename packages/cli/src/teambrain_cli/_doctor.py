@@ -1,0 +1,163 @@
+"""``tb doctor``: is this machine and repository ready? Each problem comes with a one-line fix."""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import stat
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal
+
+from teambrain_schema import (
+    BrainConfig,
+    BrainLayout,
+    ConfigProblem,
+    MachineLayout,
+    find_repo_root,
+    load_brain_config,
+)
+
+DoctorStatus = Literal["ok", "problem", "note"]
+MIN_PYTHON = (3, 11)
+MIN_GIT = (2, 25)
+
+
+@dataclass
+class Finding:
+    """One readiness check: ``problem`` findings carry a one-line fix and make doctor exit 2."""
+
+    name: str
+    status: DoctorStatus
+    detail: str
+    fix: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass
+class DoctorContext:
+    """What the checks share: the machine layout, and the brain when there is one."""
+
+    machine: MachineLayout
+    repo: Path | None
+    layout: BrainLayout | None
+    config: BrainConfig | None
+
+
+def check_python() -> Finding:
+    version = platform.python_version()
+    if sys.version_info[:2] < MIN_PYTHON:
+        return Finding("python", "problem", f"Python {version}", "install Python 3.11 or newer")
+    return Finding("python", "ok", f"Python {version} ({sys.executable})")
+
+
+def _git_version() -> tuple[int, ...] | None:
+    git = shutil.which("git")
+    if git is None:
+        return None
+    done = subprocess.run([git, "--version"], capture_output=True, text=True, check=False)
+    digits = [part for part in done.stdout.split() if part[:1].isdigit()]
+    if not digits:
+        return None
+    return tuple(int(x) for x in digits[0].split(".")[:3] if x.isdigit())
+
+
+def check_git() -> Finding:
+    version = _git_version()
+    if version is None:
+        return Finding(
+            "git", "problem", "git not found on PATH", "install git (https://git-scm.com/downloads)"
+        )
+    shown = ".".join(map(str, version))
+    if version[:2] < MIN_GIT:
+        return Finding("git", "problem", f"git {shown} is too old", "install git 2.25 or newer")
+    return Finding("git", "ok", f"git {shown}")
+
+
+def check_repository(ctx: DoctorContext) -> list[Finding]:
+    if ctx.repo is None:
+        return [
+            Finding(
+                "repository",
+                "problem",
+                f"{Path.cwd()} is not inside a git repository",
+                "cd into your project, or `git init`",
+            )
+        ]
+    found = [Finding("repository", "ok", str(ctx.repo))]
+    if ctx.layout is None:
+        found.append(
+            Finding("brain", "problem", "no .teambrain/ in this repository", "run `tb init`")
+        )
+        return found
+    found.append(Finding("brain", "ok", str(ctx.layout.root)))
+    try:
+        ctx.config = load_brain_config(ctx.layout)
+    except ConfigProblem as exc:
+        found.append(
+            Finding(
+                "brain.yaml",
+                "problem",
+                exc.message,
+                f"fix {exc.relpath} line {exc.line} (see docs/config.md)",
+            )
+        )
+        return found
+    found.append(Finding("brain.yaml", "ok", "valid"))
+    return found
+
+
+def check_home(ctx: DoctorContext) -> Finding:
+    home = ctx.machine.home
+    if not home.exists():
+        return Finding("teambrain home", "problem", f"{home} does not exist", "run `tb init`")
+    mode = stat.S_IMODE(home.stat().st_mode)
+    if mode & 0o077:
+        return Finding(
+            "teambrain home", "problem", f"{home} has mode {mode:o}", f"chmod 700 {home}"
+        )
+    if not os.access(home, os.W_OK):
+        return Finding(
+            "teambrain home", "problem", f"{home} is not writable", f"fix the ownership of {home}"
+        )
+    return Finding("teambrain home", "ok", f"{home} (mode 700)")
+
+
+def check_distill(ctx: DoctorContext) -> Finding:
+    if ctx.config is None:
+        return Finding("distill", "note", "no brain.yaml: distill driver not configured")
+    distill = ctx.config.distill
+    if distill.driver == "fake":
+        return Finding(
+            "distill",
+            "note",
+            f"driver fake (recorded fixtures), model {distill.model}: no model is called",
+        )
+    if distill.api_key_env and not os.environ.get(distill.api_key_env):
+        return Finding(
+            "distill", "problem",
+            f"driver {distill.driver}, model {distill.model}: ${distill.api_key_env} is not set",
+            f"export {distill.api_key_env}=… (the value is never printed or stored)",
+        )  # fmt: skip
+    credential = f", credential ${distill.api_key_env} set" if distill.api_key_env else ""
+    return Finding("distill", "ok", f"driver {distill.driver}, model {distill.model}{credential}")
+
+
+def gather(machine: MachineLayout) -> tuple[DoctorContext, list[Finding]]:
+    """Run every readiness check available without the optional packages."""
+    repo = find_repo_root()
+    layout = BrainLayout(repo) if repo is not None and BrainLayout(repo).root.is_dir() else None
+    ctx = DoctorContext(machine=machine, repo=repo, layout=layout, config=None)
+    findings = [
+        check_python(),
+        check_git(),
+        *check_repository(ctx),
+        check_home(ctx),
+        check_distill(ctx),
+    ]
+    return ctx, findings

@@ -1,0 +1,377 @@
+"""``tb verify``: re-prove teambrain's privacy invariants on this machine, with evidence.
+
+Each check returns PASS, FAIL (an invariant is violated) or UNVERIFIED (it could not run).
+Checks read what is really installed and recorded; none of them writes anything.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import importlib.util
+import json
+import stat
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from teambrain_schema import (
+    MAX_INTENT_CHARS,
+    BrainLayout,
+    MachineLayout,
+    find_secrets,
+    forged_header_lines,
+    load_brain,
+    render_memory,
+    rendering_problem,
+)
+
+from ._checks import CheckResult
+
+LLM_CLIENTS = frozenset(
+    {"anthropic", "openai", "ollama", "instructor", "litellm", "google", "mistralai", "cohere", "groq", "vertexai", "langchain", "llama_index"}
+)  # fmt: skip
+ALLOWED_LLM_IMPORTERS = frozenset({"teambrain_distill"})
+MAX_EVIDENCE = 10
+
+
+def _clip(evidence: list[str]) -> list[str]:
+    if len(evidence) <= MAX_EVIDENCE:
+        return evidence
+    return [*evidence[:MAX_EVIDENCE], f"… and {len(evidence) - MAX_EVIDENCE} more"]
+
+
+def check_spool_privacy(machine: MachineLayout) -> CheckResult:
+    """The spool holds no raw prompt: intents ≤ 200 chars without secrets; no unknown fields."""
+    from pydantic import ValidationError
+    from teambrain_capture import list_candidates, read_jsonl, session_files
+    from teambrain_schema import ENVELOPE_ADAPTER
+
+    title = "The spool holds no raw prompt"
+    problems: list[str] = []
+    events = sessions = torn = 0
+    for path in session_files(machine):
+        sessions += 1
+        read = read_jsonl(path)
+        torn += read.torn
+        for number, record in enumerate(read.records, start=1):
+            events += 1
+            where = f"{path.name} event {number}"
+            try:
+                ENVELOPE_ADAPTER.validate_python(record)
+            except ValidationError as exc:
+                error = exc.errors()[0]
+                location = ".".join(str(p) for p in error.get("loc", ())[1:])
+                kind = (
+                    "unknown field"
+                    if error.get("type") == "extra_forbidden"
+                    else error.get("msg", "invalid")
+                )
+                problems.append(f"{where}: {location}: {kind}")
+            texts = [json.dumps(record.get("data", {}), ensure_ascii=False)]
+            if record.get("ev") == "intent":
+                summary = str(record.get("data", {}).get("summary", ""))
+                if len(summary) > MAX_INTENT_CHARS:
+                    problems.append(
+                        f"{where}: intent is {len(summary)} characters (limit {MAX_INTENT_CHARS}): a raw prompt?"
+                    )
+            for finding in find_secrets("\n".join(texts)):
+                problems.append(f"{where}: a secret ({finding.rule}) was recorded")
+    listing = list_candidates(machine)
+    for candidate in listing.candidates:
+        for finding in find_secrets(candidate.draft.title + "\n" + candidate.draft.body):
+            problems.append(f"candidate {candidate.candidate_id}: a secret ({finding.rule})")
+    for path, reason in listing.broken:
+        problems.append(f"candidate file {path.name}: {reason}")
+    checked = f"{events} events in {sessions} sessions, {len(listing.candidates)} candidates"
+    if torn:
+        checked += f" ({torn} torn lines skipped)"
+    if problems:
+        return CheckResult(
+            "spool-privacy",
+            title,
+            "FAIL",
+            f"{len(problems)} problem(s) in {checked}",
+            _clip(problems),
+            "inspect with `tb audit`; delete the offending spool files",
+        )
+    return CheckResult("spool-privacy", title, "PASS", f"checked {checked}")
+
+
+def _work_tree_of(path: Path) -> tuple[str | None, bool]:
+    """(the git work tree containing ``path`` or None, whether ``path`` is tracked there)."""
+    done = subprocess.run(
+        ["git", "-C", str(path), "rev-parse", "--show-toplevel"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        return None, False
+    top = done.stdout.strip()
+    tracked = subprocess.run(
+        ["git", "-C", top, "ls-files", "--", str(path)], capture_output=True, text=True, check=False
+    )
+    return top, bool(tracked.stdout.strip())
+
+
+def check_machine_dirs(machine: MachineLayout) -> CheckResult:
+    """Machine-local dirs are private (0700, files not readable by others) and outside git."""
+    import shutil
+
+    title = "Machine-local data is private and never in a repository"
+    home = machine.home
+    if not home.exists():
+        return CheckResult(
+            "machine-dirs", title, "PASS", f"{home} does not exist yet: nothing recorded"
+        )
+    problems: list[str] = []
+    dirs = [home, machine.spool, machine.sessions, machine.candidates, machine.logs, home / "user"]
+    for directory in (d for d in dirs if d.exists()):
+        mode = stat.S_IMODE(directory.stat().st_mode)
+        if mode & 0o077:
+            problems.append(f"{directory}: mode {mode:o}, should be 700 (readable by others)")
+    for directory in (machine.sessions, machine.candidates, home / "user"):
+        for path in directory.glob("*") if directory.is_dir() else []:
+            if path.is_file() and stat.S_IMODE(path.stat().st_mode) & 0o077:
+                problems.append(f"{path}: readable by group or others")
+    if shutil.which("git") is None:
+        if problems:
+            return CheckResult(
+                "machine-dirs",
+                title,
+                "FAIL",
+                problems[0],
+                _clip(problems),
+                f"chmod -R go-rwx {home}",
+            )
+        return CheckResult(
+            "machine-dirs",
+            title,
+            "UNVERIFIED",
+            "git is not installed: cannot tell whether the spool is inside a repository",
+        )
+    top, tracked = _work_tree_of(home)
+    if top is not None:
+        problems.append(
+            f"{home} is inside the git work tree {top}" + (" and is tracked" if tracked else "")
+        )
+    if problems:
+        return CheckResult(
+            "machine-dirs",
+            title,
+            "FAIL",
+            problems[0],
+            _clip(problems),
+            f"move TEAMBRAIN_HOME out of any repository; chmod -R go-rwx {home}",
+        )
+    return CheckResult(
+        "machine-dirs",
+        title,
+        "PASS",
+        f"{home}: mode 700, outside any git work tree, nothing tracked",
+    )
+
+
+SYNC_PROBE = """
+import os, sys, json
+user = os.path.realpath(os.path.join(sys.argv[1], "user"))
+opened = []
+def hook(event, args):
+    if event in ("open", "os.listdir", "os.scandir") and args and isinstance(args[0], (str, bytes, os.PathLike)):
+        path = os.path.realpath(os.fsdecode(args[0]))
+        if path == user or path.startswith(user + os.sep):
+            opened.append(event + " " + path)
+sys.addaudithook(hook)
+import teambrain_sync
+exercised = teambrain_sync.exercise_read_paths(sys.argv[2]) if hasattr(teambrain_sync, "exercise_read_paths") else []
+print(json.dumps({"opened": opened, "exercised": exercised}))
+"""
+
+
+def check_sync_user_isolation(machine: MachineLayout, repo_root: Path | None) -> CheckResult:
+    """Run the sync package under an audit hook: it never opens anything under user/."""
+    title = "Sync cannot read ~/.teambrain/user/"
+    if importlib.util.find_spec("teambrain_sync") is None:
+        return CheckResult(
+            "sync-user-isolation", title, "UNVERIFIED", "teambrain-sync is not installed"
+        )
+    done = subprocess.run(
+        [sys.executable, "-c", SYNC_PROBE, str(machine.home), str(repo_root or "")],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return CheckResult(
+            "sync-user-isolation", title, "UNVERIFIED", f"the sync probe could not run: {last}"
+        )
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    if report["opened"]:
+        return CheckResult(
+            "sync-user-isolation",
+            title,
+            "FAIL",
+            "sync opened files under user/",
+            _clip(report["opened"]),
+        )
+    what = ", ".join(report["exercised"]) or "import only"
+    return CheckResult(
+        "sync-user-isolation",
+        title,
+        "PASS",
+        f"no file under user/ opened while exercising sync ({what})",
+    )
+
+
+def installed_teambrain_packages() -> dict[str, Path]:
+    """Import name → directory of every installed teambrain package, as Python would import it."""
+    found: dict[str, Path] = {}
+    for dist in importlib.metadata.distributions():
+        name = (dist.metadata["Name"] or "").lower().replace("_", "-")
+        if not name.startswith("teambrain-"):
+            continue
+        module = "teambrain_" + name.removeprefix("teambrain-").replace("-", "_")
+        spec = importlib.util.find_spec(module)
+        if spec is not None and spec.submodule_search_locations:
+            found[module] = Path(next(iter(spec.submodule_search_locations)))
+    return dict(sorted(found.items()))
+
+
+def _imported_modules(tree: ast.AST) -> list[tuple[str, int]]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend((alias.name, node.lineno) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.module, node.lineno))
+        elif (
+            isinstance(node, ast.Call)
+            and (
+                (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+                or (
+                    isinstance(node.func, ast.Name)
+                    and node.func.id in ("__import__", "import_module")
+                )
+            )
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            found.append((node.args[0].value, node.lineno))
+    return found
+
+
+def check_llm_imports(packages: dict[str, Path] | None = None) -> CheckResult:
+    """No installed teambrain package but distill imports an LLM client (reads installed code)."""
+    title = "Only teambrain-distill imports LLM clients"
+    packages = installed_teambrain_packages() if packages is None else packages
+    if not packages:
+        return CheckResult(
+            "llm-imports", title, "UNVERIFIED", "no installed teambrain package found"
+        )
+    problems: list[str] = []
+    files = 0
+    for module, directory in packages.items():
+        if module in ALLOWED_LLM_IMPORTERS:
+            continue
+        for source in sorted(directory.rglob("*.py")):
+            files += 1
+            try:
+                tree = ast.parse(source.read_bytes(), filename=str(source))
+            except (SyntaxError, ValueError, OSError) as exc:
+                problems.append(f"{source}: cannot parse ({exc.__class__.__name__})")
+                continue
+            for name, line in _imported_modules(tree):
+                if name.split(".")[0] in LLM_CLIENTS:
+                    problems.append(f"{source}:{line}: imports {name}")
+    scanned = ", ".join(sorted(m for m in packages if m not in ALLOWED_LLM_IMPORTERS))
+    if problems:
+        return CheckResult(
+            "llm-imports",
+            title,
+            "FAIL",
+            problems[0],
+            _clip(problems),
+            "reinstall teambrain from a trusted source",
+        )
+    return CheckResult(
+        "llm-imports", title, "PASS", f"{files} installed files of {scanned}: no LLM client import"
+    )
+
+
+Renderer = Callable[[str, str], str]
+
+
+def check_memory_fences(
+    layout: BrainLayout | None, renderer: Renderer = render_memory
+) -> CheckResult:
+    """Every live memory renders inside its fence, and none impersonates another memory."""
+    title = "Every live memory renders inside its fence"
+    if layout is None:
+        return CheckResult(
+            "memory-fences",
+            title,
+            "UNVERIFIED",
+            "not inside a repository with a brain: no memories to check",
+        )
+    brain = load_brain(layout)
+    problems: list[str] = []
+    live = [
+        f for f in brain.active if f.document is not None and f.document.front.status == "active"
+    ]
+    for brain_file in live:
+        assert brain_file.document is not None
+        front, body = brain_file.document.front, brain_file.document.body
+        problem = rendering_problem(front.id, renderer(front.id, body))
+        if problem:
+            problems.append(f"{brain_file.relpath}: {problem}")
+        for line in forged_header_lines(body):
+            problems.append(
+                f"{brain_file.relpath}: body line {line} impersonates another memory's header"
+            )
+    if problems:
+        return CheckResult(
+            "memory-fences",
+            title,
+            "FAIL",
+            problems[0],
+            _clip(problems),
+            "retire or fix the memory (`tb retire <id> <reason>`)",
+        )
+    return CheckResult(
+        "memory-fences", title, "PASS", f"{len(live)} live memories render inside their fences"
+    )
+
+
+def check_provenance(packages: dict[str, Path] | None = None) -> CheckResult:
+    """Provenance of the installed teambrain packages. Without a verifiable published source
+    (offline, or installed from a local tree) this is UNVERIFIED, never PASS."""
+    title = "Provenance of the installed teambrain packages"
+    local: list[str] = []
+    remote: list[str] = []
+    for dist in importlib.metadata.distributions():
+        name = (dist.metadata["Name"] or "").lower()
+        if not name.startswith("teambrain-"):
+            continue
+        direct = dist.read_text("direct_url.json")
+        if direct:
+            url = json.loads(direct).get("url", "")
+            local.append(f"{name} {dist.version}: installed from {url}")
+        else:
+            remote.append(f"{name} {dist.version}")
+    if not local and not remote:
+        return CheckResult(
+            "provenance", title, "UNVERIFIED", "no installed teambrain package found"
+        )
+    if local:
+        return CheckResult(
+            "provenance", title, "UNVERIFIED",
+            "installed from a local source tree: there is no published artefact to attest against",
+            _clip(local + remote), "install released packages from PyPI to make them attestable",
+        )  # fmt: skip
+    return CheckResult(
+        "provenance", title, "UNVERIFIED",
+        "offline: PyPI attestations for the installed versions cannot be fetched",
+        _clip(remote), "re-run `tb verify` with network access",
+    )  # fmt: skip
