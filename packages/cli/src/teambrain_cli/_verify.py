@@ -239,7 +239,7 @@ def installed_teambrain_packages() -> dict[str, Path]:
 
 
 def _imported_modules(tree: ast.AST) -> list[tuple[str, int]]:
-    found = []
+    found: list[tuple[str, int]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.extend((alias.name, node.lineno) for alias in node.names)
