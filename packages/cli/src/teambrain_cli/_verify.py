@@ -28,6 +28,7 @@ from teambrain_schema import (
 )
 
 from ._checks import CheckResult
+from ._provenance import IndexUnreachable, InstalledDist, installed_teambrain_dists, verify_dist
 
 LLM_CLIENTS = frozenset(
     {"anthropic", "openai", "ollama", "instructor", "litellm", "google", "mistralai", "cohere", "groq", "vertexai", "langchain", "llama_index"}
@@ -344,34 +345,54 @@ def check_memory_fences(
     )
 
 
-def check_provenance(packages: dict[str, Path] | None = None) -> CheckResult:
-    """Provenance of the installed teambrain packages. Without a verifiable published source
-    (offline, or installed from a local tree) this is UNVERIFIED, never PASS."""
+def check_provenance(
+    dists: list[InstalledDist] | None = None, index: str | None = None
+) -> CheckResult:
+    """Installed teambrain packages are byte for byte what the package index publishes.
+
+    Offline, or for packages installed from a local source tree, this is UNVERIFIED, never PASS.
+    """
     title = "Provenance of the installed teambrain packages"
-    local: list[str] = []
-    remote: list[str] = []
-    for dist in importlib.metadata.distributions():
-        name = (dist.metadata["Name"] or "").lower()
-        if not name.startswith("teambrain-"):
-            continue
-        direct = dist.read_text("direct_url.json")
-        if direct:
-            url = json.loads(direct).get("url", "")
-            local.append(f"{name} {dist.version}: installed from {url}")
-        else:
-            remote.append(f"{name} {dist.version}")
-    if not local and not remote:
+    dists = installed_teambrain_dists() if dists is None else dists
+    if not dists:
         return CheckResult(
             "provenance", title, "UNVERIFIED", "no installed teambrain package found"
         )
-    if local:
+    try:
+        findings = [verify_dist(dist, index) for dist in dists]
+    except IndexUnreachable as exc:
         return CheckResult(
-            "provenance", title, "UNVERIFIED",
-            "installed from a local source tree: there is no published artefact to attest against",
-            _clip(local + remote), "install released packages from PyPI to make them attestable",
-        )  # fmt: skip
+            "provenance",
+            title,
+            "UNVERIFIED",
+            f"offline: cannot reach the package index ({exc})",
+            fix="re-run `tb verify` with network access",
+        )
+    evidence = [f"{f.dist}: {f.detail}" for f in findings]
+    if any(f.verdict == "mismatch" for f in findings):
+        bad = next(f for f in findings if f.verdict == "mismatch")
+        return CheckResult(
+            "provenance",
+            title,
+            "FAIL",
+            f"{bad.dist}: {bad.detail}",
+            _clip(evidence),
+            "reinstall teambrain from PyPI",
+        )
+    if any(f.verdict == "unverifiable" for f in findings):
+        first = next(f for f in findings if f.verdict == "unverifiable")
+        return CheckResult(
+            "provenance",
+            title,
+            "UNVERIFIED",
+            f"{first.dist}: {first.detail}",
+            _clip(evidence),
+            "install released packages from PyPI to make them attestable",
+        )
     return CheckResult(
-        "provenance", title, "UNVERIFIED",
-        "offline: PyPI attestations for the installed versions cannot be fetched",
-        _clip(remote), "re-run `tb verify` with network access",
-    )  # fmt: skip
+        "provenance",
+        title,
+        "PASS",
+        f"{len(findings)} packages match their published wheels",
+        _clip(evidence),
+    )
