@@ -45,6 +45,9 @@ class MemoryRetrievedData(_Payload):
     ids: list[Ulid]
     commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{7,64}$")] | None = None
     via: Literal["context", "search"] | None = None
+    token_estimate: Annotated[int, Field(ge=0)] | None = Field(
+        default=None, description="Tokens of the memories returned (memory_context calls)"
+    )
 
 
 class ToolUseData(_Payload):

@@ -1,0 +1,128 @@
+"""The candidate spool: drafts waiting for ``tb propose``, one JSON file each.
+
+Writing a candidate changes nothing in any repository. A draft is validated (schema, secrets)
+before anything is written; the same content queued twice is one candidate.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from teambrain_schema import (
+    Candidate,
+    MachineLayout,
+    MemoryDraft,
+    Proposer,
+    ValidationFailure,
+    describe_validation_error,
+    find_secrets,
+    new_ulid,
+    write_text_atomic,
+)
+
+from ._spool import ensure_private_dir
+
+
+def validate_draft(data: MemoryDraft | dict[str, Any]) -> MemoryDraft:
+    """A valid, secret-free draft, or :class:`ValidationFailure` naming the field."""
+    if isinstance(data, MemoryDraft):
+        draft = data
+    else:
+        try:
+            draft = MemoryDraft.model_validate(data)
+        except ValidationError as exc:
+            message, _ = describe_validation_error(exc)
+            raise ValidationFailure(f"draft.{message}") from None
+    for name, text in (
+        ("title", draft.title),
+        ("body", draft.body),
+        ("tags", " ".join(draft.tags)),
+    ):
+        findings = find_secrets(text)
+        if findings:
+            raise ValidationFailure(
+                f"draft.{name}: contains a secret ({findings[0].rule}); remove it before proposing"
+            )
+    return draft
+
+
+def queue_candidate(
+    draft: MemoryDraft | dict[str, Any],
+    proposer: Proposer,
+    *,
+    sid: str | None = None,
+    machine: MachineLayout,
+    now: dt.datetime | None = None,
+) -> tuple[Candidate, bool]:
+    """Validate ``draft`` and queue it; returns (candidate, created). Queuing content that is
+    already pending returns the existing candidate with ``created=False``."""
+    valid = validate_draft(draft)
+    digest = valid.content_hash()
+    for existing in list_candidates(machine).candidates:
+        if existing.content_hash == digest and existing.status == "pending":
+            return existing, False
+    try:
+        candidate = Candidate(
+            candidate_id=new_ulid(),
+            created=now or dt.datetime.now(dt.UTC),
+            proposer=proposer,
+            draft=valid,
+            content_hash=digest,
+            sid=sid,
+        )
+    except ValidationError as exc:
+        message, _ = describe_validation_error(exc)
+        raise ValidationFailure(message) from None
+    save_candidate(candidate, machine=machine)
+    return candidate, True
+
+
+def save_candidate(candidate: Candidate, *, machine: MachineLayout) -> Path:
+    """Write (or rewrite) a candidate file atomically, private to this user."""
+    ensure_private_dir(machine.candidates)
+    path = machine.candidate_file(candidate.candidate_id)
+    write_text_atomic(path, candidate.model_dump_json(indent=2, by_alias=True) + "\n", mode=0o600)
+    return path
+
+
+@dataclass
+class CandidateList:
+    """Candidates that parsed, and files that did not (path, one-line reason)."""
+
+    candidates: list[Candidate] = field(default_factory=list)
+    broken: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def list_candidates(machine: MachineLayout) -> CandidateList:
+    """Every candidate in the spool, oldest first; unreadable files are reported, not raised."""
+    result = CandidateList()
+    if not machine.candidates.is_dir():
+        return result
+    for path in sorted(machine.candidates.glob("*.json")):
+        try:
+            result.candidates.append(Candidate.model_validate(json.loads(path.read_text("utf-8"))))
+        except (OSError, ValueError) as exc:
+            reason = (
+                describe_validation_error(exc)[0]
+                if isinstance(exc, ValidationError)
+                else str(exc).splitlines()[0]
+            )
+            result.broken.append((path, reason))
+    result.candidates.sort(key=lambda c: (c.created, c.candidate_id))
+    return result
+
+
+def load_candidate(candidate_id: str, *, machine: MachineLayout) -> Candidate | None:
+    """The candidate ``candidate_id``, or None when there is no such (readable) file."""
+    path = machine.candidate_file(candidate_id)
+    if not path.is_file():
+        return None
+    try:
+        return Candidate.model_validate(json.loads(path.read_text("utf-8")))
+    except (OSError, ValueError):
+        return None

@@ -1,0 +1,154 @@
+"""The session spool: append-only JSONL files, one per agent session.
+
+Stdlib only — this is the capture hook's hot path. Appends are serialised with ``flock`` and
+written with one ``write`` on an ``O_APPEND`` descriptor, so concurrent hooks never interleave.
+A writer killed mid-append can leave a torn last line; the next writer starts on a fresh line so
+that fragment never swallows a complete event, and readers skip it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from teambrain_schema import MachineLayout
+
+_SAFE_SID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$")
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+
+
+@dataclass(frozen=True)
+class JoinKeys:
+    """The keys every event carries, so sessions join across tools and reports."""
+
+    sid: str
+    tool: str
+    model: str
+    repo: str
+    branch: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {
+            "sid": self.sid,
+            "tool": self.tool,
+            "model": self.model,
+            "repo": self.repo,
+            "branch": self.branch,
+        }
+
+
+def safe_sid(raw: str) -> str:
+    """A file-name-safe session id: ``raw`` itself when it already is, else a stable hash of it."""
+    if _SAFE_SID.match(raw) and raw not in (".", ".."):
+        return raw
+    return "h-" + hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def utc_timestamp(now: dt.datetime | None = None) -> str:
+    """ISO-8601 UTC with milliseconds and a ``Z``, as events carry in ``t``."""
+    moment = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def make_event(
+    ev: str, data: dict[str, Any], keys: JoinKeys, *, now: dt.datetime | None = None
+) -> dict[str, Any]:
+    """An envelope v1 as a plain dict (validated against the schema in tests, not on the hot path)."""
+    return {"v": 1, **keys.as_dict(), "t": utc_timestamp(now), "ev": ev, "data": data}
+
+
+def ensure_private_dir(path: Path) -> None:
+    """Create ``path`` (and parents) with mode 0700."""
+    path.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR_MODE)
+
+
+def append_jsonl(path: Path, record: dict[str, Any]) -> None:
+    """Append one JSON line to ``path`` atomically with respect to other appenders."""
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    data = line.encode("utf-8")
+    ensure_private_dir(path.parent)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE_MODE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data  # a torn line before us stays its own (skipped) line
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def append_event(machine: MachineLayout, event: dict[str, Any]) -> Path:
+    """Append ``event`` to its session's spool file; returns the file."""
+    path = machine.session_file(safe_sid(str(event["sid"])))
+    append_jsonl(path, event)
+    return path
+
+
+@dataclass
+class JsonlRead:
+    """What a JSONL file held: the records that parsed, and how many lines did not."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    torn: int = 0
+
+
+def read_jsonl(path: Path) -> JsonlRead:
+    """Every JSON object line of ``path``; torn or corrupt lines are counted, never raised."""
+    result = JsonlRead()
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return result
+    for line in raw.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            result.torn += 1
+            continue
+        if isinstance(record, dict):
+            result.records.append(record)
+        else:
+            result.torn += 1
+    return result
+
+
+def session_files(machine: MachineLayout) -> list[Path]:
+    """Every session spool file, oldest first (by modification time)."""
+    if not machine.sessions.is_dir():
+        return []
+    files = [p for p in machine.sessions.glob("*.jsonl") if p.is_file()]
+    return sorted(files, key=lambda p: (p.stat().st_mtime, p.name))
+
+
+def iter_sessions(machine: MachineLayout) -> Iterator[tuple[Path, JsonlRead]]:
+    """Each session file with its events, oldest first."""
+    for path in session_files(machine):
+        yield path, read_jsonl(path)
+
+
+def prune_sessions(
+    machine: MachineLayout, retention_days: int, *, now: dt.datetime | None = None
+) -> list[Path]:
+    """Delete session files not written to for ``retention_days``; returns what was removed."""
+    cutoff = (now or dt.datetime.now(dt.UTC)).timestamp() - retention_days * 86400
+    removed = []
+    for path in session_files(machine):
+        if path.stat().st_mtime < cutoff:
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed

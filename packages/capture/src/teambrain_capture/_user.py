@@ -1,0 +1,93 @@
+"""Personal, machine-local data under ``$TEAMBRAIN_HOME/user/``: settings and feedback votes.
+
+This module is the only way to name ``user/``. teambrain_sync cannot import it (import-linter),
+and schema's machine layout does not expose it, so sync cannot even build the path.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from teambrain_schema import EnvironmentProblem, MachineLayout, machine_layout
+
+from ._spool import append_jsonl, read_jsonl, utc_timestamp
+
+USER_CONFIG_NAME = "config.toml"
+DEFAULT_RETENTION_DAYS = 30
+
+
+def user_dir(machine: MachineLayout | None = None) -> Path:
+    """``$TEAMBRAIN_HOME/user``."""
+    return (machine or machine_layout()).home / "user"
+
+
+@dataclass(frozen=True)
+class UserConfig:
+    """``user/config.toml``: settings that are personal to this machine."""
+
+    retention_days: int = DEFAULT_RETENTION_DAYS
+    slack_webhook_env: str | None = None
+
+
+def load_user_config(machine: MachineLayout | None = None) -> UserConfig:
+    """Read ``user/config.toml`` (defaults when it does not exist)."""
+    path = user_dir(machine) / USER_CONFIG_NAME
+    try:
+        data: dict[str, Any] = tomllib.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        return UserConfig()
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise EnvironmentProblem(f"{path}: cannot read ({exc})") from None
+    capture = data.get("capture", {})
+    digest = data.get("digest", {})
+    retention = capture.get("retention_days", DEFAULT_RETENTION_DAYS)
+    if not isinstance(retention, int) or isinstance(retention, bool) or not 1 <= retention <= 3650:
+        raise EnvironmentProblem(
+            f"{path}: capture.retention_days must be an integer from 1 to 3650"
+        )
+    webhook_env = digest.get("slack_webhook_env")
+    if webhook_env is not None and not (
+        isinstance(webhook_env, str) and webhook_env.isidentifier()
+    ):
+        raise EnvironmentProblem(
+            f"{path}: digest.slack_webhook_env must be an environment variable name"
+        )
+    return UserConfig(retention_days=retention, slack_webhook_env=webhook_env)
+
+
+def record_feedback(
+    memory_id: str, useful: bool, *, sid: str | None = None, machine: MachineLayout | None = None
+) -> None:
+    """Append one feedback vote to ``user/feedback.jsonl``."""
+    record: dict[str, Any] = {"t": utc_timestamp(), "id": memory_id, "useful": bool(useful)}
+    if sid:
+        record["sid"] = sid
+    append_jsonl(user_dir(machine) / "feedback.jsonl", record)
+
+
+@dataclass(frozen=True)
+class FeedbackVote:
+    """One recorded vote."""
+
+    t: dt.datetime
+    id: str
+    useful: bool
+    sid: str | None = None
+
+
+def read_feedback(machine: MachineLayout | None = None) -> list[FeedbackVote]:
+    """Every feedback vote recorded on this machine (corrupt lines skipped)."""
+    votes = []
+    for record in read_jsonl(user_dir(machine) / "feedback.jsonl").records:
+        try:
+            moment = dt.datetime.fromisoformat(str(record["t"]).replace("Z", "+00:00"))
+            votes.append(
+                FeedbackVote(moment, str(record["id"]), bool(record["useful"]), record.get("sid"))
+            )
+        except (KeyError, ValueError, TypeError):
+            continue
+    return votes

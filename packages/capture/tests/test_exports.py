@@ -1,0 +1,24 @@
+import re
+from pathlib import Path
+
+import teambrain_capture
+
+PINNED = {
+    "JoinKeys", "make_event", "append_event", "append_jsonl", "read_jsonl", "session_files", "iter_sessions",
+    "prune_sessions", "safe_sid", "mark_session_active", "mark_session_ended", "find_active_session",
+    "user_dir", "load_user_config", "record_feedback", "read_feedback", "queue_candidate",
+    "list_candidates", "load_candidate", "save_candidate", "validate_draft",
+}  # fmt: skip
+
+
+def test_public_api_is_pinned_and_resolves() -> None:
+    assert set(teambrain_capture.__all__) >= PINNED
+    for name in teambrain_capture.__all__:
+        assert getattr(teambrain_capture, name) is not None
+
+
+def test_type_checking_reexports_match_the_lazy_table() -> None:
+    source = Path(teambrain_capture.__file__).read_text()
+    assert set(re.findall(r"^\s+(\w+) as \1,$", source, flags=re.MULTILINE)) == set(
+        teambrain_capture.__all__
+    )

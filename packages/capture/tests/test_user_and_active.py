@@ -1,0 +1,76 @@
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from teambrain_capture import (
+    JoinKeys,
+    find_active_session,
+    load_user_config,
+    mark_session_active,
+    mark_session_ended,
+    read_feedback,
+    record_feedback,
+    user_dir,
+)
+from teambrain_schema import EnvironmentProblem, machine_layout
+
+
+def test_feedback_round_trip(teambrain_home: Path) -> None:
+    record_feedback("01JDQ8M6Z1V5K7G3X9T2B4N8RA", True, sid="s-1")
+    record_feedback("01JDQ8M6Z1V5K7G3X9T2B4N8RA", False)
+    votes = read_feedback()
+    assert [(v.id, v.useful, v.sid) for v in votes] == [
+        ("01JDQ8M6Z1V5K7G3X9T2B4N8RA", True, "s-1"),
+        ("01JDQ8M6Z1V5K7G3X9T2B4N8RA", False, None),
+    ]
+    assert (user_dir() / "feedback.jsonl").parent == teambrain_home / "user"
+
+
+def test_user_config_defaults_and_errors(teambrain_home: Path) -> None:
+    assert load_user_config().retention_days == 30
+    user_dir().mkdir(parents=True)
+    (user_dir() / "config.toml").write_text(
+        '[capture]\nretention_days = 7\n[digest]\nslack_webhook_env = "SLACK_URL"\n'
+    )
+    config = load_user_config()
+    assert (config.retention_days, config.slack_webhook_env) == (7, "SLACK_URL")
+    (user_dir() / "config.toml").write_text("[capture]\nretention_days = 0\n")
+    with pytest.raises(EnvironmentProblem, match="retention_days"):
+        load_user_config()
+    (user_dir() / "config.toml").write_text("[capture\n")
+    with pytest.raises(EnvironmentProblem, match=r"config\.toml"):
+        load_user_config()
+
+
+def test_active_session_lookup(tmp_path: Path, teambrain_home: Path) -> None:
+    machine = machine_layout()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    first = JoinKeys(sid="a", tool="cursor", model="m", repo="r", branch="main")
+    second = JoinKeys(sid="b", tool="claude-code", model="m", repo="r", branch="main")
+    assert find_active_session(machine, repo) is None
+    mark_session_active(machine, repo, first)
+    time.sleep(0.02)
+    mark_session_active(machine, repo, second)
+    assert find_active_session(machine, repo) == second
+    assert find_active_session(machine, repo, sid="a") == first
+    assert find_active_session(machine, repo, now=time.time() + 13 * 3600) is None
+    mark_session_ended(machine, repo, "b")
+    assert find_active_session(machine, repo) == first
+    assert find_active_session(machine, tmp_path) is None
+
+
+def test_hook_path_imports_only_the_standard_library() -> None:
+    code = (
+        "import sys\n"
+        "from teambrain_capture import append_event, make_event, JoinKeys, mark_session_active, safe_sid\n"
+        "heavy = [m for m in ('pydantic', 'ruamel', 'numpy', 'apsw', 'mcp', 'click') if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ
+    )
+    assert done.stdout.strip() == ""
