@@ -1,12 +1,16 @@
-"""Real git repositories for the capture tests."""
+"""Real git repositories for the capture tests; makes this folder's helper modules
+(``digest_spool``) importable under ``--import-mode=importlib``."""
 
 from __future__ import annotations
 
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
 
 
 def _git(*args: str, cwd: Path) -> str:

@@ -5,28 +5,21 @@ from pathlib import Path
 from teambrain_capture import (
     JoinKeys,
     append_event,
+    audit_session,
     last_session,
     make_event,
     prune_spool,
-    summarise_session,
 )
 from teambrain_capture._hook import state_path
 from teambrain_schema import machine_layout
 
-KEYS = JoinKeys(
-    sid="a-1", tool="cursor", model="unknown", repo="github.com/acme/shop", branch="main"
-)
+KEYS = JoinKeys(sid="a-1", tool="cursor", model="gpt-5", repo="github.com/acme/shop", branch="main")
 
 
 def test_a_session_is_summarised_and_checked(teambrain_home: Path) -> None:
     machine = machine_layout()
     append_event(machine, make_event("session_start", {}, KEYS))
-    append_event(
-        machine,
-        make_event(
-            "intent", {"summary": "fix login"}, JoinKeys(**{**KEYS.as_dict(), "model": "gpt-5"})
-        ),
-    )
+    append_event(machine, make_event("intent", {"summary": "fix login"}, KEYS))
     append_event(machine, make_event("tool_use", {"kind": "explore", "path": "a.py"}, KEYS))
     append_event(machine, make_event("tool_use", {"kind": "edit", "path": "a.py"}, KEYS))
     append_event(machine, make_event("memory_retrieved", {"ids": []}, KEYS))
@@ -36,34 +29,37 @@ def test_a_session_is_summarised_and_checked(teambrain_home: Path) -> None:
     append_event(machine, {"v": 1, "sid": "a-1", "ev": "tool_use", "data": {"kind": "dance"}})
     with open(machine.session_file("a-1"), "ab") as handle:
         handle.write(b'{"torn')
-    summary, records = summarise_session(machine.session_file("a-1"))
-    assert len(records) == 7
-    report = summary.to_json()
-    assert (report["tool"], report["model"], report["status"], report["turns"]) == (
+    audit = audit_session(machine.session_file("a-1"))
+    assert len(audit.records) == 7
+    report = audit.to_json()
+    assert (report["tool"], report["model"], report["status"], report["prompts"]) == (
         "cursor",
         "gpt-5",
         "open",
         2,
     )
-    assert report["tool_uses"] == {"dance": 1, "edit": 1, "explore": 1}
+    assert report["tool_uses"] == {"edit": 1, "explore": 1}
+    assert report["events"]["tool_use"] == 3
     assert (report["torn_lines"], report["invalid_events"], report["secrets_found"]) == (1, 1, 1)
-    append_event(
-        machine,
-        make_event(
-            "session_end",
-            {"outcome": "committed", "duration_s": 12.5, "turns": 2, "commit_shas": ["abcdef1"]},
-            KEYS,
-        ),
-    )
+    end = {"outcome": "committed", "duration_s": 12.5, "turns": 2, "commit_shas": ["abcdef1"]}
+    append_event(machine, make_event("session_end", end, KEYS))
     found = last_session(machine)
     assert found is not None
-    report = found[0].to_json()
+    report = found.to_json()
     assert (report["status"], report["outcome"], report["duration_s"], report["commit_shas"]) == (
         "ended",
         "committed",
         12.5,
         ["abcdef1"],
     )
+
+
+def test_a_file_without_valid_events_is_still_reported(teambrain_home: Path) -> None:
+    path = machine_layout().session_file("junk")
+    path.parent.mkdir(parents=True)
+    path.write_text('{"not": "an envelope"}\n')
+    report = audit_session(path).to_json()
+    assert (report["sid"], report["status"], report["invalid_events"]) == ("junk", "open", 1)
 
 
 def test_pruning_removes_old_sessions_and_their_open_state(teambrain_home: Path) -> None:

@@ -1,9 +1,8 @@
 """``tb audit``: what the capture hooks recorded on this machine, so a user can check it.
 
-Per-session summaries, or every event of the last session exactly as stored. Each record is
-also checked against the envelope schema and scanned with the secret rules, so a user does not
-have to take our word that nothing private was kept. Sessions past the retention period are
-pruned first.
+Per-session summaries (the digest's :func:`summarise_session`, plus what only an audit needs:
+the file, commits, torn lines, and a secret scan of every stored event), or every event of the
+last session exactly as stored. Sessions past the retention period are pruned first.
 """
 
 from __future__ import annotations
@@ -17,112 +16,75 @@ from typing import Any
 
 from teambrain_schema import MachineLayout, find_secrets
 
+from ._digest import NO_END, SessionSummary, summarise_session
 from ._lite import OPEN_SESSIONS_DIR, dumps
 from ._spool import prune_sessions, read_jsonl, session_files
 
 
 @dataclass
-class SessionSummary:
-    """One session file, summarised."""
+class SessionAudit:
+    """One session file: its digest summary, and what a user checking it wants to know."""
 
-    sid: str
     path: Path
-    tool: str | None = None
-    repo: str | None = None
-    branch: str | None = None
-    model: str | None = None
-    started: str | None = None
-    last_event: str | None = None
-    ended: bool = False
-    outcome: str | None = None
-    duration_s: float | None = None
-    turns: int = 0
-    commits: list[str] = field(default_factory=list)
-    events: Counter[str] = field(default_factory=Counter)
-    tool_uses: Counter[str] = field(default_factory=Counter)
+    records: list[dict[str, Any]]
+    summary: SessionSummary | None  # None when no stored event is a valid envelope
     torn_lines: int = 0
-    invalid: int = 0
-    secrets: int = 0
+    invalid_events: int = 0
+    secrets_found: int = 0
+    events: Counter[str] = field(default_factory=Counter)
+    commit_shas: list[str] = field(default_factory=list)
+    last_event: str | None = None
+
+    @property
+    def sid(self) -> str:
+        return self.summary.sid if self.summary else self.path.stem
+
+    @property
+    def ended(self) -> bool:
+        return self.summary is not None and self.summary.outcome != NO_END
 
     def to_json(self) -> dict[str, Any]:
-        """The ``--json`` shape of a summary."""
+        """The ``--json`` shape of one session (without its records)."""
+        summary = self.summary
         return {
             "sid": self.sid,
             "file": str(self.path),
-            "tool": self.tool,
-            "repo": self.repo,
-            "branch": self.branch,
-            "model": self.model,
-            "started": self.started,
+            "tool": summary.tool if summary else None,
+            "repo": summary.repo if summary else None,
+            "branch": summary.branch if summary else None,
+            "model": summary.model if summary else None,
+            "started": summary.started.isoformat() if summary else None,
             "last_event": self.last_event,
             "status": "ended" if self.ended else "open",
-            "outcome": self.outcome,
-            "duration_s": self.duration_s,
-            "turns": self.turns,
-            "commit_shas": self.commits,
+            "outcome": summary.outcome if self.ended and summary else None,
+            "duration_s": summary.duration_s if summary else None,
+            "prompts": self.events.get("intent", 0),
+            "commit_shas": self.commit_shas,
             "events": dict(sorted(self.events.items())),
-            "tool_uses": dict(sorted(self.tool_uses.items())),
+            "tool_uses": dict(sorted(summary.tool_uses.items())) if summary else {},
             "torn_lines": self.torn_lines,
-            "invalid_events": self.invalid,
-            "secrets_found": self.secrets,
+            "invalid_events": self.invalid_events,
+            "secrets_found": self.secrets_found,
         }
 
 
-def _check(record: dict[str, Any]) -> tuple[bool, bool]:
-    """(valid envelope, holds a secret) for one stored record."""
-    from pydantic import ValidationError
-    from teambrain_schema import ENVELOPE_ADAPTER
-
-    try:
-        ENVELOPE_ADAPTER.validate_python(record)
-        valid = True
-    except ValidationError:
-        valid = False
-    return valid, bool(find_secrets(dumps(record)))
-
-
-def summarise_session(path: Path) -> tuple[SessionSummary, list[dict[str, Any]]]:
-    """The summary of the session file at ``path`` and its records, in file order."""
+def audit_session(path: Path) -> SessionAudit:
+    """Read, summarise and check the session file at ``path``."""
     read = read_jsonl(path)
-    summary = SessionSummary(sid=path.stem, path=path, torn_lines=read.torn)
-    durations: list[float] = []
+    summary, invalid = summarise_session(read.records)
+    audit = SessionAudit(path, read.records, summary, read.torn, invalid)
     for record in read.records:
-        valid, secret = _check(record)
-        summary.invalid += not valid
-        summary.secrets += secret
-        ev = str(record.get("ev"))
-        summary.events[ev] += 1
-        summary.tool = summary.tool or _text(record.get("tool"))
-        summary.repo = summary.repo or _text(record.get("repo"))
-        summary.branch = _text(record.get("branch")) or summary.branch
-        model = _text(record.get("model"))
-        if model and model != "unknown":
-            summary.model = model
-        summary.started = summary.started or _text(record.get("t"))
-        summary.last_event = _text(record.get("t")) or summary.last_event
-        data = record.get("data") if isinstance(record.get("data"), dict) else {}
-        assert isinstance(data, dict)
-        if ev == "session_start":
-            summary.ended = False
-        elif ev == "intent":
-            summary.turns += 1
-        elif ev == "tool_use":
-            summary.tool_uses[str(data.get("kind"))] += 1
-        elif ev == "session_end":
-            summary.ended = True
-            summary.outcome = _text(data.get("outcome"))
-            if isinstance(data.get("duration_s"), (int, float)):
-                durations.append(float(data["duration_s"]))
+        audit.events[str(record.get("ev"))] += 1
+        audit.secrets_found += bool(find_secrets(dumps(record)))
+        moment = record.get("t")
+        audit.last_event = moment if isinstance(moment, str) else audit.last_event
+        data = record.get("data")
+        if record.get("ev") == "session_end" and isinstance(data, dict):
             shas = data.get("commit_shas")
-            summary.commits += (
-                [sha for sha in shas if isinstance(sha, str)] if isinstance(shas, list) else []
+            audit.commit_shas += (
+                [s for s in shas if isinstance(s, str)] if isinstance(shas, list) else []
             )
-    summary.duration_s = round(sum(durations), 3) if durations else None
-    return summary, read.records
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
+    return audit
 
 
 def prune_spool(
@@ -131,25 +93,23 @@ def prune_spool(
     """Delete sessions not written to for ``retention_days`` (and their open-session state);
     returns how many were deleted."""
     removed = prune_sessions(machine, retention_days, now=now)
+    states = machine.spool / OPEN_SESSIONS_DIR
     for path in removed:
-        state = machine.spool / OPEN_SESSIONS_DIR / f"{path.stem}.json"
-        if state.exists():
-            state.unlink(missing_ok=True)
+        (states / f"{path.stem}.json").unlink(missing_ok=True)
     cutoff = (now or dt.datetime.now(dt.UTC)).timestamp() - retention_days * 86400
-    stale_states = machine.spool / OPEN_SESSIONS_DIR
-    if stale_states.is_dir():  # open states whose session file is gone and that are old too
-        for state in stale_states.glob("*.json"):
+    if states.is_dir():  # open states whose session file is gone and that are old too
+        for state in states.glob("*.json"):
             if not machine.session_file(state.stem).exists() and os.path.getmtime(state) < cutoff:
                 state.unlink(missing_ok=True)
     return len(removed)
 
 
-def audit_sessions(machine: MachineLayout) -> list[SessionSummary]:
-    """A summary of every session in the spool, oldest first."""
-    return [summarise_session(path)[0] for path in session_files(machine)]
+def audit_sessions(machine: MachineLayout) -> list[SessionAudit]:
+    """Every session in the spool, checked, oldest first."""
+    return [audit_session(path) for path in session_files(machine)]
 
 
-def last_session(machine: MachineLayout) -> tuple[SessionSummary, list[dict[str, Any]]] | None:
-    """The most recently written session and every record it holds, or None."""
+def last_session(machine: MachineLayout) -> SessionAudit | None:
+    """The most recently written session, or None."""
     files = session_files(machine)
-    return summarise_session(files[-1]) if files else None
+    return audit_session(files[-1]) if files else None

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 from teambrain_capture import (
-    SessionSummary,
+    SessionAudit,
     audit_sessions,
     last_session,
     load_user_config,
@@ -18,29 +18,32 @@ from .._context import machine
 from .._output import emit_json, say
 
 
-def _describe(summary: SessionSummary) -> list[str]:
-    status = f"ended: {summary.outcome}" if summary.ended else "open"
+def _describe(audit: SessionAudit) -> list[str]:
+    summary = audit.summary
+    if summary is None:
+        return [f"{audit.sid}  (no valid events)", *_warnings(audit)]
+    status = f"ended: {summary.outcome}" if audit.ended else "open"
     duration = f", {summary.duration_s:g} s" if summary.duration_s is not None else ""
     uses = ", ".join(f"{kind} {count}" for kind, count in sorted(summary.tool_uses.items()))
-    lines = [
-        f"{summary.sid}  {summary.tool or '?'}  {summary.repo or '?'} @ {summary.branch or '?'}"
-        f"  model {summary.model or 'unknown'}",
-        f"    {summary.started or '?'} .. {summary.last_event or '?'}  ({status}{duration})",
-        f"    {summary.turns} prompt(s); tool uses: {uses or 'none'}; "
-        f"{summary.events.get('plan_revision', 0)} plan revision(s); "
-        f"{summary.events.get('memory_retrieved', 0)} memory retrieval(s); "
-        f"{len(summary.commits)} commit(s)",
+    return [
+        f"{audit.sid}  {summary.tool}  {summary.repo} @ {summary.branch}  model {summary.model}",
+        f"    {summary.started.isoformat()} .. {audit.last_event or '?'}  ({status}{duration})",
+        f"    {audit.events.get('intent', 0)} prompt(s); tool uses: {uses or 'none'}; "
+        f"{audit.events.get('plan_revision', 0)} plan revision(s); "
+        f"{summary.retrievals} memory retrieval(s); {len(audit.commit_shas)} commit(s)",
+        *_warnings(audit),
     ]
+
+
+def _warnings(audit: SessionAudit) -> list[str]:
     warnings = []
-    if summary.torn_lines:
-        warnings.append(f"{summary.torn_lines} torn line(s) skipped")
-    if summary.invalid:
-        warnings.append(f"{summary.invalid} event(s) not valid envelopes")
-    if summary.secrets:
-        warnings.append(f"{summary.secrets} event(s) look like they hold a secret")
-    if warnings:
-        lines.append("    WARNING: " + "; ".join(warnings))
-    return lines
+    if audit.torn_lines:
+        warnings.append(f"{audit.torn_lines} torn line(s) skipped")
+    if audit.invalid_events:
+        warnings.append(f"{audit.invalid_events} event(s) not valid envelopes")
+    if audit.secrets_found:
+        warnings.append(f"{audit.secrets_found} event(s) look like they hold a secret")
+    return ["    WARNING: " + "; ".join(warnings)] if warnings else []
 
 
 @click.command("audit")
@@ -63,20 +66,16 @@ def command(last: bool, as_json: bool) -> None:
         say(f"pruned {pruned} session(s) older than {retention} days")
     if last:
         found = last_session(home)
-        report["session"] = None
-        if found is not None:
-            summary, records = found
-            report["session"] = {**summary.to_json(), "records": records}
+        report["session"] = None if found is None else {**found.to_json(), "records": found.records}
         if as_json:
             emit_json(report)
         elif found is None:
             say(f"no captured sessions in {home.sessions}")
         else:
-            summary, records = found
-            for line in _describe(summary):
+            for line in _describe(found):
                 click.echo(line)
-            click.echo(f"  {len(records)} event(s) in {summary.path}:")
-            for record in records:
+            click.echo(f"  {len(found.records)} event(s) in {found.path}:")
+            for record in found.records:
                 click.echo("  " + json.dumps(record, ensure_ascii=False))
         return
     summaries = audit_sessions(home)
@@ -87,7 +86,7 @@ def command(last: bool, as_json: bool) -> None:
     if not summaries:
         say(f"no captured sessions in {home.sessions}")
         return
-    for summary in summaries:
-        for line in _describe(summary):
+    for audit in summaries:
+        for line in _describe(audit):
             click.echo(line)
     click.echo(f"{len(summaries)} session(s) in {home.sessions}")
