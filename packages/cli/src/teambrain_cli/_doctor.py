@@ -148,16 +148,86 @@ def check_distill(ctx: DoctorContext) -> Finding:
     return Finding("distill", "ok", f"driver {distill.driver}, model {distill.model}{credential}")
 
 
+def check_adapters_registry() -> Finding:
+    """The bundled adapters.yaml agrees with the code registry."""
+    from teambrain_capture import check_adapters
+
+    problems = check_adapters()
+    if problems:
+        first = problems[0]
+        return Finding(
+            "adapters.yaml",
+            "problem",
+            f"{len(problems)} disagreement(s) with the code registry: {first}",
+            "reinstall teambrain-capture",
+        )
+    return Finding("adapters.yaml", "ok", "bundled adapters.yaml matches the code registry")
+
+
+def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
+    """For each supported agent tool: wired in this repository or not, and whether the
+    commands its config runs exist on PATH."""
+    from teambrain_capture import ADAPTERS, plan_install
+    from teambrain_schema import EnvironmentProblem
+
+    if ctx.repo is None:
+        return []
+    findings = []
+    missing_commands = [name for name in ("tb", "tb-capture") if shutil.which(name) is None]
+    for name, adapter in sorted(ADAPTERS.items()):
+        label = f"tool {name}"
+        try:
+            plan = plan_install(adapter, ctx.repo)
+        except EnvironmentProblem as exc:
+            findings.append(
+                Finding(label, "problem", exc.message, f"fix the file, then `tb install {name}`")
+            )
+            continue
+        mentioned = any(
+            (change.before and "teambrain" in change.before)
+            or (change.before and "tb-capture" in change.before)
+            for change in plan.files
+        )
+        if plan.changed and not mentioned:
+            findings.append(
+                Finding(
+                    label, "note", "not wired in this repository", f"`tb install {name}` to wire it"
+                )
+            )
+        elif plan.changed:
+            findings.append(
+                Finding(
+                    label, "problem", "wired only in part, or outdated", f"run `tb install {name}`"
+                )
+            )
+        elif missing_commands:
+            shown = " and ".join(missing_commands)
+            findings.append(
+                Finding(
+                    label,
+                    "problem",
+                    f"wired, but {shown} is not on PATH",
+                    "put the teambrain virtualenv's bin/ on PATH (or `pipx install teambrain-cli`)",
+                )
+            )
+        else:
+            findings.append(
+                Finding(
+                    label,
+                    "ok",
+                    f"wired ({', '.join(change.display for change in plan.files)}); tb and tb-capture found",
+                )
+            )
+    return findings
+
+
 def gather(machine: MachineLayout) -> tuple[DoctorContext, list[Finding]]:
     """Run every readiness check available without the optional packages."""
     repo = find_repo_root()
     layout = BrainLayout(repo) if repo is not None and BrainLayout(repo).root.is_dir() else None
     ctx = DoctorContext(machine=machine, repo=repo, layout=layout, config=None)
     findings = [
-        check_python(),
-        check_git(),
-        *check_repository(ctx),
-        check_home(ctx),
-        check_distill(ctx),
-    ]
+        check_python(), check_git(), *check_repository(ctx), check_home(ctx),
+        check_adapters_registry(), *check_installed_tools(ctx), check_distill(ctx),
+    ]  # fmt: skip
     return ctx, findings
