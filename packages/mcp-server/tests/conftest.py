@@ -20,13 +20,19 @@ def run_git(*args: str, cwd: Path) -> str:
     return done.stdout.strip()
 
 
-def make_brain(repo: Path, *, memories: bool = True) -> BrainLayout:
-    """Create ``.teambrain/`` in ``repo`` as ``tb init`` would, with the demo memories."""
+def make_brain(repo: Path, *, memories: bool = True, embedder: str = "none") -> BrainLayout:
+    """Create ``.teambrain/`` in ``repo`` as ``tb init`` would, with the demo memories.
+
+    Unit tests search by keywords only (``embedder: none``, a real setting) so each one does
+    not load the embedding model; the integration tests and the demo use the local model.
+    """
     layout = BrainLayout(repo)
     for memory_class in MEMORY_CLASSES:
         layout.class_dir(memory_class).mkdir(parents=True, exist_ok=True)
     layout.retired.mkdir(parents=True, exist_ok=True)
-    layout.brain_yaml.write_text(BRAIN_YAML_TEMPLATE)
+    text = BRAIN_YAML_TEMPLATE.replace("    provider: local\n", f"    provider: {embedder}\n")
+    assert f"provider: {embedder}" in text
+    layout.brain_yaml.write_text(text)
     if memories:
         shutil.copytree(DEMO_MEMORIES, layout.memories, dirs_exist_ok=True)
     return layout

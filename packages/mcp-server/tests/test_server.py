@@ -122,7 +122,7 @@ async def test_inputs_and_outputs_are_the_contract_models(brain_repo: Path) -> N
         ("memory_feedback", {"id": 7, "useful": True}, "id:"),
         ("memory_propose", {}, "draft: required"),
         ("memory_propose", {"draft": "remember this"}, "draft:"),
-        ("nope", {}, "unknown tool 'nope'; teambrain's tools are memory_context"),
+        ("nope", {}, "nope: unknown tool; teambrain's tools are memory_context"),
     ],
 )
 async def test_bad_arguments_are_tool_errors_with_a_clear_message(

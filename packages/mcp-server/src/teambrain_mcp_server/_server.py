@@ -91,7 +91,7 @@ class TeambrainServer(MCPServer[dict[str, Any]]):
     ) -> CallToolResult | InputRequiredResult:
         tool = self._tool_manager.get_tool(name)
         if tool is None:
-            raise ToolError(f"unknown tool {name!r}; teambrain's tools are {', '.join(TOOL_NAMES)}")
+            raise ToolError(f"{name}: unknown tool; teambrain's tools are {', '.join(TOOL_NAMES)}")
         known = set(tool.parameters.get("properties", {}))
         unknown = sorted(set(arguments) - known)
         if unknown:

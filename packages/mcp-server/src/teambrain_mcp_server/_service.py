@@ -39,10 +39,12 @@ RetrieverFactory = Callable[[BrainLayout, MachineLayout], "Retriever"]
 
 
 def open_default_retriever(layout: BrainLayout, machine: MachineLayout) -> Retriever:
-    """The real retriever over ``layout`` with the machine's shared index."""
+    """The real retriever over ``layout`` with the machine's shared index. It checks the
+    memory files on every call (one ``stat`` per file), so a memory that arrived with
+    ``git pull`` or was retired is served or hidden on the very next call."""
     from teambrain_retrieval import open_retriever
 
-    return open_retriever(layout, home=machine.home)
+    return open_retriever(layout, home=machine, refresh_interval=0.0)
 
 
 class BrainService:
@@ -63,7 +65,7 @@ class BrainService:
         self.heartbeat = heartbeat
         self._retriever_factory = retriever_factory
         self._retriever: Retriever | None = None
-        self._retriever_root: Path | None = None
+        self._retriever_key: tuple[Path, tuple[int, int] | None] | None = None
         self._lock = threading.RLock()
 
     # -- where -------------------------------------------------------------------------------
@@ -86,12 +88,17 @@ class BrainService:
         return layout
 
     def retriever(self) -> Retriever:
-        """The retriever for the served brain, opened on first use."""
+        """The retriever for the served brain, opened on first use and again when brain.yaml
+        changed (a pulled budget or embedder setting applies without a restart)."""
         layout = self.layout()
+        key = (layout.repo_root, _stamp(layout.brain_yaml))
         with self._lock:
-            if self._retriever is None or self._retriever_root != layout.repo_root:
+            if self._retriever is None or self._retriever_key != key:
+                previous = self._retriever
                 self._retriever = self._retriever_factory(layout, self.machine)
-                self._retriever_root = layout.repo_root
+                self._retriever_key = key
+                if previous is not None:
+                    previous.close()
             return self._retriever
 
     def default_k(self) -> int:
@@ -224,6 +231,14 @@ class BrainService:
     def _observe(self, retriever: Retriever) -> None:
         if self.heartbeat is not None:
             self.heartbeat.observe(brain_commit=retriever.commit, index=index_freshness(retriever))
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
 
 
 def index_freshness(retriever: Retriever) -> dict[str, Any]:

@@ -23,20 +23,22 @@ PREAMBLE = (
 )
 
 
-def _title(text: str) -> str:
-    return " ".join(sanitise_body(text).split()) or "(untitled)"
+def _line(text: str) -> str:
+    """``text`` as one safe line: control characters gone, memory-header lookalikes escaped."""
+    return " ".join(sanitise_body(text).split())
 
 
 def _memory(number: int, memory: MemoryResult) -> str:
     provenance = memory.provenance
-    where = provenance.path + (f" @ {provenance.commit[:12]}" if provenance.commit else "")
+    where = _line(provenance.path) + (f" @ {provenance.commit[:12]}" if provenance.commit else "")
     facts = [memory.class_, memory.priority, where, f"created {provenance.created.isoformat()}"]
     if provenance.evidence is not None and not provenance.evidence.is_empty():
         facts.append(
             f"evidence: {len(provenance.evidence.sessions)} session(s), "
             f"{len(provenance.evidence.commits)} commit(s)"
         )
-    return f"### {number}. {_title(memory.title)}\n{' · '.join(facts)}\n\n{memory.body}"
+    title = _line(memory.title) or "(untitled)"
+    return f"### {number}. {title}\n{' · '.join(facts)}\n\n{memory.body}"
 
 
 def _section(heading: str, memories: list[MemoryResult], start: int) -> list[str]:
@@ -54,7 +56,7 @@ def context_text(result: MemoryContextResult) -> str:
         parts.append("The brain has no memories for this session yet.")
     budget = f"~{result.token_estimate} of {result.budget} tokens"
     parts.append(f"({budget}{'; OVER BUDGET' if result.over_budget else ''})")
-    parts += [f"Note: {' '.join(note.split())}" for note in result.notes]
+    parts += [f"Note: {_line(note)}" for note in result.notes]
     return "\n\n".join(parts)
 
 
