@@ -2,18 +2,21 @@
 personal data under ``user/``.
 
 Names load lazily so the hook path (``append_event`` and friends) imports only the standard
-library; candidate handling needs pydantic and loads it when first used.
+library; candidate handling and the digest aggregation need pydantic and load it when first used.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+# Not ``typing.TYPE_CHECKING``: importing typing costs the capture hook milliseconds at start-up.
+# mypy treats any constant of this name as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _EXPORTS: dict[str, str] = {
     "JoinKeys": "_spool",
     "JsonlRead": "_spool",
-    "safe_sid": "_spool",
+    "safe_sid": "_lite",
     "utc_timestamp": "_spool",
     "make_event": "_spool",
     "append_jsonl": "_spool",
@@ -38,6 +41,68 @@ _EXPORTS: dict[str, str] = {
     "list_candidates": "_candidates",
     "load_candidate": "_candidates",
     "CandidateList": "_candidates",
+    "run_capture_hook": "_hook",
+    "close_idle_sessions": "_hook",
+    "summarise_intent": "_intent",
+    "Adapter": "_adapters",
+    "McpTarget": "_adapters",
+    "HookTarget": "_adapters",
+    "ADAPTERS": "_adapters",
+    "register_adapter": "_adapters",
+    "resolve_adapter": "_adapters",
+    "supported_tools": "_adapters",
+    "check_adapters": "_adapters",
+    "AdapterProblem": "_adapters",
+    "bundled_adapters_file": "_adapters",
+    "InstallPlan": "_install",
+    "FileChange": "_install",
+    "plan_install": "_install",
+    "apply_install": "_install",
+    "adapter_notes": "_install",
+    "SessionAudit": "_audit",
+    "audit_session": "_audit",
+    "audit_sessions": "_audit",
+    "last_session": "_audit",
+    "prune_spool": "_audit",
+    # the digest and metrics aggregation (pydantic, loaded only when used)
+    "ReportWindow": "_digest_window",
+    "resolve_window": "_digest_window",
+    "parse_moment": "_digest_window",
+    "MIN_SESSIONS": "_digest_cells",
+    "SUPPRESSED": "_digest_cells",
+    "Suppressed": "_digest_cells",
+    "Figure": "_digest_cells",
+    "is_shown": "_digest_cells",
+    "fold_small_cells": "_digest_cells",
+    "hide_small_cells": "_digest_cells",
+    "SessionSummary": "_digest",
+    "summarise_session": "_digest",
+    "SpoolScan": "_digest",
+    "scan_sessions": "_digest",
+    "DigestReport": "_digest",
+    "BucketFigures": "_digest",
+    "aggregate": "_digest",
+    "build_digest": "_digest",
+    "ReportFormat": "_digest_render",
+    "REPORT_FORMATS": "_digest_render",
+    "render_digest": "_digest_render",
+    "slack_text": "_digest_render",
+    "slack_payload": "_digest_render",
+    "write_report": "_digest_render",
+    "report_path_problem": "_digest_render",
+    "format_figure": "_digest_render",
+    "sparkline": "_digest_render",
+    "SlackWebhook": "_digest_slack",
+    "WebhookLookup": "_digest_slack",
+    "resolve_slack_webhook": "_digest_slack",
+    "post_slack": "_digest_slack",
+    "MemoryCounts": "_digest_metrics",
+    "count_memories": "_digest_metrics",
+    "ComponentStatus": "_digest_metrics",
+    "MetricsSnapshot": "_digest_metrics",
+    "recent_activity": "_digest_metrics",
+    "render_metrics_text": "_digest_metrics",
+    "render_metrics_json": "_digest_metrics",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -47,6 +112,8 @@ def __getattr__(name: str) -> Any:
     module_name = _EXPORTS.get(name)
     if module_name is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
     value = getattr(importlib.import_module(f".{module_name}", __name__), name)
     globals()[name] = value
     return value
@@ -62,6 +129,25 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         mark_session_active as mark_session_active,
         mark_session_ended as mark_session_ended,
     )
+    from ._adapters import (
+        ADAPTERS as ADAPTERS,
+        Adapter as Adapter,
+        AdapterProblem as AdapterProblem,
+        HookTarget as HookTarget,
+        McpTarget as McpTarget,
+        bundled_adapters_file as bundled_adapters_file,
+        check_adapters as check_adapters,
+        register_adapter as register_adapter,
+        resolve_adapter as resolve_adapter,
+        supported_tools as supported_tools,
+    )
+    from ._audit import (
+        SessionAudit as SessionAudit,
+        audit_session as audit_session,
+        audit_sessions as audit_sessions,
+        last_session as last_session,
+        prune_spool as prune_spool,
+    )
     from ._candidates import (
         CandidateList as CandidateList,
         list_candidates as list_candidates,
@@ -69,6 +155,73 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         queue_candidate as queue_candidate,
         save_candidate as save_candidate,
         validate_draft as validate_draft,
+    )
+    from ._digest import (
+        BucketFigures as BucketFigures,
+        DigestReport as DigestReport,
+        SessionSummary as SessionSummary,
+        SpoolScan as SpoolScan,
+        aggregate as aggregate,
+        build_digest as build_digest,
+        scan_sessions as scan_sessions,
+        summarise_session as summarise_session,
+    )
+    from ._digest_cells import (
+        MIN_SESSIONS as MIN_SESSIONS,
+        SUPPRESSED as SUPPRESSED,
+        Figure as Figure,
+        Suppressed as Suppressed,
+        fold_small_cells as fold_small_cells,
+        hide_small_cells as hide_small_cells,
+        is_shown as is_shown,
+    )
+    from ._digest_metrics import (
+        ComponentStatus as ComponentStatus,
+        MemoryCounts as MemoryCounts,
+        MetricsSnapshot as MetricsSnapshot,
+        count_memories as count_memories,
+        recent_activity as recent_activity,
+        render_metrics_json as render_metrics_json,
+        render_metrics_text as render_metrics_text,
+    )
+    from ._digest_render import (
+        REPORT_FORMATS as REPORT_FORMATS,
+        ReportFormat as ReportFormat,
+        format_figure as format_figure,
+        render_digest as render_digest,
+        report_path_problem as report_path_problem,
+        slack_payload as slack_payload,
+        slack_text as slack_text,
+        sparkline as sparkline,
+        write_report as write_report,
+    )
+    from ._digest_slack import (
+        SlackWebhook as SlackWebhook,
+        WebhookLookup as WebhookLookup,
+        post_slack as post_slack,
+        resolve_slack_webhook as resolve_slack_webhook,
+    )
+    from ._digest_window import (
+        ReportWindow as ReportWindow,
+        parse_moment as parse_moment,
+        resolve_window as resolve_window,
+    )
+    from ._hook import (
+        close_idle_sessions as close_idle_sessions,
+        run_capture_hook as run_capture_hook,
+    )
+    from ._install import (
+        FileChange as FileChange,
+        InstallPlan as InstallPlan,
+        adapter_notes as adapter_notes,
+        apply_install as apply_install,
+        plan_install as plan_install,
+    )
+    from ._intent import (
+        summarise_intent as summarise_intent,
+    )
+    from ._lite import (
+        safe_sid as safe_sid,
     )
     from ._spool import (
         JoinKeys as JoinKeys,
@@ -80,7 +233,6 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         make_event as make_event,
         prune_sessions as prune_sessions,
         read_jsonl as read_jsonl,
-        safe_sid as safe_sid,
         session_files as session_files,
         utc_timestamp as utc_timestamp,
     )
