@@ -19,7 +19,7 @@ from ._heartbeat import HeartbeatWriter
 from ._service import BrainService, RetrieverFactory, open_default_retriever
 from ._target import resolve_target, session_hints
 from ._tools import context, feedback, propose, search
-from ._tools._errors import describe_arguments_error
+from ._tools._answers import describe_arguments_error
 
 SERVER_NAME = "teambrain"
 TOOL_NAMES = ("memory_context", "memory_search", "memory_propose", "memory_feedback")

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, ToolAnnotations
 from teambrain_schema import MemoryContextResult
 
 from .._service import BrainService
 from .._text import context_text
-from ._errors import answer
+from ._answers import answer, reply
 
 DESCRIPTION = """\
 Call this first in every session. Returns the team's *required* memories (always apply them) \
@@ -35,7 +35,4 @@ def register(server: MCPServer, service: BrainService) -> None:
     )
     def memory_context() -> Annotated[CallToolResult, MemoryContextResult]:
         result = answer(service.context)
-        return CallToolResult(
-            content=[TextContent(type="text", text=context_text(result))],
-            structured_content=result.model_dump(mode="json", by_alias=True),
-        )
+        return reply(result, context_text(result))

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field, StrictBool
 from teambrain_schema import ULID_PATTERN, MemoryFeedbackInput, MemoryFeedbackResult
 
 from .._service import BrainService
 from .._text import feedback_text
-from ._errors import answer, contract
+from ._answers import answer, contract, reply
 
 DESCRIPTION = """\
 Tell the team brain whether a memory you were shown helped (useful: true) or was wrong, stale \
@@ -48,7 +48,4 @@ def register(server: MCPServer, service: BrainService) -> None:
     ) -> Annotated[CallToolResult, MemoryFeedbackResult]:
         arguments = contract(MemoryFeedbackInput, id=id, useful=useful)
         result = answer(lambda: service.feedback(arguments.id, arguments.useful))
-        return CallToolResult(
-            content=[TextContent(type="text", text=feedback_text(result))],
-            structured_content=result.model_dump(mode="json", by_alias=True),
-        )
+        return reply(result, feedback_text(result))

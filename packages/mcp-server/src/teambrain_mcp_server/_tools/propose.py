@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 from teambrain_schema import MemoryDraft, MemoryProposeResult
 
 from .._service import BrainService
 from .._text import propose_text
-from ._errors import answer
+from ._answers import answer, reply
 
 DESCRIPTION = """\
 Propose a new team memory when you learned something durable that future sessions should know \
@@ -43,7 +43,4 @@ def register(server: MCPServer, service: BrainService) -> None:
     )
     def memory_propose(draft: Draft) -> Annotated[CallToolResult, MemoryProposeResult]:
         result = answer(lambda: service.propose(draft))
-        return CallToolResult(
-            content=[TextContent(type="text", text=propose_text(result))],
-            structured_content=result.model_dump(mode="json", by_alias=True),
-        )
+        return reply(result, propose_text(result))

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field, StringConstraints
 from teambrain_schema import MAX_SEARCH_K, MemorySearchInput, MemorySearchResult
 
 from .._service import DEFAULT_SEARCH_K, BrainService
 from .._text import search_text
-from ._errors import answer, contract
+from ._answers import answer, contract, reply
 
 MAX_QUERY_CHARS = 2000
 
@@ -56,7 +56,4 @@ def register(server: MCPServer, service: BrainService) -> None:
     ) -> Annotated[CallToolResult, MemorySearchResult]:
         arguments = contract(MemorySearchInput, query=query, k=k)  # the contract has the last word
         result = answer(lambda: service.search(arguments.query, arguments.k))
-        return CallToolResult(
-            content=[TextContent(type="text", text=search_text(result))],
-            structured_content=result.model_dump(mode="json", by_alias=True),
-        )
+        return reply(result, search_text(result))

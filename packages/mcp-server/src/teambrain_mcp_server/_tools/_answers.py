@@ -1,4 +1,4 @@
-"""Turning teambrain's expected failures into MCP tool errors the agent can read and act on."""
+"""How a tool answers: its result in both forms, or an MCP tool error the agent can act on."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ValidationError
 from teambrain_schema import ULID_PATTERN, TeambrainError
 
@@ -59,3 +60,12 @@ def answer(call: Callable[[], T]) -> T:
         return call()
     except TeambrainError as exc:
         raise ToolError(exc.message) from None
+
+
+def reply(result: BaseModel, text: str) -> CallToolResult:
+    """``result`` as ``structuredContent`` (checked against the tool's output schema) and
+    ``text`` as the one text block the model reads."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)],
+        structured_content=result.model_dump(mode="json", by_alias=True),
+    )
