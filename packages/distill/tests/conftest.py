@@ -11,8 +11,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from distill_testkit import SessionWriter, make_brain  # noqa: E402
-from teambrain_schema import BrainLayout, MachineLayout  # noqa: E402
+from distill_testkit import SessionWriter, make_brain
+from teambrain_schema import BrainLayout, MachineLayout
 
 
 @pytest.fixture

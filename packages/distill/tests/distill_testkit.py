@@ -19,7 +19,9 @@ NOW = dt.datetime(2026, 11, 26, 12, 0, tzinfo=dt.UTC)
 
 
 def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+    )
     return done.stdout.strip()
 
 
@@ -80,7 +82,9 @@ class SessionWriter:
     def intent(self, summary: str) -> SessionWriter:
         return self.event("intent", {"summary": summary})
 
-    def tool(self, kind: str, path: str | None = None, exit_code: int | None = None) -> SessionWriter:
+    def tool(
+        self, kind: str, path: str | None = None, exit_code: int | None = None
+    ) -> SessionWriter:
         data: dict[str, Any] = {"kind": kind}
         if path is not None:
             data["path"] = path

@@ -40,7 +40,15 @@ def test_a_committed_session_becomes_a_candidate_with_evidence(brain, machine, s
         commits=[sha[:12]]
     ).write()
     driver = ScriptedDriver(
-        {"s-1": [{"candidates": [proposal("Checkout timeout test needs the fake clock", commits=["C1"])]}]}
+        {
+            "s-1": [
+                {
+                    "candidates": [
+                        proposal("Checkout timeout test needs the fake clock", commits=["C1"])
+                    ]
+                }
+            ]
+        }
     )
     report = run(brain, machine, driver)
     assert report.exit_code == 0
@@ -76,8 +84,15 @@ def test_a_second_run_proposes_nothing_new(brain, machine, session) -> None:
     assert len(list_candidates(machine).candidates) == 1
 
 
-def test_duplicates_of_live_memories_and_within_the_run_are_dropped(brain, machine, session) -> None:
-    add_memory(brain, "01KB2F0A1S9Y4Q7V3C8D5E6F04", "Test checkout timeout is flaky without the fake clock", "Use FakeClock.")
+def test_duplicates_of_live_memories_and_within_the_run_are_dropped(
+    brain, machine, session
+) -> None:
+    add_memory(
+        brain,
+        "01KB2F0A1S9Y4Q7V3C8D5E6F04",
+        "Test checkout timeout is flaky without the fake clock",
+        "Use FakeClock.",
+    )
     session("s-1").intent("Fix the flaky test").tool("test", "t.py", 0).end().write()
     driver = ScriptedDriver(
         {"s-1": [{"candidates": [
@@ -104,7 +119,11 @@ def test_pending_candidates_from_agents_count_as_duplicates(brain, machine, sess
 
     queue_candidate(
         MemoryDraft.model_validate(
-            {"class": "convention", "title": "Run tests with make test", "body": "Never bare pytest."}
+            {
+                "class": "convention",
+                "title": "Run tests with make test",
+                "body": "Never bare pytest.",
+            }
         ),
         "agent",
         machine=machine,
@@ -113,7 +132,17 @@ def test_pending_candidates_from_agents_count_as_duplicates(brain, machine, sess
     report = run(
         brain,
         machine,
-        ScriptedDriver({"s-1": [{"candidates": [proposal("run tests with MAKE test", memory_class="convention")]}]}),
+        ScriptedDriver(
+            {
+                "s-1": [
+                    {
+                        "candidates": [
+                            proposal("run tests with MAKE test", memory_class="convention")
+                        ]
+                    }
+                ]
+            }
+        ),
     )
     assert report.candidates == [] and report.dropped[0].matches[0].reason == "same title"
 
@@ -124,14 +153,18 @@ def test_secrets_in_a_proposal_reject_it(brain, machine, session) -> None:
     report = run(
         brain,
         machine,
-        ScriptedDriver({"s-1": [{"candidates": [proposal("Deploy with the CI token", f"Use {token}.")]}]}),
+        ScriptedDriver(
+            {"s-1": [{"candidates": [proposal("Deploy with the CI token", f"Use {token}.")]}]}
+        ),
     )
     assert report.candidates == []
     assert report.dropped[0].reason == "invalid" and "secret" in report.dropped[0].detail
     assert list_candidates(machine).candidates == []
 
 
-def test_invalid_answers_are_retried_within_the_bound_then_reported(brain, machine, session) -> None:
+def test_invalid_answers_are_retried_within_the_bound_then_reported(
+    brain, machine, session
+) -> None:
     write_config(brain, max_retries=2)
     session("s-1").intent("x").tool("test", "t.py", 0).end().write()
     bad = {"candidates": [proposal("x" * 81)]}
@@ -184,7 +217,9 @@ def test_the_token_cap_is_checked_before_sending(brain, machine, session) -> Non
 
 
 def test_committed_sessions_go_first(brain, machine, session) -> None:
-    session("a-abandoned", start=NOW - dt.timedelta(days=2)).intent("x").tool("edit", "a.py").end("abandoned").write()
+    session("a-abandoned", start=NOW - dt.timedelta(days=2)).intent("x").tool("edit", "a.py").end(
+        "abandoned"
+    ).write()
     session("b-open", start=NOW - dt.timedelta(days=1)).intent("x").tool("edit", "a.py").write()
     session("c-committed").intent("x").tool("edit", "a.py").end().write()
     report = run(brain, machine, ScriptedDriver({}))
@@ -193,7 +228,9 @@ def test_committed_sessions_go_first(brain, machine, session) -> None:
 
 def test_what_is_not_distilled(brain, machine, session) -> None:
     session("other", repo="/somewhere/else").intent("x").tool("edit", "a.py").end().write()
-    session("running", start=NOW - dt.timedelta(minutes=30)).intent("x").tool("edit", "a.py").write()
+    session("running", start=NOW - dt.timedelta(minutes=30)).intent("x").tool(
+        "edit", "a.py"
+    ).write()
     session("old", start=NOW - dt.timedelta(days=10)).intent("x").tool("edit", "a.py").end().write()
     session("empty").end("unknown").write()
     report = run(brain, machine, ScriptedDriver({}), since=NOW - dt.timedelta(days=3))
@@ -209,7 +246,9 @@ def test_sessions_match_the_repository_by_path_or_remote(brain, machine, session
 
     git(brain.repo_root, "remote", "add", "origin", "git@github.com:acme/shop.git")
     session("by-path", repo=str(brain.repo_root)).intent("x").tool("edit", "a.py").end().write()
-    session("by-url", repo="https://github.com/acme/shop").intent("x").tool("edit", "a.py").end().write()
+    session("by-url", repo="https://github.com/acme/shop").intent("x").tool(
+        "edit", "a.py"
+    ).end().write()
     report = run(brain, machine, ScriptedDriver({}))
     assert sorted(r.sid for r in report.sessions) == ["by-path", "by-url"]
 
@@ -218,7 +257,10 @@ def test_dry_run_writes_nothing(brain, machine, session) -> None:
     session("s-1").intent("x").tool("edit", "a.py").end().write()
     before = sorted(p.relative_to(machine.home) for p in machine.home.rglob("*"))
     report = run(
-        brain, machine, ScriptedDriver({"s-1": [{"candidates": [proposal("A fine title")]}]}), dry_run=True
+        brain,
+        machine,
+        ScriptedDriver({"s-1": [{"candidates": [proposal("A fine title")]}]}),
+        dry_run=True,
     )
     assert len(report.candidates) == 1 and report.candidates[0].candidate_id is None
     assert sorted(p.relative_to(machine.home) for p in machine.home.rglob("*")) == before
@@ -252,7 +294,9 @@ def test_an_edited_template_is_used_and_reported(brain, machine, session) -> Non
 
 def test_report_json_is_stable(brain, machine, session) -> None:
     session("s-1").intent("x").tool("edit", "a.py").end().write()
-    report = run(brain, machine, ScriptedDriver({"s-1": [{"candidates": [proposal("A fine title")]}]}))
+    report = run(
+        brain, machine, ScriptedDriver({"s-1": [{"candidates": [proposal("A fine title")]}]})
+    )
     data = report.to_json()
     assert set(data) == {
         "ok", "exit_code", "dry_run", "driver", "model", "prompts", "sessions", "ignored",
@@ -274,7 +318,7 @@ def test_a_corrupt_watermark_is_named_not_ignored(brain, machine, session) -> No
     path = machine.home / "distill" / "watermark.json"
     path.parent.mkdir(parents=True)
     path.write_text("{not json")
-    with pytest.raises(EnvironmentProblem, match="watermark.json: unreadable"):
+    with pytest.raises(EnvironmentProblem, match=r"watermark\.json: unreadable"):
         run(brain, machine, ScriptedDriver({}))
 
 

@@ -9,6 +9,9 @@ from teambrain_schema import DistillConfig
 from ._instructed import InstructedDriver, read_credential, require_module
 from ._request import Request
 
+# Explicit, so the SDK's own environment variables (ANTHROPIC_BASE_URL) never redirect us.
+ANTHROPIC_DEFAULT_URL = "https://api.anthropic.com"
+
 
 class AnthropicDriver(InstructedDriver):
     """Calls the Messages API with the credential from ``distill.api_key_env``."""
@@ -27,9 +30,8 @@ class AnthropicDriver(InstructedDriver):
             "api_key": self._secret,
             "timeout": self.config.timeout_s,
             "max_retries": self.config.max_retries,
+            "base_url": self.config.base_url or ANTHROPIC_DEFAULT_URL,
         }
-        if self.config.base_url:
-            options["base_url"] = self.config.base_url
         if self.http_client is not None:
             options["http_client"] = self.http_client
         return instructor.from_anthropic(anthropic.Anthropic(**options))

@@ -223,6 +223,8 @@ def distill(
     sessions, all_sids = _select_sessions(
         layout, machine, options, watermark=watermark, now=now, report=report
     )
+    if any(f.has_substance for f in sessions):
+        llm.driver  # noqa: B018 -- build it now: a missing credential or SDK stops the run here
     memories = _live_memories(layout)
     pending = list_candidates(machine).candidates
     run = _Run(

@@ -50,7 +50,8 @@ class LLM:
         self.brain_dir = brain_dir
         self.budget = budget or CostBudget.from_config(config)
         self.record = recording_requested() if record is None else record
-        if self.record and config.driver == "fake":
+        replaying = (driver.name if driver is not None else config.driver) == "fake"
+        if self.record and replaying:
             raise UserError(
                 "recording needs a real driver: set distill.driver to anthropic, openai or "
                 "ollama (the fake driver only replays)"

@@ -15,6 +15,8 @@ from ._instructed import InstructedDriver, read_credential, require_module
 from ._request import Request
 
 OLLAMA_DEFAULT_URL = "http://localhost:11434/v1"
+# Explicit, so the SDK's own environment variables (OPENAI_BASE_URL) never redirect us.
+OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 
 
 class OpenAIDriver(InstructedDriver):
@@ -28,8 +30,8 @@ class OpenAIDriver(InstructedDriver):
         super().__init__(config, http_client=http_client)
         self._secret = read_credential(config, required=True)
 
-    def base_url(self) -> str | None:
-        return self.config.base_url
+    def base_url(self) -> str:
+        return self.config.base_url or OPENAI_DEFAULT_URL
 
     def mode(self, instructor: Any) -> Any:
         return instructor.Mode.TOOLS
@@ -41,9 +43,8 @@ class OpenAIDriver(InstructedDriver):
             "api_key": self._secret,
             "timeout": self.config.timeout_s,
             "max_retries": self.config.max_retries,
+            "base_url": self.base_url(),
         }
-        if self.base_url():
-            options["base_url"] = self.base_url()
         if self.http_client is not None:
             options["http_client"] = self.http_client
         return instructor.from_openai(openai.OpenAI(**options), mode=self.mode(instructor))
@@ -70,7 +71,7 @@ class OllamaDriver(OpenAIDriver):
         InstructedDriver.__init__(self, config, http_client=http_client)
         self._secret = read_credential(config, required=False) or "ollama"
 
-    def base_url(self) -> str | None:
+    def base_url(self) -> str:
         return self.config.base_url or OLLAMA_DEFAULT_URL
 
     def mode(self, instructor: Any) -> Any:

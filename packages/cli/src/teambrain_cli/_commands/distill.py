@@ -34,9 +34,11 @@ def _human(report: Any) -> None:
     )
     if report.dry_run:
         header += " Dry run: nothing was written."
+    ignored = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.ignored.items() if n)
     if not report.sessions:
-        ignored = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.ignored.items() if n)
         header = "Nothing to distill: no new sessions" + (f" ({ignored})." if ignored else ".")
+    elif ignored:
+        header += f" Not taken: {ignored}."
     echo(header)
     if report.candidates:
         verb = "Would queue" if report.dry_run else "Queued"
