@@ -8,6 +8,12 @@ PINNED = {
     "prune_sessions", "safe_sid", "mark_session_active", "mark_session_ended", "find_active_session",
     "user_dir", "load_user_config", "record_feedback", "read_feedback", "queue_candidate",
     "list_candidates", "load_candidate", "save_candidate", "validate_draft",
+    # the digest / metrics aggregation
+    "MIN_SESSIONS", "SUPPRESSED", "Figure", "is_shown", "ReportWindow", "resolve_window",
+    "parse_moment", "scan_sessions", "aggregate", "build_digest", "DigestReport",
+    "render_digest", "slack_text", "slack_payload", "write_report", "resolve_slack_webhook",
+    "post_slack", "count_memories", "MetricsSnapshot", "ComponentStatus", "recent_activity",
+    "render_metrics_text", "render_metrics_json",
 }  # fmt: skip
 
 

@@ -198,3 +198,24 @@ def test_symlink_leaving_the_repo_is_a_violation(
     regenerate_index(brain)
     violations = lint_brain(brain).errors
     assert [(v.rule, "outside the repository" in v.message) for v in violations] == [("read", True)]
+
+
+def test_regenerate_index_records_new_retirement_reasons_and_keeps_old_ones(
+    brain: BrainLayout,
+) -> None:
+    from teambrain_schema import parse_retirement_reasons
+
+    _write(brain, f"retired/{ID1}-use-uv.md", new_memory_text(_front(status="retired"), "Use uv."))
+    regenerate_index(brain, {ID1: "we moved to pdm"})
+    _write(
+        brain,
+        f"retired/{ID2}-use-pip.md",
+        new_memory_text(_front(ID2, status="retired", title="Use pip"), "Use pip."),
+        reindex=False,
+    )
+    assert regenerate_index(brain, {ID2: "uv replaced it"})
+    assert parse_retirement_reasons(brain.index_md.read_text()) == {
+        ID1: "we moved to pdm",
+        ID2: "uv replaced it",
+    }
+    assert lint_brain(brain).ok

@@ -2,7 +2,7 @@
 personal data under ``user/``.
 
 Names load lazily so the hook path (``append_event`` and friends) imports only the standard
-library; candidate handling needs pydantic and loads it when first used.
+library; candidate handling and the digest aggregation need pydantic and load it when first used.
 """
 
 from __future__ import annotations
@@ -38,6 +38,45 @@ _EXPORTS: dict[str, str] = {
     "list_candidates": "_candidates",
     "load_candidate": "_candidates",
     "CandidateList": "_candidates",
+    # the digest and metrics aggregation (pydantic, loaded only when used)
+    "ReportWindow": "_digest_window",
+    "resolve_window": "_digest_window",
+    "parse_moment": "_digest_window",
+    "MIN_SESSIONS": "_digest_cells",
+    "SUPPRESSED": "_digest_cells",
+    "Suppressed": "_digest_cells",
+    "Figure": "_digest_cells",
+    "is_shown": "_digest_cells",
+    "fold_small_cells": "_digest_cells",
+    "hide_small_cells": "_digest_cells",
+    "SessionSummary": "_digest",
+    "summarise_session": "_digest",
+    "SpoolScan": "_digest",
+    "scan_sessions": "_digest",
+    "DigestReport": "_digest",
+    "BucketFigures": "_digest",
+    "aggregate": "_digest",
+    "build_digest": "_digest",
+    "ReportFormat": "_digest_render",
+    "REPORT_FORMATS": "_digest_render",
+    "render_digest": "_digest_render",
+    "slack_text": "_digest_render",
+    "slack_payload": "_digest_render",
+    "write_report": "_digest_render",
+    "report_path_problem": "_digest_render",
+    "format_figure": "_digest_render",
+    "sparkline": "_digest_render",
+    "SlackWebhook": "_digest_slack",
+    "WebhookLookup": "_digest_slack",
+    "resolve_slack_webhook": "_digest_slack",
+    "post_slack": "_digest_slack",
+    "MemoryCounts": "_digest_metrics",
+    "count_memories": "_digest_metrics",
+    "ComponentStatus": "_digest_metrics",
+    "MetricsSnapshot": "_digest_metrics",
+    "recent_activity": "_digest_metrics",
+    "render_metrics_text": "_digest_metrics",
+    "render_metrics_json": "_digest_metrics",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -69,6 +108,56 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         queue_candidate as queue_candidate,
         save_candidate as save_candidate,
         validate_draft as validate_draft,
+    )
+    from ._digest import (
+        BucketFigures as BucketFigures,
+        DigestReport as DigestReport,
+        SessionSummary as SessionSummary,
+        SpoolScan as SpoolScan,
+        aggregate as aggregate,
+        build_digest as build_digest,
+        scan_sessions as scan_sessions,
+        summarise_session as summarise_session,
+    )
+    from ._digest_cells import (
+        MIN_SESSIONS as MIN_SESSIONS,
+        SUPPRESSED as SUPPRESSED,
+        Figure as Figure,
+        Suppressed as Suppressed,
+        fold_small_cells as fold_small_cells,
+        hide_small_cells as hide_small_cells,
+        is_shown as is_shown,
+    )
+    from ._digest_metrics import (
+        ComponentStatus as ComponentStatus,
+        MemoryCounts as MemoryCounts,
+        MetricsSnapshot as MetricsSnapshot,
+        count_memories as count_memories,
+        recent_activity as recent_activity,
+        render_metrics_json as render_metrics_json,
+        render_metrics_text as render_metrics_text,
+    )
+    from ._digest_render import (
+        REPORT_FORMATS as REPORT_FORMATS,
+        ReportFormat as ReportFormat,
+        format_figure as format_figure,
+        render_digest as render_digest,
+        report_path_problem as report_path_problem,
+        slack_payload as slack_payload,
+        slack_text as slack_text,
+        sparkline as sparkline,
+        write_report as write_report,
+    )
+    from ._digest_slack import (
+        SlackWebhook as SlackWebhook,
+        WebhookLookup as WebhookLookup,
+        post_slack as post_slack,
+        resolve_slack_webhook as resolve_slack_webhook,
+    )
+    from ._digest_window import (
+        ReportWindow as ReportWindow,
+        parse_moment as parse_moment,
+        resolve_window as resolve_window,
     )
     from ._spool import (
         JoinKeys as JoinKeys,

@@ -1,3 +1,107 @@
-"""teambrain retrieval: hybrid FTS5 + vector search over the team brain on SQLite."""
+"""teambrain retrieval: hybrid FTS5 + vector search over the team brain on SQLite.
 
-__all__: list[str] = []
+The entry point is :func:`open_retriever`, which gives a :class:`Retriever` for one brain:
+``search``, ``search_paths``, ``context``, ``similar``, ``memory``, ``refresh``, ``rebuild``,
+``stats``. :class:`SqliteBackend` is the contract's RetrievalBackend underneath. Embedders
+plug in through :func:`register_embedder`.
+
+Names load lazily, so importing this package costs nothing until a name is used (apsw, numpy
+and onnxruntime load later still, when a search or an embedding needs them).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    # the facade
+    "open_retriever": "_retriever",
+    "Retriever": "_retriever",
+    "Hit": "_retriever",
+    "Similar": "_retriever",
+    "ContextPack": "_retriever",
+    "RefreshReport": "_retriever",
+    "brain_id_for": "_retriever",
+    "DUPLICATE_COSINE": "_retriever",
+    "Situation": "_situation",
+    "gather_situation": "_situation",
+    # the backend and its pieces
+    "SqliteBackend": "_backend",
+    "ServedBrain": "_backend",
+    "fuse_rrf": "_fusion",
+    "RRF_K": "_fusion",
+    "CANDIDATES": "_fusion",
+    "sanitise_fts_query": "_query",
+    "query_terms": "_query",
+    "trim_to_budget": "_trim",
+    "Trimmed": "_trim",
+    "extract_mentions": "_pathmatch",
+    "path_score": "_pathmatch",
+    # embedders
+    "Embedder": "_embedders",
+    "EmbedderUnavailable": "_embedders",
+    "register_embedder": "_embedders",
+    "embedder_providers": "_embedders",
+    "make_embedder": "_embedders",
+    "HashEmbedder": "_embedders",
+    "FailingEmbedder": "_embedders",
+    "LocalOnnxEmbedder": "_local",
+    "LocalModel": "_local",
+    "LOCAL_MODELS": "_local",
+    "DEFAULT_LOCAL_MODEL": "_local",
+}
+
+# The local provider registers itself when its module loads; make sure it has.
+_REGISTERING = ("_local",)
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    for registering in _REGISTERING:
+        importlib.import_module(f".{registering}", __name__)
+    value = getattr(importlib.import_module(f".{module_name}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:  # explicit re-exports for type checkers
+    from ._backend import ServedBrain as ServedBrain, SqliteBackend as SqliteBackend
+    from ._embedders import (
+        Embedder as Embedder,
+        EmbedderUnavailable as EmbedderUnavailable,
+        FailingEmbedder as FailingEmbedder,
+        HashEmbedder as HashEmbedder,
+        embedder_providers as embedder_providers,
+        make_embedder as make_embedder,
+        register_embedder as register_embedder,
+    )
+    from ._fusion import CANDIDATES as CANDIDATES, RRF_K as RRF_K, fuse_rrf as fuse_rrf
+    from ._local import (
+        DEFAULT_LOCAL_MODEL as DEFAULT_LOCAL_MODEL,
+        LOCAL_MODELS as LOCAL_MODELS,
+        LocalModel as LocalModel,
+        LocalOnnxEmbedder as LocalOnnxEmbedder,
+    )
+    from ._pathmatch import extract_mentions as extract_mentions, path_score as path_score
+    from ._query import query_terms as query_terms, sanitise_fts_query as sanitise_fts_query
+    from ._retriever import (
+        DUPLICATE_COSINE as DUPLICATE_COSINE,
+        ContextPack as ContextPack,
+        Hit as Hit,
+        RefreshReport as RefreshReport,
+        Retriever as Retriever,
+        Similar as Similar,
+        brain_id_for as brain_id_for,
+        open_retriever as open_retriever,
+    )
+    from ._situation import Situation as Situation, gather_situation as gather_situation
+    from ._trim import Trimmed as Trimmed, trim_to_budget as trim_to_budget

@@ -45,6 +45,10 @@ _EXPORTS: dict[str, str] = {
     "redact_secrets": "_secrets",
     "has_secret": "_secrets",
     "shannon_entropy": "_secrets",
+    # _injection (stdlib)
+    "InjectionFinding": "_injection",
+    "find_injections": "_injection",
+    "has_injection": "_injection",
     "RENDER_PREFIX": "_render",
     "render_memory": "_render",
     "sanitise_body": "_render",
@@ -235,6 +239,11 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         IndexEntry as IndexEntry,
         parse_retirement_reasons as parse_retirement_reasons,
         render_index as render_index,
+    )
+    from ._injection import (
+        InjectionFinding as InjectionFinding,
+        find_injections as find_injections,
+        has_injection as has_injection,
     )
     from ._lint import (
         LintReport as LintReport,

@@ -4,6 +4,7 @@ and INDEX.md. Each violation is one line ``path:line: rule: message``."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
@@ -68,15 +69,16 @@ class LintReport:
         }
 
 
-def expected_index_text(brain: Brain) -> str:
-    """What INDEX.md must contain for ``brain`` (retirement reasons carried over)."""
+def expected_index_text(brain: Brain, reasons: Mapping[str, str] | None = None) -> str:
+    """What INDEX.md must contain for ``brain``: retirement reasons carried over from the
+    existing INDEX.md, with ``reasons`` (memory id → reason) added or replacing them."""
     index_path = brain.layout.index_md
     existing = index_path.read_text("utf-8", errors="replace") if index_path.is_file() else ""
     active = [
         f.index_entry() for f in brain.active if f.document and f.document.front.status == "active"
     ]
     retired = [f.index_entry() for f in brain.retired]
-    return render_index(active, retired, parse_retirement_reasons(existing))
+    return render_index(active, retired, {**parse_retirement_reasons(existing), **(reasons or {})})
 
 
 def lint_brain(layout: BrainLayout, *, today: dt.date | None = None) -> LintReport:
@@ -329,11 +331,12 @@ def _lint_budget(
         )
 
 
-def regenerate_index(layout: BrainLayout) -> bool:
-    """Rewrite INDEX.md from the memory files; True when its content changed."""
+def regenerate_index(layout: BrainLayout, reasons: Mapping[str, str] | None = None) -> bool:
+    """Rewrite INDEX.md from the memory files (``reasons``: retirement reasons to record, by
+    memory id); True when its content changed."""
     from ._atomic import write_text_atomic
 
-    text = expected_index_text(load_brain(layout))
+    text = expected_index_text(load_brain(layout), reasons)
     path = layout.index_md
     if path.is_file() and path.read_text("utf-8", errors="replace") == text:
         return False

@@ -101,6 +101,11 @@ class MachineLayout:
     def heartbeat(self) -> Path:
         return self.logs / "heartbeat.json"
 
+    @property
+    def proposals(self) -> Path:
+        """Patches of proposals not sent as pull requests (``tb propose``, ``tb retire``)."""
+        return self.home / "proposals"
+
     def session_file(self, sid: str) -> Path:
         """The spool file of session ``sid`` (``sid`` must already be file-name safe)."""
         return self.sessions / f"{sid}.jsonl"

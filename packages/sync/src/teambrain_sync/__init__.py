@@ -1,3 +1,106 @@
-"""teambrain sync: git plumbing for proposal branches, PRs, retirement and time travel."""
+"""teambrain sync: git plumbing for proposal branches, PRs, retirement and time travel.
 
-__all__: list[str] = []
+Everything goes through the git CLI (argument lists, no shell) and never touches the user's work
+tree, index or HEAD: proposals are committed with a temporary index onto a new branch, and past
+brains are read from git's object store into temporary directories. Sync imports only
+``teambrain_schema``, whose machine layout has no ``user/`` directory; :func:`prove_user_dir_untouched`
+turns that into evidence with an audit hook.
+"""
+
+from ._audit import UserDirTouched, prove_user_dir_untouched, watch_directory
+from ._git import GitFailed, GitRepo, git_env, open_repo, run_git
+from ._memories import (
+    KnownMemory,
+    NewMemory,
+    ProposalCheck,
+    Retirement,
+    add_memory,
+    check_proposal,
+    clean_reason,
+    known_memories,
+    pending_proposals,
+    refresh_index,
+    retire_memory,
+)
+from ._proposals import (
+    ProposedItem,
+    RetireOutcome,
+    proposal_message,
+    propose_branch_name,
+    propose_retirement,
+    retire_branch_name,
+    retire_message,
+)
+from ._review import (
+    ReviewRequest,
+    ReviewTarget,
+    choose_target,
+    gh_ready,
+    open_pull_request,
+    push_branch,
+    push_remote,
+    send_for_review,
+    write_patch,
+)
+from ._snapshot import (
+    BrainSnapshot,
+    ResolvedCommit,
+    brain_at,
+    commit_at,
+    has_brain,
+    materialise_brain,
+    parse_timestamp,
+    read_blobs,
+    resolve_commit,
+)
+from ._workspace import BrainWorkspace, check_branch_name, open_workspace
+
+__all__ = [
+    "BrainSnapshot",
+    "BrainWorkspace",
+    "GitFailed",
+    "GitRepo",
+    "KnownMemory",
+    "NewMemory",
+    "ProposalCheck",
+    "ProposedItem",
+    "ResolvedCommit",
+    "RetireOutcome",
+    "Retirement",
+    "ReviewRequest",
+    "ReviewTarget",
+    "UserDirTouched",
+    "add_memory",
+    "brain_at",
+    "check_branch_name",
+    "check_proposal",
+    "choose_target",
+    "clean_reason",
+    "commit_at",
+    "gh_ready",
+    "git_env",
+    "has_brain",
+    "known_memories",
+    "materialise_brain",
+    "open_pull_request",
+    "open_repo",
+    "open_workspace",
+    "parse_timestamp",
+    "pending_proposals",
+    "proposal_message",
+    "propose_branch_name",
+    "propose_retirement",
+    "prove_user_dir_untouched",
+    "push_branch",
+    "push_remote",
+    "read_blobs",
+    "refresh_index",
+    "resolve_commit",
+    "retire_branch_name",
+    "retire_memory",
+    "retire_message",
+    "run_git",
+    "send_for_review",
+    "watch_directory",
+    "write_patch",
+]

@@ -1,0 +1,184 @@
+"""``tb metrics``: a local health and context-efficiency snapshot.
+
+The session figures are the digest's (the same aggregation, the same suppression) over the last
+seven days. Memory counts come from the brain's files. The index, the serve heartbeat and the
+embedder belong to other packages: the front end asks them and hands their answers in as
+:class:`ComponentStatus` values, so this module stays below them in the layers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from teambrain_schema import Brain, MachineLayout
+
+from ._digest import DigestReport, build_digest
+from ._digest_cells import MIN_SESSIONS, SUPPRESSED_MARK, as_json
+from ._digest_render import SUPPRESSION_NOTE, format_figure
+from ._digest_window import resolve_window
+
+METRICS_VERSION = 1
+METRICS_WINDOW = "7d"
+
+Fact = str | int | float | bool | None
+
+
+@dataclass(frozen=True)
+class MemoryCounts:
+    """The brain's memory files by state, as agents are served them today."""
+
+    active: int  # served: status active, TTL not run out, not superseded by an active memory
+    required: int  # of the active ones, priority required (always served)
+    expired: int  # still under memories/ but past their TTL
+    superseded: int  # still under memories/ but superseded by an active memory
+    retired: int  # under retired/
+    unreadable: int  # files lint rejects outright (not counted above)
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "active": self.active,
+            "required": self.required,
+            "expired": self.expired,
+            "superseded": self.superseded,
+            "retired": self.retired,
+            "unreadable": self.unreadable,
+        }
+
+
+def count_memories(brain: Brain, today: dt.date | None = None) -> MemoryCounts:
+    """Count ``brain``'s memories the way retrieval filters them (``today`` in UTC)."""
+    day = today or dt.datetime.now(dt.UTC).date()
+    live = []
+    expired = 0
+    for brain_file in brain.active:
+        assert brain_file.document is not None
+        front = brain_file.document.front
+        if front.status != "active":
+            continue
+        if front.is_expired(day):
+            expired += 1
+        else:
+            live.append(front)
+    superseded_ids = {old for front in live for old in front.supersedes}
+    served = [front for front in live if front.id not in superseded_ids]
+    return MemoryCounts(
+        active=len(served),
+        required=sum(front.priority == "required" for front in served),
+        expired=expired,
+        superseded=len(live) - len(served),
+        retired=len(brain.retired),
+        unreadable=len(brain.problems),
+    )
+
+
+@dataclass(frozen=True)
+class ComponentStatus:
+    """What another part of teambrain reported about itself: a one-word state, one line for
+    people, and the facts behind it for ``--json``."""
+
+    state: str
+    detail: str
+    facts: Mapping[str, Fact] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Fact]:
+        return {**dict(self.facts), "state": self.state, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class MetricsSnapshot:
+    """Everything ``tb metrics`` shows."""
+
+    generated: dt.datetime
+    brain: str | None  # repository root of the brain, None outside one
+    memories: MemoryCounts | None
+    index: ComponentStatus
+    serve: ComponentStatus
+    embedder: ComponentStatus
+    recent: DigestReport  # the digest aggregation over the last seven days
+
+    def to_json(self) -> dict[str, Any]:
+        """The snapshot as plain JSON data (suppressed cells are the string ``"<5"``)."""
+        recent = self.recent
+        digest = recent.to_json()
+        return {
+            "ok": True,
+            "report": "teambrain-metrics",
+            "version": METRICS_VERSION,
+            "generated": digest["generated"],
+            "brain": self.brain,
+            "memories": self.memories.to_json() if self.memories else None,
+            "index": self.index.to_json(),
+            "serve": self.serve.to_json(),
+            "embedder": self.embedder.to_json(),
+            "last_7_days": {
+                "since": digest["window"]["since"],
+                "until": digest["window"]["until"],
+                "sessions": as_json(recent.sessions),
+                "sessions_with_memory": as_json(recent.sessions_with_memory),
+                "sessions_without_memory": as_json(recent.sessions_without_memory),
+                "retrievals": as_json(recent.retrievals),
+                "avg_context_tokens": as_json(recent.avg_context_tokens),
+                "feedback_votes": as_json(recent.feedback_votes),
+                "feedback_useful_pct": as_json(recent.feedback_useful_pct),
+                "explore_per_session_with_memory": as_json(recent.explore_per_session_with_memory),
+                "explore_per_session_without_memory": as_json(
+                    recent.explore_per_session_without_memory
+                ),
+            },
+            "spool": {
+                "torn_lines": recent.torn_lines,
+                "invalid_events": recent.invalid_events,
+                "unreadable_files": recent.unreadable_files,
+            },
+            "suppression": {"min_sessions": MIN_SESSIONS, "marker": SUPPRESSED_MARK},
+        }
+
+
+def recent_activity(machine: MachineLayout, *, now: dt.datetime | None = None) -> DigestReport:
+    """The digest aggregation over the last seven days, all repositories of this machine."""
+    window = resolve_window(METRICS_WINDOW, None, now=now)
+    return build_digest(machine, window, now=now)
+
+
+def render_metrics_text(snapshot: MetricsSnapshot) -> str:
+    """The snapshot for a terminal."""
+    recent = snapshot.recent
+    if snapshot.memories is None:
+        memories = "no brain here (run inside a repository with .teambrain/)"
+    else:
+        m = snapshot.memories
+        memories = (
+            f"{m.active} active ({m.required} required) · {m.expired} expired · "
+            f"{m.superseded} superseded · {m.retired} retired"
+        )
+        if m.unreadable:
+            memories += f" · {m.unreadable} unreadable (run `tb lint`)"
+    lines = [
+        f"teambrain metrics{' · ' + snapshot.brain if snapshot.brain else ''}",
+        f"Memories     {memories}",
+        f"Index        {snapshot.index.state} — {snapshot.index.detail}",
+        f"Serve        {snapshot.serve.state} — {snapshot.serve.detail}",
+        f"Embedder     {snapshot.embedder.state} — {snapshot.embedder.detail}",
+        f"Last 7 days  {format_figure(recent.sessions)} sessions · "
+        f"{format_figure(recent.sessions_with_memory)} with memory · "
+        f"{format_figure(recent.retrievals)} retrievals",
+        f"             avg context {format_figure(recent.avg_context_tokens, ' tokens')} · "
+        f"feedback {format_figure(recent.feedback_useful_pct, '%')} useful of "
+        f"{format_figure(recent.feedback_votes)} votes",
+        f"             explore calls per session: "
+        f"{format_figure(recent.explore_per_session_with_memory)} with memory · "
+        f"{format_figure(recent.explore_per_session_without_memory)} without",
+        f"Spool        {recent.torn_lines} torn line(s) · {recent.invalid_events} invalid "
+        f"event(s) · {recent.unreadable_files} unreadable file(s) skipped",
+        SUPPRESSION_NOTE,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def render_metrics_json(snapshot: MetricsSnapshot) -> str:
+    """The snapshot as stable, key-sorted JSON."""
+    return json.dumps(snapshot.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"

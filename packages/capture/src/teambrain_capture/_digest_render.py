@@ -1,0 +1,359 @@
+"""The digest's output formats: terminal text, Markdown, JSON and a Slack message.
+
+Every renderer reads only the already-suppressed :class:`DigestReport` (and, optionally, memory
+titles from the brain), so no format can show a figure another hides. Numbers appear exactly as
+the JSON holds them; charts draw shown figures only and mark suppressed ones with ``·``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from teambrain_schema import BRAIN_DIRNAME, UserError, write_text_atomic
+
+from ._digest import DigestReport
+from ._digest_cells import MIN_SESSIONS, SUPPRESSED_MARK, Figure, is_shown
+
+ReportFormat = Literal["text", "markdown", "json"]
+REPORT_FORMATS: tuple[ReportFormat, ...] = ("text", "markdown", "json")
+SPARK_LEVELS = "▁▂▃▄▅▆▇█"
+HIDDEN_GLYPH = "·"
+BAR_GLYPH = "█"
+BAR_WIDTH = 20
+
+
+def format_figure(value: Figure, unit: str = "") -> str:
+    """A figure for people: the number as JSON holds it (``870.0`` → ``870``), or ``<5``."""
+    if not is_shown(value):
+        return SUPPRESSED_MARK
+    assert isinstance(value, (int, float))
+    text = str(int(value)) if float(value).is_integer() else str(value)
+    return f"{text}{unit}"
+
+
+def sparkline(values: Sequence[Figure]) -> str:
+    """One glyph per value, scaled to the largest shown one; ``·`` where a value is hidden."""
+    shown = [float(v) for v in values if isinstance(v, (int, float))]
+    top = max(shown, default=0.0)
+    glyphs = []
+    for value in values:
+        if not isinstance(value, (int, float)):
+            glyphs.append(HIDDEN_GLYPH)
+        elif top <= 0:
+            glyphs.append(SPARK_LEVELS[0])
+        else:
+            glyphs.append(SPARK_LEVELS[round(float(value) / top * (len(SPARK_LEVELS) - 1))])
+    return "".join(glyphs)
+
+
+def bar(value: Figure, top: float, width: int = BAR_WIDTH) -> str:
+    """A horizontal bar for a shown value (at least one block when above zero), ``·`` if hidden."""
+    if not isinstance(value, (int, float)):
+        return HIDDEN_GLYPH
+    if top <= 0 or value <= 0:
+        return ""
+    return BAR_GLYPH * max(1, round(float(value) / top * width))
+
+
+def _top(values: Sequence[Figure]) -> float:
+    return max((float(v) for v in values if isinstance(v, (int, float))), default=0.0)
+
+
+def _breakdown(cells: Mapping[str, Figure]) -> str:
+    if not cells:
+        return "none"
+    return " · ".join(f"{key} {format_figure(value)}" for key, value in cells.items())
+
+
+def _window_line(report: DigestReport) -> str:
+    since = report.window.since.strftime("%Y-%m-%d %H:%M")
+    until = report.window.until.strftime("%Y-%m-%d %H:%M")
+    return f"{since} → {until} UTC ({format_figure(round(report.window.days, 2))} days)"
+
+
+def _scope(report: DigestReport) -> str:
+    return report.repo or "all repositories"
+
+
+def _bucket_label(report: DigestReport, start: dt.date) -> str:
+    if report.bucket_days == 1:
+        return f"{start:%a %Y-%m-%d}"
+    return f"week of {start:%Y-%m-%d}"
+
+
+def _memory_label(memory_id: str, titles: Mapping[str, str] | None) -> str:
+    title = (titles or {}).get(memory_id)
+    return f"{memory_id} ({title})" if title else memory_id
+
+
+def _explore_line(report: DigestReport) -> str:
+    line = (
+        f"{format_figure(report.explore_per_session_with_memory)} with memory · "
+        f"{format_figure(report.explore_per_session_without_memory)} without"
+    )
+    if is_shown(report.explore_change_pct):
+        line += f" ({format_figure(report.explore_change_pct, '%')})"
+    return line
+
+
+def _spool_line(report: DigestReport) -> str:
+    return (
+        f"{report.torn_lines} torn line(s) skipped · {report.invalid_events} invalid event(s) "
+        f"skipped · {report.unreadable_files} unreadable file(s)"
+    )
+
+
+SUPPRESSION_NOTE = (
+    f"Figures over fewer than {MIN_SESSIONS} sessions show {SUPPRESSED_MARK}; so do cells that "
+    "would let one be worked out by subtraction."
+)
+
+
+def render_digest_text(report: DigestReport, titles: Mapping[str, str] | None = None) -> str:
+    """The digest for a terminal."""
+    spark_sessions = sparkline([b.sessions for b in report.buckets])
+    spark_retrievals = sparkline([b.retrievals for b in report.buckets])
+    per = "day" if report.bucket_days == 1 else "week"
+    lines = [
+        f"teambrain digest · {_scope(report)}",
+        _window_line(report),
+        "",
+        f"Sessions             {format_figure(report.sessions)}",
+        f"  by tool            {_breakdown(report.by_tool)}",
+        f"  by model           {_breakdown(report.by_model)}",
+        f"  by outcome         {_breakdown(report.by_outcome)}",
+        f"  median duration    {format_figure(report.median_duration_min, ' min')}",
+        f"  median turns       {format_figure(report.median_turns)}",
+        f"  per {per:<15}{spark_sessions}",
+        "Memory",
+        f"  sessions with      {format_figure(report.sessions_with_memory)}"
+        f" (without: {format_figure(report.sessions_without_memory)})",
+        f"  retrievals         {format_figure(report.retrievals)}"
+        f" ({_breakdown(report.retrievals_by_via)})",
+        f"  per {per:<15}{spark_retrievals}",
+        f"  avg context size   {format_figure(report.avg_context_tokens, ' tokens')}",
+    ]
+    if report.top_memories:
+        lines.append("  most retrieved")
+        lines.extend(
+            f"    {count:>4} sessions  {_memory_label(mid, titles)}"
+            for mid, count in report.top_memories
+        )
+    lines += [
+        "Context efficiency",
+        f"  explore calls per session  {_explore_line(report)}",
+        "Feedback",
+        f"  votes {format_figure(report.feedback_votes)} · useful "
+        f"{format_figure(report.feedback_useful_pct, '%')}",
+        "Candidates",
+        f"  proposed {format_figure(report.candidates_proposed)} in "
+        f"{format_figure(report.sessions_proposing)} sessions",
+        "Tests",
+        f"  runs {format_figure(report.test_runs)} in {format_figure(report.sessions_with_tests)}"
+        f" sessions · failures {format_figure(report.test_failures)} in "
+        f"{format_figure(report.sessions_with_test_failures)} sessions",
+        "Spool",
+        f"  {_spool_line(report)}",
+        "",
+        SUPPRESSION_NOTE,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _md_table(
+    header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str]
+) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
+    lines.extend("| " + " | ".join(row) + " |" for row in rows)
+    return lines
+
+
+def _code(text: str) -> str:
+    return f"`{text}`" if text else ""
+
+
+def _md_bars(title: str, cells: Mapping[str, Figure]) -> list[str]:
+    if not cells:
+        return [f"No {title} in this window.", ""]
+    top = _top(list(cells.values()))
+    rows = [[f"`{key}`", format_figure(value), bar(value, top)] for key, value in cells.items()]
+    return [*_md_table([title, "sessions", ""], rows, ["---", "---:", "---"]), ""]
+
+
+def render_digest_markdown(report: DigestReport, titles: Mapping[str, str] | None = None) -> str:
+    """The digest as a Markdown document: summary table, per-day charts, breakdown bars."""
+    figures = [
+        ("Sessions", format_figure(report.sessions)),
+        ("Median duration", format_figure(report.median_duration_min, " min")),
+        ("Median turns", format_figure(report.median_turns)),
+        ("Sessions with memory retrieved", format_figure(report.sessions_with_memory)),
+        ("Sessions without memory retrieved", format_figure(report.sessions_without_memory)),
+        ("Memory retrievals", format_figure(report.retrievals)),
+        ("Average context size", format_figure(report.avg_context_tokens, " tokens")),
+        ("Feedback votes", format_figure(report.feedback_votes)),
+        ("Feedback: useful", format_figure(report.feedback_useful_pct, "%")),
+        ("Candidates proposed", format_figure(report.candidates_proposed)),
+        ("Sessions proposing", format_figure(report.sessions_proposing)),
+        ("Test runs", format_figure(report.test_runs)),
+        ("Sessions running tests", format_figure(report.sessions_with_tests)),
+        ("Test failures", format_figure(report.test_failures)),
+        ("Sessions with failing tests", format_figure(report.sessions_with_test_failures)),
+    ]
+    per = "day" if report.bucket_days == 1 else "week"
+    sessions = [b.sessions for b in report.buckets]
+    retrievals = [b.retrievals for b in report.buckets]
+    lines = [
+        f"# teambrain digest — {_scope(report)}",
+        "",
+        f"{_window_line(report)}. {SUPPRESSION_NOTE}",
+        "",
+        "## Summary",
+        "",
+        *_md_table(["figure", "value"], [list(row) for row in figures], ["---", "---:"]),
+        "",
+        f"## Trend per {per}",
+        "",
+        f"Sessions `{sparkline(sessions)}` · memory retrievals `{sparkline(retrievals)}` "
+        f"(`{HIDDEN_GLYPH}` hidden)",
+        "",
+    ]
+    top_sessions, top_retrievals = _top(sessions), _top(retrievals)
+    rows = [
+        [
+            _bucket_label(report, b.start),
+            format_figure(b.sessions),
+            _code(bar(b.sessions, top_sessions, 12)),
+            format_figure(b.retrievals),
+            _code(bar(b.retrievals, top_retrievals, 12)),
+        ]
+        for b in report.buckets
+    ]
+    lines += _md_table(
+        [per, "sessions", "", "retrievals", ""], rows, ["---", "---:", "---", "---:", "---"]
+    )
+    lines += ["", "## Sessions by tool, model and outcome", ""]
+    lines += _md_bars("tool", report.by_tool)
+    lines += _md_bars("model", report.by_model)
+    lines += _md_bars("outcome", report.by_outcome)
+    lines += ["## Memory", ""]
+    lines += [f"Retrievals by call: {_breakdown(report.retrievals_by_via)}.", ""]
+    if report.top_memories:
+        top = float(report.top_memories[0][1])
+        lines += _md_table(
+            ["most retrieved memory", "sessions", ""],
+            [
+                [f"`{_memory_label(mid, titles)}`", str(count), bar(count, top, 12)]
+                for mid, count in report.top_memories
+            ],
+            ["---", "---:", "---"],
+        )
+    else:
+        lines.append(f"No memory was retrieved in {MIN_SESSIONS} or more sessions.")
+    with_value = report.explore_per_session_with_memory
+    without_value = report.explore_per_session_without_memory
+    top_explore = _top([with_value, without_value])
+    lines += [
+        "",
+        "## Context efficiency",
+        "",
+        "Explore tool calls (read, grep, glob) per session — fewer means the agent had to look "
+        "around less:",
+        "",
+        *_md_table(
+            ["sessions", "explore calls per session", ""],
+            [
+                ["with memory retrieved", format_figure(with_value), bar(with_value, top_explore)],
+                ["without", format_figure(without_value), bar(without_value, top_explore)],
+            ],
+            ["---", "---:", "---"],
+        ),
+        "",
+    ]
+    if is_shown(report.explore_change_pct):
+        lines += [f"Change with memory: {format_figure(report.explore_change_pct, '%')}.", ""]
+    lines += ["## Spool", "", f"{_spool_line(report)}.", ""]
+    return "\n".join(lines)
+
+
+def render_digest_json(report: DigestReport) -> str:
+    """The digest as stable, key-sorted JSON."""
+    return json.dumps(report.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def render_digest(
+    report: DigestReport, fmt: ReportFormat, titles: Mapping[str, str] | None = None
+) -> str:
+    """The digest in ``fmt`` (text, markdown or json)."""
+    if fmt == "json":
+        return render_digest_json(report)
+    if fmt == "markdown":
+        return render_digest_markdown(report, titles)
+    return render_digest_text(report, titles)
+
+
+def slack_text(report: DigestReport, titles: Mapping[str, str] | None = None) -> str:
+    """The digest as a short Slack message (mrkdwn, before Slack's escaping)."""
+    since = report.window.since.strftime("%Y-%m-%d")
+    until = report.window.until.strftime("%Y-%m-%d")
+    lines = [
+        f"*teambrain digest* · {_scope(report)} · {since} → {until}",
+        f"• *{format_figure(report.sessions)}* sessions ({_breakdown(report.by_tool)}) · "
+        f"outcomes: {_breakdown(report.by_outcome)} · median "
+        f"{format_figure(report.median_duration_min, ' min')}, "
+        f"{format_figure(report.median_turns)} turns",
+        f"• Memory retrieved in *{format_figure(report.sessions_with_memory)}* sessions · "
+        f"{format_figure(report.retrievals)} retrievals · avg context "
+        f"{format_figure(report.avg_context_tokens, ' tokens')}",
+        f"• Explore calls per session: {_explore_line(report)}",
+        f"• Feedback: {format_figure(report.feedback_useful_pct, '%')} useful of "
+        f"{format_figure(report.feedback_votes)} votes · "
+        f"{format_figure(report.candidates_proposed)} candidates proposed",
+        f"• Tests: {format_figure(report.test_runs)} runs, "
+        f"{format_figure(report.test_failures)} failures",
+    ]
+    if report.top_memories:
+        mid, count = report.top_memories[0]
+        lines.append(f"• Most retrieved: `{_memory_label(mid, titles)}` ({count} sessions)")
+    per = "day" if report.bucket_days == 1 else "week"
+    lines.append(f"Sessions per {per} `{sparkline([b.sessions for b in report.buckets])}`")
+    lines.append(f"_{SUPPRESSION_NOTE}_")
+    return "\n".join(lines)
+
+
+def slack_payload(text: str) -> dict[str, Any]:
+    """An incoming-webhook payload for ``text``: ``&``, ``<`` and ``>`` escaped as Slack asks
+    (``<5`` would otherwise start a link)."""
+    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return {"text": escaped}
+
+
+def report_path_problem(path: Path) -> str | None:
+    """Why a derived report must not be written at ``path`` (None when it may).
+
+    Reports are derived files: inside a brain (``.teambrain/``) they would be reviewed,
+    committed and — under ``memories/`` — indexed and served to agents as team memory."""
+    resolved = path.expanduser().resolve()
+    if BRAIN_DIRNAME in resolved.parts:
+        return (
+            f"{path}: reports are derived files and are never written inside a brain "
+            f"({BRAIN_DIRNAME}/); choose a path outside it"
+        )
+    if resolved.is_dir():
+        return f"{path}: is a directory; give a file name"
+    if not resolved.parent.is_dir():
+        return f"{path}: directory {resolved.parent} does not exist"
+    return None
+
+
+def write_report(path: Path, text: str) -> Path:
+    """Write a derived report atomically; :class:`UserError` when ``path`` is not allowed."""
+    problem = report_path_problem(path)
+    if problem:
+        raise UserError(problem)
+    target = path.expanduser().resolve()
+    write_text_atomic(target, text)
+    return target

@@ -1,0 +1,621 @@
+"""The contract's RetrievalBackend on SQLite: FTS5 BM25 ∪ vectors → RRF → filters.
+
+One index.db serves several brains; a backend instance serves a chosen set of them
+(:class:`ServedBrain`: a brain id and the scopes it may serve), so results never mix with
+other repositories'. Filters are applied inside each candidate query (a filtered-out memory
+never takes one of the 40 candidate slots), which gives the same answer as filtering after
+fusion, only fuller.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import sys
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import apsw
+
+from ._db import now_iso
+from ._embedders import EmbedderUnavailable
+from ._fusion import CANDIDATES, RRF_K, fuse_rrf
+from ._pathmatch import extract_mentions
+from ._query import sanitise_fts_query
+from ._scan import is_retired_path
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+    from teambrain_schema import IndexableDoc, IndexStats, Scored, Source
+
+    from ._embedders import Embedder, Vectors
+
+# bm25() column weights: a word in the title counts double, a tag one and a half times.
+TITLE_WEIGHT = 2.0
+BODY_WEIGHT = 1.0
+TAGS_WEIGHT = 1.5
+EMBED_BATCH = 64
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class ServedBrain:
+    """A brain a backend answers from, and the memory scopes it may serve from it."""
+
+    brain: str
+    scopes: tuple[str, ...] = ("team", "org")
+
+
+@dataclass(frozen=True)
+class DocRow:
+    """A document as stored in the index."""
+
+    rowid: int
+    brain: str
+    source: str
+    id: str
+    path: str
+    title: str
+    body: str
+    tags: list[str]
+    memory_class: str | None
+    scope: str
+    status: str
+    priority: str
+    retired: bool
+    created: str | None
+    expires: str | None
+    supersedes: list[str]
+    doc_json: str
+    content_hash: str
+
+
+_DOC_COLUMNS = (
+    "d.rowid, d.brain, d.source, d.id, d.path, d.title, d.body, d.tags, d.class, d.scope, "
+    "d.status, d.priority, d.retired, d.created, d.expires, d.supersedes, d.doc, d.content_hash"
+)
+
+
+def _row_to_doc(row: Sequence[Any]) -> DocRow:
+    return DocRow(
+        rowid=row[0], brain=row[1], source=row[2], id=row[3], path=row[4], title=row[5],
+        body=row[6], tags=row[7].split() if row[7] else [], memory_class=row[8], scope=row[9],
+        status=row[10], priority=row[11], retired=bool(row[12]), created=row[13],
+        expires=row[14], supersedes=json.loads(row[15]), doc_json=row[16], content_hash=row[17],
+    )  # fmt: skip
+
+
+def embed_text(title: str, body: str) -> str:
+    """The text an embedder sees for a memory: its title, then its body."""
+    return f"{title}\n{body}"
+
+
+def embed_key(text: str) -> str:
+    """The embedding cache key of ``text``: an unchanged text is never embedded twice."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _expires(doc: IndexableDoc) -> str | None:
+    if doc.ttl_days is None or doc.created is None:
+        return None
+    return (doc.created + dt.timedelta(days=doc.ttl_days)).isoformat()
+
+
+def _say_once(message: str, _said: set[str] = set()) -> None:  # noqa: B006 - process-wide memo
+    if message not in _said:
+        _said.add(message)
+        print(f"teambrain: {message}", file=sys.stderr, flush=True)
+
+
+@dataclass
+class _VectorMatrix:
+    """Vectors of every servable document, ready for one matrix product per query."""
+
+    rowids: list[int]
+    ids: list[str]
+    matrix: Any  # NDArray[np.float32] (n, dim)
+    expires: Any  # NDArray[np.int64]: first expired day as an ordinal, a huge value without TTL
+    excluded: Any  # NDArray[np.bool_]: superseded or retired elsewhere
+    any_expiry: bool
+
+
+@dataclass
+class _Snapshot:
+    """Per-generation caches: what is excluded, and the vector matrix."""
+
+    version: tuple[int, int]
+    excluded: frozenset[str]
+    vectors: _VectorMatrix | None = None
+    vectors_built: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class SqliteBackend:
+    """RetrievalBackend over an apsw connection (see the module docstring).
+
+    ``embedder`` None means keyword search only. ``vectors_table`` names where cached
+    embeddings live (``vectors``, or ``cache.vectors`` for an in-memory index whose cache is the
+    shared index.db). ``warn`` receives one-line messages (default: stderr, once per process).
+    """
+
+    def __init__(
+        self,
+        db: apsw.Connection,
+        served: Sequence[ServedBrain],
+        embedder: Embedder | None = None,
+        *,
+        vectors_table: str = "vectors",
+        warn: Callable[[str], None] | None = None,
+        today: Callable[[], dt.date] | None = None,
+        no_embedder_reason: str = "none: keyword search only",
+    ) -> None:
+        if not served:
+            raise ValueError("a backend serves at least one brain")
+        self.db = db
+        self.served = list(served)
+        self.embedder = embedder
+        self.vectors_table = vectors_table
+        self._warn = warn or _say_once
+        self._today = today or (lambda: dt.datetime.now(dt.UTC).date())
+        self.degraded: str | None = None if embedder else no_embedder_reason
+        self._generation = 0
+        self._snapshot: _Snapshot | None = None
+        self._lock = threading.RLock()
+        self._query_vectors: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------ SQL pieces
+
+    def _q(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """All rows of a read query."""
+        return self.db.execute(sql, params).fetchall()
+
+    def _q1(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """The first row of a read query, or None."""
+        return self.db.execute(sql, params).fetchone()
+
+    def _served_clause(self) -> tuple[str, list[Any]]:
+        parts, params = [], []
+        for served in self.served:
+            marks = ",".join("?" for _ in served.scopes) or "NULL"
+            parts.append(f"(d.brain = ? AND d.scope IN ({marks}))")
+            params.extend([served.brain, *served.scopes])
+        return "(" + " OR ".join(parts) + ")", params
+
+    def _live_clause(self, sources: Sequence[str] | None) -> tuple[str, list[Any]]:
+        served, params = self._served_clause()
+        clause = f"d.status = 'active' AND d.retired = 0 AND {served}"
+        if sources:
+            clause += f" AND d.source IN ({','.join('?' for _ in sources)})"
+            params.extend(sources)
+        return clause, params
+
+    def _brains_clause(self) -> tuple[str, list[str]]:
+        brains = [s.brain for s in self.served]
+        return f"d.brain IN ({','.join('?' for _ in brains)})", brains
+
+    # ------------------------------------------------------------------ caches
+
+    def _version(self) -> tuple[int, int]:
+        (data_version,) = self._q1("PRAGMA data_version") or (0,)
+        return (int(data_version), self._generation)
+
+    def _changed(self) -> None:
+        self._generation += 1
+        self._snapshot = None
+
+    def snapshot(self) -> _Snapshot:
+        """Caches valid for the current contents of the index (rebuilt after any change)."""
+        version = self._version()
+        with self._lock:
+            if self._snapshot is not None and self._snapshot.version == version:
+                return self._snapshot
+            brains, params = self._brains_clause()
+            excluded: set[str] = set()
+            for (supersedes,) in self._q(
+                f"SELECT d.supersedes FROM docs d WHERE {brains} AND d.status = 'active' "
+                "AND d.retired = 0 AND d.supersedes != '[]'",
+                params,
+            ):
+                excluded.update(json.loads(supersedes))
+            # A memory with a retired copy is retired, whatever its other copy says.
+            for (doc_id,) in self._q(
+                f"SELECT d.id FROM docs d WHERE {brains} AND (d.retired = 1 OR d.status != 'active')",
+                params,
+            ):
+                excluded.add(doc_id)
+            self._snapshot = _Snapshot(version, frozenset(excluded))
+            return self._snapshot
+
+    def _is_live(self, expires: str | None, doc_id: str, snap: _Snapshot, today: str) -> bool:
+        return (expires is None or expires > today) and doc_id not in snap.excluded
+
+    # ------------------------------------------------------------------ writing
+
+    def index(self, docs: list[IndexableDoc], source: Source = "memory") -> None:
+        """Add or replace ``docs`` (keyed by brain, source and path), then embed what is new."""
+        self.upsert(docs, source)
+        self.ensure_vectors()
+
+    def upsert(self, docs: Iterable[IndexableDoc], source: Source = "memory") -> int:
+        """Write ``docs`` without embedding them; returns how many rows were written."""
+        count = 0
+        with self.db:
+            for doc in docs:
+                self._upsert_one(doc, doc.source or source)
+                count += 1
+        if count:
+            self._changed()
+        return count
+
+    def _upsert_one(self, doc: IndexableDoc, source: str) -> None:
+        text = embed_text(doc.title, doc.body)
+        values = (
+            doc.brain, source, doc.id, doc.path, doc.title, doc.body, " ".join(doc.tags),
+            doc.class_, doc.scope, doc.status, doc.priority,
+            int(is_retired_path(doc.path) or doc.status == "retired"),
+            doc.created.isoformat() if doc.created else None, _expires(doc),
+            json.dumps(doc.supersedes), doc.model_dump_json(by_alias=True), doc.content_hash,
+            embed_key(text),
+        )  # fmt: skip
+        row = self._q1(
+            "INSERT INTO docs(brain, source, id, path, title, body, tags, class, scope, status, "
+            "priority, retired, created, expires, supersedes, doc, content_hash, embed_key) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+            "ON CONFLICT(brain, source, path) DO UPDATE SET id=excluded.id, title=excluded.title, "
+            "body=excluded.body, tags=excluded.tags, class=excluded.class, scope=excluded.scope, "
+            "status=excluded.status, priority=excluded.priority, retired=excluded.retired, "
+            "created=excluded.created, expires=excluded.expires, supersedes=excluded.supersedes, "
+            "doc=excluded.doc, content_hash=excluded.content_hash, embed_key=excluded.embed_key "
+            "RETURNING rowid",
+            values,
+        )
+        assert row is not None
+        rowid = row[0]
+        self.db.execute("DELETE FROM doc_paths WHERE rowid = ?", (rowid,))
+        self.db.executemany(
+            "INSERT INTO doc_paths(rowid, mention) VALUES (?, ?)",
+            [(rowid, mention) for mention in extract_mentions(doc.body, doc.tags)],
+        )
+
+    def remove(self, ids: list[str]) -> None:
+        """Remove documents by id from the served brains (unknown ids are ignored)."""
+        if not ids:
+            return
+        brains, params = self._brains_clause()
+        marks = ",".join("?" for _ in ids)
+        with self.db:
+            self.db.execute(
+                f"DELETE FROM docs WHERE rowid IN (SELECT d.rowid FROM docs d WHERE {brains} "
+                f"AND d.id IN ({marks}))",
+                [*params, *ids],
+            )
+        self._changed()
+
+    def remove_paths(self, brain: str, paths: Iterable[str], source: str = "memory") -> int:
+        """Remove the documents read from ``paths`` of ``brain``; returns how many."""
+        removed = 0
+        with self.db:
+            for path in paths:
+                self.db.execute(
+                    "DELETE FROM docs WHERE brain = ? AND source = ? AND path = ?",
+                    (brain, source, path),
+                )
+                removed += self.db.changes()
+        if removed:
+            self._changed()
+        return removed
+
+    def clear_brain(self, brain: str) -> None:
+        """Forget every document of ``brain`` (before a rebuild)."""
+        with self.db:
+            self.db.execute("DELETE FROM docs WHERE brain = ?", (brain,))
+        self._changed()
+
+    # ------------------------------------------------------------------ embeddings
+
+    def _note_unavailable(self, reason: str) -> None:
+        name = getattr(self.embedder, "name", "embedder")
+        self.degraded = f"none: {name} unavailable ({reason})"
+        self._warn(f"semantic search is off, using keyword search only: {name}: {reason}")
+        self.embedder = None
+        self._snapshot = None
+
+    def missing_vectors(self) -> list[tuple[str, str]]:
+        """(embed_key, text) of served documents that have no cached vector yet."""
+        if self.embedder is None:
+            return []
+        brains, params = self._brains_clause()
+        rows = self._q(
+            f"SELECT DISTINCT d.embed_key, d.title, d.body FROM docs d WHERE {brains} AND NOT "
+            f"EXISTS (SELECT 1 FROM {self.vectors_table} v WHERE v.embedder = ? AND "
+            "v.key = d.embed_key)",
+            [*params, self.embedder.name],
+        )
+        return [(key, embed_text(title, body)) for key, title, body in rows]
+
+    def ensure_vectors(self, progress: Progress | None = None) -> int:
+        """Embed every served document whose text has no cached vector; returns how many.
+
+        On an embedder failure, search degrades to keyword search (said once) — never raises.
+        """
+        todo = self.missing_vectors()
+        if not todo or self.embedder is None:
+            return 0
+        done = 0
+        if progress:
+            progress(0, len(todo))
+        for start in range(0, len(todo), EMBED_BATCH):
+            batch = todo[start : start + EMBED_BATCH]
+            try:
+                vectors = self.embedder.embed_documents([text for _, text in batch])
+            except EmbedderUnavailable as exc:
+                self._note_unavailable(exc.reason)
+                return done
+            with self.db:
+                self.db.executemany(
+                    f"INSERT OR REPLACE INTO {self.vectors_table}(embedder, key, dim, vec) "
+                    "VALUES (?, ?, ?, ?)",
+                    [
+                        (self.embedder.name, key, int(vector.shape[0]), vector.tobytes())
+                        for (key, _), vector in zip(batch, vectors, strict=True)
+                    ],
+                )
+            done += len(batch)
+            if progress:
+                progress(done, len(todo))
+        self._changed()
+        return done
+
+    def _vector_matrix(self, snap: _Snapshot) -> _VectorMatrix | None:
+        if snap.vectors_built:
+            return snap.vectors
+        import numpy as np
+
+        snap.vectors_built = True
+        if self.embedder is None:
+            return None
+        live, params = self._live_clause(None)
+        rows = self._q(
+            f"SELECT d.rowid, d.id, d.expires, v.dim, v.vec FROM docs d JOIN "
+            f"{self.vectors_table} v ON v.embedder = ? AND v.key = d.embed_key WHERE {live} "
+            "ORDER BY d.rowid",
+            [self.embedder.name, *params],
+        )
+        if not rows:
+            return None
+        dim = max({r[3] for r in rows}, key=[r[3] for r in rows].count)
+        rows = [r for r in rows if r[3] == dim]
+        matrix = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32).reshape(
+            len(rows), dim
+        )
+        never = dt.date.max.toordinal()
+        expires = np.array(
+            [dt.date.fromisoformat(r[2]).toordinal() if r[2] else never for r in rows],
+            dtype=np.int64,
+        )
+        snap.vectors = _VectorMatrix(
+            rowids=[r[0] for r in rows],
+            ids=[r[1] for r in rows],
+            matrix=matrix,
+            expires=expires,
+            excluded=np.array([r[1] in snap.excluded for r in rows], dtype=np.bool_),
+            any_expiry=bool((expires != never).any()),
+        )
+        return snap.vectors
+
+    def embed_query(self, text: str) -> Vectors | None:
+        """The query's vector, or None when semantic search is off (degrades on failure)."""
+        if self.embedder is None:
+            return None
+        cached = self._query_vectors.get(text)
+        if cached is not None:
+            return cached  # type: ignore[no-any-return]
+        try:
+            vector = self.embedder.embed_query(text)
+        except EmbedderUnavailable as exc:
+            self._note_unavailable(exc.reason)
+            return None
+        if len(self._query_vectors) > 256:
+            self._query_vectors.clear()
+        self._query_vectors[text] = vector
+        return vector
+
+    def embed_document(self, text: str) -> Vectors | None:
+        """A document-side vector for ``text`` (near-duplicate checks), None when off."""
+        if self.embedder is None:
+            return None
+        try:
+            row: Vectors = self.embedder.embed_documents([text])[0]
+            return row
+        except EmbedderUnavailable as exc:
+            self._note_unavailable(exc.reason)
+            return None
+
+    def stored_vector(self, title: str, body: str) -> Vectors | None:
+        """The cached vector of a document's text, if it has one."""
+        if self.embedder is None:
+            return None
+        import numpy as np
+
+        row = self._q1(
+            f"SELECT vec FROM {self.vectors_table} WHERE embedder = ? AND key = ?",
+            (self.embedder.name, embed_key(embed_text(title, body))),
+        )
+        return None if row is None else np.frombuffer(row[0], dtype=np.float32)
+
+    # ------------------------------------------------------------------ searching
+
+    def fts_ranking(
+        self, query: str, limit: int = CANDIDATES, sources: Sequence[str] | None = None
+    ) -> list[tuple[int, float]]:
+        """Best-first (rowid, bm25) of live documents for ``query`` (bm25: lower is better)."""
+        match = sanitise_fts_query(query)
+        if not match:
+            return []
+        snap = self.snapshot()
+        today = self._today().isoformat()
+        live, params = self._live_clause(sources)
+        rows = self._q(
+            f"SELECT d.rowid, d.id, d.expires, bm25(docs_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}, "
+            f"{TAGS_WEIGHT}) AS score FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid "
+            f"WHERE docs_fts MATCH ? AND {live} ORDER BY score LIMIT ?",
+            [match, *params, limit + len(snap.excluded) + 16],
+        )
+        ranked = [
+            (rowid, float(score))
+            for rowid, doc_id, expires, score in rows
+            if self._is_live(expires, doc_id, snap, today)
+        ]
+        return ranked[:limit]
+
+    def vector_ranking_for(
+        self, vector: Vectors | None, limit: int = CANDIDATES
+    ) -> list[tuple[int, float]]:
+        """Best-first (rowid, cosine) of live documents nearest to ``vector``."""
+        if vector is None:
+            return []
+        import numpy as np
+
+        snap = self.snapshot()
+        matrix = self._vector_matrix(snap)
+        if matrix is None or matrix.matrix.shape[1] != vector.shape[0]:
+            return []
+        scores: NDArray[np.float32] = matrix.matrix @ vector.astype(np.float32)
+        if matrix.any_expiry:
+            scores[matrix.expires <= self._today().toordinal()] = -np.inf
+        scores[matrix.excluded] = -np.inf
+        count = min(limit, len(scores))
+        if count <= 0:
+            return []
+        top = np.argpartition(-scores, count - 1)[:count]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [
+            (matrix.rowids[int(i)], float(scores[int(i)])) for i in top if np.isfinite(scores[i])
+        ]
+
+    def vector_ranking(self, query: str, limit: int = CANDIDATES) -> list[tuple[int, float]]:
+        """Best-first (rowid, cosine) of live documents for ``query``'s embedding."""
+        return self.vector_ranking_for(self.embed_query(query), limit)
+
+    def ranked(
+        self, query: str, k: int, *, mode: str = "hybrid", sources: Sequence[str] | None = None
+    ) -> list[tuple[int, float]]:
+        """(rowid, score) best first: ``hybrid`` (RRF), ``fts`` or ``vector`` alone."""
+        if mode == "fts":
+            return self.fts_ranking(query, max(k, 1), sources)[:k]
+        if mode == "vector":
+            return self.vector_ranking(query, max(k, CANDIDATES))[:k]
+        lists = [[rowid for rowid, _ in self.fts_ranking(query, CANDIDATES, sources)]]
+        vectors = self.vector_ranking(query, CANDIDATES)
+        if vectors:
+            lists.append([rowid for rowid, _ in vectors])
+        return fuse_rrf(lists, k=RRF_K, depth=CANDIDATES)[:k]
+
+    def search(self, q: str, k: int, sources: list[Source] | None = None) -> list[Scored]:
+        """The contract's search: hybrid, filtered, best ``k`` first, each with its source."""
+        from teambrain_schema import Scored
+
+        ranked = self.ranked(q, k, sources=sources)
+        docs = self.docs([rowid for rowid, _ in ranked])
+        return [
+            Scored(id=docs[rowid].id, source=docs[rowid].source, score=score,
+                   brain=docs[rowid].brain, rank=position)
+            for position, (rowid, score) in enumerate(ranked, start=1)
+            if rowid in docs
+        ]  # fmt: skip
+
+    # ------------------------------------------------------------------ reading
+
+    def docs(self, rowids: Sequence[int]) -> dict[int, DocRow]:
+        """Stored documents by rowid."""
+        if not rowids:
+            return {}
+        marks = ",".join("?" for _ in rowids)
+        rows = self._q(
+            f"SELECT {_DOC_COLUMNS} FROM docs d WHERE d.rowid IN ({marks})", list(rowids)
+        )
+        return {row[0]: _row_to_doc(row) for row in rows}
+
+    def live_docs(
+        self, where: str = "1", params: Sequence[Any] = (), sources: Sequence[str] | None = None
+    ) -> list[DocRow]:
+        """Every servable document matching an extra SQL condition, in path order."""
+        snap = self.snapshot()
+        today = self._today().isoformat()
+        live, live_params = self._live_clause(sources)
+        rows = self._q(
+            f"SELECT {_DOC_COLUMNS} FROM docs d WHERE {live} AND ({where}) ORDER BY d.path",
+            [*live_params, *params],
+        )
+        return [
+            doc for doc in map(_row_to_doc, rows) if self._is_live(doc.expires, doc.id, snap, today)
+        ]
+
+    def path_mentions(self) -> list[tuple[int, str]]:
+        """(rowid, mention) of every servable document that names a path."""
+        live, params = self._live_clause(None)
+        return [
+            (rowid, mention)
+            for rowid, mention in self._q(
+                f"SELECT p.rowid, p.mention FROM doc_paths p JOIN docs d ON d.rowid = p.rowid "
+                f"WHERE {live}",
+                params,
+            )
+        ]
+
+    def is_live_row(self, doc: DocRow) -> bool:
+        """True when ``doc`` passes every filter for this backend."""
+        snap = self.snapshot()
+        scopes = {s.brain: s.scopes for s in self.served}
+        return (
+            doc.status == "active"
+            and not doc.retired
+            and doc.scope in scopes.get(doc.brain, ())
+            and self._is_live(doc.expires, doc.id, snap, self._today().isoformat())
+        )
+
+    def stats(self) -> IndexStats:
+        """Counts for the served brains, the embedder in use and why search is degraded."""
+        from teambrain_schema import IndexStats
+
+        brains, params = self._brains_clause()
+        by_source: dict[str, int] = dict(
+            self._q(
+                f"SELECT d.source, count(*) FROM docs d WHERE {brains} GROUP BY d.source", params
+            )
+        )
+        vectors = 0
+        if self.embedder is not None:
+            (vectors,) = self._q1(
+                f"SELECT count(*) FROM docs d WHERE {brains} AND EXISTS (SELECT 1 FROM "
+                f"{self.vectors_table} v WHERE v.embedder = ? AND v.key = d.embed_key)",
+                [*params, self.embedder.name],
+            ) or (0,)
+        indexed = self._q1(
+            f"SELECT max(indexed_at) FROM brains WHERE brain IN ({','.join('?' for _ in params)})",
+            params,
+        )
+        last = dt.datetime.fromisoformat(indexed[0]) if indexed and indexed[0] else None
+        return IndexStats(
+            documents=sum(by_source.values()),
+            by_source=by_source,
+            brains=[s.brain for s in self.served],
+            embedder=self.embedder.name if self.embedder else "none",
+            vectors=int(vectors),
+            last_indexed=last,
+            degraded=self.degraded,
+        )
+
+    def mark_indexed(self, brain: str, root: str) -> None:
+        """Record that ``brain`` (at ``root``) was brought up to date now."""
+        with self.db:
+            self.db.execute(
+                "INSERT INTO brains(brain, root, indexed_at) VALUES (?, ?, ?) ON CONFLICT(brain) "
+                "DO UPDATE SET root = excluded.root, indexed_at = excluded.indexed_at",
+                (brain, root, now_iso()),
+            )

@@ -1,0 +1,185 @@
+"""index.db: the SQLite file (through apsw) that holds the derived search index.
+
+Everything in it can be rebuilt from the brain, so a damaged file is moved aside and recreated
+rather than repaired. Schema changes are ordered migration functions ``m001_…`` recorded in the
+``migrations`` table; each runs once, in its own transaction.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import apsw
+
+BUSY_TIMEOUT_MS = 5000
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+# Errors that mean "this file is not a healthy index": rebuild it.
+CORRUPTION_ERRORS: tuple[type[BaseException], ...] = (apsw.CorruptError, apsw.NotADBError)
+
+
+class IndexCorrupt(RuntimeError):
+    """index.db is damaged; the caller moves it aside and rebuilds."""
+
+
+def m001_initial(db: apsw.Connection) -> None:
+    """Documents, their full-text index, file stamps, brains and the embedding cache."""
+    db.execute(
+        """
+        CREATE TABLE docs(
+            rowid INTEGER PRIMARY KEY,
+            brain TEXT NOT NULL,
+            source TEXT NOT NULL DEFAULT 'memory',
+            id TEXT NOT NULL,
+            path TEXT NOT NULL,
+            title TEXT NOT NULL,
+            body TEXT NOT NULL,
+            tags TEXT NOT NULL DEFAULT '',
+            class TEXT,
+            scope TEXT NOT NULL,
+            status TEXT NOT NULL,
+            priority TEXT NOT NULL,
+            retired INTEGER NOT NULL DEFAULT 0,
+            created TEXT,
+            expires TEXT,
+            supersedes TEXT NOT NULL DEFAULT '[]',
+            doc TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            embed_key TEXT NOT NULL,
+            UNIQUE(brain, source, path)
+        );
+        CREATE INDEX docs_by_id ON docs(id);
+        CREATE INDEX docs_by_brain ON docs(brain, source, priority);
+        CREATE VIRTUAL TABLE docs_fts USING fts5(
+            title, body, tags, content='docs', content_rowid='rowid',
+            tokenize='porter unicode61'
+        );
+        CREATE TRIGGER docs_ai AFTER INSERT ON docs BEGIN
+            INSERT INTO docs_fts(rowid, title, body, tags)
+            VALUES (new.rowid, new.title, new.body, new.tags);
+        END;
+        CREATE TRIGGER docs_ad AFTER DELETE ON docs BEGIN
+            INSERT INTO docs_fts(docs_fts, rowid, title, body, tags)
+            VALUES ('delete', old.rowid, old.title, old.body, old.tags);
+        END;
+        CREATE TRIGGER docs_au AFTER UPDATE ON docs BEGIN
+            INSERT INTO docs_fts(docs_fts, rowid, title, body, tags)
+            VALUES ('delete', old.rowid, old.title, old.body, old.tags);
+            INSERT INTO docs_fts(rowid, title, body, tags)
+            VALUES (new.rowid, new.title, new.body, new.tags);
+        END;
+        CREATE TABLE doc_paths(
+            rowid INTEGER NOT NULL REFERENCES docs(rowid) ON DELETE CASCADE,
+            mention TEXT NOT NULL
+        );
+        CREATE INDEX doc_paths_by_row ON doc_paths(rowid);
+        CREATE TABLE files(
+            brain TEXT NOT NULL,
+            path TEXT NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            sha256 TEXT NOT NULL,
+            problem TEXT,
+            PRIMARY KEY(brain, path)
+        ) WITHOUT ROWID;
+        CREATE TABLE brains(
+            brain TEXT PRIMARY KEY,
+            root TEXT NOT NULL,
+            indexed_at TEXT
+        );
+        CREATE TABLE vectors(
+            embedder TEXT NOT NULL,
+            key TEXT NOT NULL,
+            dim INTEGER NOT NULL,
+            vec BLOB NOT NULL,
+            PRIMARY KEY(embedder, key)
+        ) WITHOUT ROWID;
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [m001_initial]
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def migrate(db: apsw.Connection) -> list[str]:
+    """Apply the migrations this database has not seen, in order; returns their names."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
+    applied = {row[0] for row in db.execute("SELECT name FROM migrations")}
+    done = []
+    for migration in MIGRATIONS:
+        name = migration.__name__
+        if name in applied:
+            continue
+        with db:  # one transaction per migration; re-checked inside for racing processes
+            if db.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone():
+                continue
+            migration(db)
+            db.execute("INSERT INTO migrations(name, applied_at) VALUES (?, ?)", (name, _now()))
+        done.append(name)
+    return done
+
+
+def _configure(db: apsw.Connection, *, in_memory: bool) -> None:
+    db.set_busy_timeout(BUSY_TIMEOUT_MS)
+    if not in_memory:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA foreign_keys=ON")
+
+
+def _looks_like_sqlite(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except OSError:
+        return True  # let SQLite report what is wrong
+    return header == SQLITE_HEADER
+
+
+def connect(path: Path | None) -> apsw.Connection:
+    """An open, migrated index at ``path`` (None: a private in-memory index).
+
+    Raises :class:`IndexCorrupt` when the file exists but is not a usable index.
+    """
+    if path is None:
+        db = apsw.Connection(":memory:")
+        _configure(db, in_memory=True)
+        migrate(db)
+        return db
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if path.exists() and path.stat().st_size > 0 and not _looks_like_sqlite(path):
+        raise IndexCorrupt(f"{path} is not an SQLite database")
+    try:
+        db = apsw.Connection(str(path))
+        _configure(db, in_memory=False)
+        migrate(db)
+        db.execute("SELECT count(*) FROM docs").fetchone()
+    except CORRUPTION_ERRORS as exc:
+        raise IndexCorrupt(f"{path}: {exc}") from None
+    return db
+
+
+def move_aside(path: Path) -> Path:
+    """Move a damaged index (and its WAL files) to ``index.db.corrupt`` so it can be rebuilt."""
+    target = path.with_name(path.name + ".corrupt")
+    for suffix in ("-wal", "-shm"):
+        sidecar = path.with_name(path.name + suffix)
+        if sidecar.exists():
+            sidecar.unlink()
+    if path.exists():
+        os.replace(path, target)
+    return target
+
+
+def now_iso() -> str:
+    """The current UTC time as stored in the index."""
+    return _now()

@@ -1,0 +1,281 @@
+"""Embedders: the interface, the registry, the remote providers and the test fake.
+
+An embedder turns text into L2-normalised float32 vectors. Which one runs is chosen in
+brain.yaml (``retrieval.embedder.provider``); the registry maps that name to a factory. Loading
+is lazy: nothing heavy (numpy, onnxruntime, a model file) is touched until the first ``embed_*``
+call, and a failure to load raises :class:`EmbedderUnavailable` with a reason the caller shows
+once before falling back to keyword search.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import os
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from ._query import query_terms
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+    from teambrain_schema import EmbedderConfig
+
+    Vectors = NDArray[np.float32]
+
+
+class EmbedderUnavailable(RuntimeError):
+    """The embedder cannot produce vectors; ``reason`` says why in one line."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Text → unit vectors. ``name`` identifies the vector space (cached vectors are keyed by
+    it), so two embedders with the same name must produce the same vectors."""
+
+    name: str
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        """One row per text, shape (len(texts), dim), float32, rows of unit length."""
+        ...
+
+    def embed_query(self, text: str) -> Vectors:
+        """The vector of a search query, shape (dim,)."""
+        ...
+
+
+EmbedderFactory = Callable[["EmbedderConfig", Path], Embedder]
+_REGISTRY: dict[str, EmbedderFactory] = {}
+
+
+def register_embedder(provider: str, factory: EmbedderFactory) -> None:
+    """Make ``provider`` (a ``retrieval.embedder.provider`` value) build embedders with
+    ``factory(config, repo_root)``; a later registration replaces an earlier one."""
+    _REGISTRY[provider] = factory
+
+
+def embedder_providers() -> list[str]:
+    """Registered provider names (``none`` is always accepted and means keyword search only)."""
+    return sorted({*_REGISTRY, "none"})
+
+
+def make_embedder(config: EmbedderConfig, repo_root: Path) -> Embedder | None:
+    """The embedder ``config`` asks for (not loaded yet), or None for provider ``none``.
+
+    Raises :class:`EmbedderUnavailable` for a provider nobody registered.
+    """
+    if config.provider == "none":
+        return None
+    factory = _REGISTRY.get(config.provider)
+    if factory is None:
+        raise EmbedderUnavailable(f"unknown embedder provider {config.provider!r}")
+    return factory(config, repo_root)
+
+
+def normalise_rows(matrix: Any) -> Vectors:
+    """``matrix`` as float32 rows of unit length (zero rows stay zero)."""
+    import numpy as np
+
+    array = np.asarray(matrix, dtype=np.float32)
+    if array.ndim == 1:
+        array = array.reshape(1, -1)
+    norms = np.linalg.norm(array, axis=1, keepdims=True)
+    result: Vectors = (array / np.maximum(norms, 1e-12)).astype(np.float32)
+    return result
+
+
+class HashEmbedder:
+    """A deterministic, dependency-free embedder for tests: hashed word and word-pair features.
+
+    Texts sharing words get a high cosine, unrelated texts a low one; it understands nothing.
+    Use it wherever a test needs vectors but not a language model.
+    """
+
+    def __init__(self, dim: int = 256, name: str = "test:hash-256") -> None:
+        self.dim = dim
+        self.name = name
+        self.calls = 0
+        self.embedded = 0  # document texts embedded (the cache should keep this low)
+        self.queries = 0
+
+    def _features(self, text: str) -> list[tuple[int, float]]:
+        words = [term[:6] for term in query_terms(text)]  # crude stemming by prefix
+        features = words + [f"{a}_{b}" for a, b in itertools.pairwise(words)]
+        out = []
+        for feature in features:
+            digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+            index = int.from_bytes(digest[:4], "little") % self.dim
+            sign = 1.0 if digest[4] & 1 else -1.0
+            out.append((index, sign))
+        return out
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        self.calls += 1
+        self.embedded += len(texts)
+        return self._vectors(texts)
+
+    def _vectors(self, texts: Sequence[str]) -> Vectors:
+        import numpy as np
+
+        matrix = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for index, sign in self._features(text):
+                matrix[row, index] += sign
+        return normalise_rows(matrix)
+
+    def embed_query(self, text: str) -> Vectors:
+        self.queries += 1
+        row: Vectors = self._vectors([text])[0]
+        return row
+
+
+class FailingEmbedder:
+    """An embedder that cannot load (for tests of the keyword-only fallback)."""
+
+    def __init__(self, reason: str = "model file missing", name: str = "test:failing") -> None:
+        self.name = name
+        self.reason = reason
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        raise EmbedderUnavailable(self.reason)
+
+    def embed_query(self, text: str) -> Vectors:
+        raise EmbedderUnavailable(self.reason)
+
+
+# ---------------------------------------------------------------- remote providers (opt-in)
+
+
+def _post_json(url: str, payload: dict[str, Any], headers: dict[str, str], timeout: float) -> Any:
+    request = urllib.request.Request(  # noqa: S310 - the URL comes from brain.yaml, http(s) only
+        url,
+        data=json.dumps(payload).encode("utf-8"),
+        headers={"Content-Type": "application/json", **headers},
+        method="POST",
+    )
+    if not url.startswith(("http://", "https://")):
+        raise EmbedderUnavailable(f"base_url must be http(s): {url}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
+            return json.loads(response.read().decode("utf-8"))
+    except urllib.error.HTTPError as exc:
+        raise EmbedderUnavailable(f"{url} answered HTTP {exc.code}") from None
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise EmbedderUnavailable(f"cannot reach {url}: {reason}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise EmbedderUnavailable(f"{url} did not answer JSON") from None
+
+
+def _check_vectors(rows: Any, expected: int, where: str) -> Vectors:
+    if not isinstance(rows, list) or len(rows) != expected:
+        raise EmbedderUnavailable(f"{where}: expected {expected} embeddings")
+    width = {len(row) if isinstance(row, list) else -1 for row in rows}
+    if len(width) != 1 or min(width) < 1:
+        raise EmbedderUnavailable(f"{where}: embeddings of mixed or no dimension")
+    for row in rows:
+        if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in row):
+            raise EmbedderUnavailable(f"{where}: embeddings hold non-numbers")
+    return normalise_rows(rows)
+
+
+class _RemoteEmbedder:
+    batch = 64
+
+    def __init__(self, name: str, timeout: float) -> None:
+        self.name = name
+        self.timeout = timeout
+
+    def _embed_batch(self, texts: list[str]) -> Vectors:
+        raise NotImplementedError
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        parts = [
+            self._embed_batch(list(texts[i : i + self.batch]))
+            for i in range(0, len(texts), self.batch)
+        ]
+        result: Vectors = np.vstack(parts)
+        return result
+
+    def embed_query(self, text: str) -> Vectors:
+        row: Vectors = self.embed_documents([text])[0]
+        return row
+
+
+class OllamaEmbedder(_RemoteEmbedder):
+    """An Ollama server's ``/api/embed`` (default ``http://localhost:11434``, ``nomic-embed-text``)."""
+
+    def __init__(self, model: str, base_url: str, timeout: float) -> None:
+        super().__init__(f"ollama:{model}", timeout)
+        self.model = model
+        self.url = base_url.rstrip("/") + "/api/embed"
+
+    def _embed_batch(self, texts: list[str]) -> Vectors:
+        answer = _post_json(self.url, {"model": self.model, "input": texts}, {}, self.timeout)
+        rows = answer.get("embeddings") if isinstance(answer, dict) else None
+        return _check_vectors(rows, len(texts), self.url)
+
+
+class OpenAIEmbedder(_RemoteEmbedder):
+    """An OpenAI-compatible ``/embeddings`` endpoint; the key comes from the named variable."""
+
+    def __init__(self, model: str, base_url: str, key_env: str | None, timeout: float) -> None:
+        super().__init__(f"openai:{model}", timeout)
+        self.model = model
+        self.url = base_url.rstrip("/") + "/embeddings"
+        self.key_env = key_env
+
+    def _embed_batch(self, texts: list[str]) -> Vectors:
+        key = os.environ.get(self.key_env) if self.key_env else None
+        if not key:
+            variable = self.key_env or "retrieval.embedder.api_key_env"
+            raise EmbedderUnavailable(f"openai embedder: {variable} is not set")
+        answer = _post_json(
+            self.url,
+            {"model": self.model, "input": texts},
+            {"Authorization": f"Bearer {key}"},
+            self.timeout,
+        )
+        data = answer.get("data") if isinstance(answer, dict) else None
+        if not isinstance(data, list):
+            raise EmbedderUnavailable(f"{self.url}: no 'data' in the answer")
+        ordered = sorted(
+            (item for item in data if isinstance(item, dict)),
+            key=lambda item: item.get("index", 0),
+        )
+        return _check_vectors([item.get("embedding") for item in ordered], len(texts), self.url)
+
+
+def _ollama(config: EmbedderConfig, repo_root: Path) -> Embedder:
+    return OllamaEmbedder(
+        config.model or "nomic-embed-text",
+        config.base_url or "http://localhost:11434",
+        config.timeout_s,
+    )
+
+
+def _openai(config: EmbedderConfig, repo_root: Path) -> Embedder:
+    return OpenAIEmbedder(
+        config.model or "text-embedding-3-small",
+        config.base_url or "https://api.openai.com/v1",
+        config.api_key_env or "OPENAI_API_KEY",
+        config.timeout_s,
+    )
+
+
+register_embedder("ollama", _ollama)
+register_embedder("openai", _openai)

@@ -1,0 +1,32 @@
+"""Reciprocal-rank fusion: combine rankings by position, not by incomparable raw scores."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
+
+RRF_K = 60
+CANDIDATES = 40
+
+KeyT = TypeVar("KeyT", bound=Hashable)
+
+
+def fuse_rrf(
+    rankings: Sequence[Sequence[KeyT]], *, k: int = RRF_K, depth: int = CANDIDATES
+) -> list[tuple[KeyT, float]]:
+    """Fuse best-first ``rankings`` into one: score(d) = Σ 1 / (k + rank(d)), rank from 1.
+
+    Only the first ``depth`` entries of each ranking count; a key repeated within one ranking
+    counts at its best position. Ties keep the order in which keys were first seen, so the
+    result is deterministic.
+    """
+    scores: dict[KeyT, float] = {}
+    for ranking in rankings:
+        seen: set[KeyT] = set()
+        for position, key in enumerate(ranking[:depth], start=1):
+            if key in seen:
+                continue
+            seen.add(key)
+            scores[key] = scores.get(key, 0.0) + 1.0 / (k + position)
+    order = {key: index for index, key in enumerate(scores)}
+    return sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))

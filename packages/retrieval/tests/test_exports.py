@@ -1,0 +1,41 @@
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import teambrain_retrieval
+
+PINNED = {
+    "open_retriever", "Retriever", "Hit", "Similar", "ContextPack", "RefreshReport",
+    "Situation", "gather_situation", "SqliteBackend", "ServedBrain", "fuse_rrf",
+    "sanitise_fts_query", "trim_to_budget", "Embedder", "EmbedderUnavailable",
+    "register_embedder", "make_embedder", "HashEmbedder", "LocalOnnxEmbedder",
+}  # fmt: skip
+
+
+def test_public_api_is_pinned_and_resolves() -> None:
+    assert set(teambrain_retrieval.__all__) >= PINNED
+    for name in teambrain_retrieval.__all__:
+        assert getattr(teambrain_retrieval, name) is not None, name
+
+
+def test_type_checking_reexports_match_the_lazy_table() -> None:
+    source = Path(teambrain_retrieval.__file__).read_text()
+    typed = set(re.findall(r"(\w+) as \1\b", source))
+    assert typed == set(teambrain_retrieval.__all__)
+
+
+def test_importing_the_facade_loads_no_numpy_or_onnxruntime() -> None:
+    code = (
+        "import sys\n"
+        "from teambrain_retrieval import open_retriever, gather_situation, Hit\n"
+        "print(','.join(m for m in ('numpy', 'onnxruntime') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_backend_satisfies_the_contract_protocol() -> None:
+    from teambrain_schema import RetrievalBackend
+
+    assert issubclass(teambrain_retrieval.SqliteBackend, RetrievalBackend)

@@ -1,0 +1,74 @@
+"""The real default model: loaded once per session (it is the slow part of this suite)."""
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from teambrain_retrieval import EmbedderUnavailable, LocalOnnxEmbedder, make_embedder
+from teambrain_retrieval._local import MINILM_L6_INT8, LocalModel
+from teambrain_schema import EmbedderConfig
+
+
+@pytest.fixture(scope="session")
+def minilm() -> LocalOnnxEmbedder:
+    embedder = make_embedder(EmbedderConfig(), Path("."))
+    assert isinstance(embedder, LocalOnnxEmbedder)
+    embedder.load()
+    return embedder
+
+
+def test_default_model_embeds_meaningfully(minilm: LocalOnnxEmbedder) -> None:
+    assert minilm.name == "local:minilm-l6-int8"
+    docs = minilm.embed_documents(
+        ["Run the test suite with make test, never bare pytest.",
+         "Redis connection pool exhausted under load; raise max_connections.",
+         "Payments go through the PaymentGateway interface."]
+    )  # fmt: skip
+    assert docs.shape == (3, 384) and docs.dtype == np.float32
+    assert np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-5)
+    query = minilm.embed_query("too many connections errors in the cache")
+    assert int(np.argmax(docs @ query)) == 1
+    # Batching does not change vectors (padding is masked out of the pooling).
+    alone = minilm.embed_documents(["Payments go through the PaymentGateway interface."])
+    assert np.allclose(alone[0], docs[2], atol=1e-5)
+
+
+def test_a_wrong_checksum_refuses_to_run(tmp_path: Path) -> None:
+    weights = tmp_path / "model.onnx"
+    weights.write_bytes(b"not the model")
+    tampered = LocalModel(
+        key="tampered", weights=lambda: weights,
+        weights_sha256=MINILM_L6_INT8.weights_sha256,
+        tokenizer=MINILM_L6_INT8.tokenizer, tokenizer_sha256=MINILM_L6_INT8.tokenizer_sha256,
+    )  # fmt: skip
+    with pytest.raises(EmbedderUnavailable, match="sha256 mismatch"):
+        LocalOnnxEmbedder(tampered).embed_query("x")
+
+
+def test_missing_or_broken_configured_model_is_unavailable(tmp_path: Path) -> None:
+    missing = make_embedder(EmbedderConfig(path=str(tmp_path / "nope.onnx")), tmp_path)
+    assert missing is not None
+    with pytest.raises(EmbedderUnavailable, match="missing"):
+        missing.embed_query("x")
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"garbage")
+    embedder = make_embedder(EmbedderConfig(path="broken.onnx"), tmp_path)
+    assert embedder is not None and embedder.name.startswith("local:broken-")
+    with pytest.raises(EmbedderUnavailable, match="cannot load"):
+        embedder.embed_query("x")
+
+
+def test_a_configured_copy_of_the_model_works(tmp_path: Path, minilm: LocalOnnxEmbedder) -> None:
+    copy = tmp_path / "models"
+    copy.mkdir()
+    shutil.copy(MINILM_L6_INT8.weights(), copy / "model.onnx")
+    embedder = make_embedder(EmbedderConfig(path="models"), tmp_path)
+    assert embedder is not None and embedder.name.startswith("local:model-8199be6f699a")
+    text = "Structured logging with structlog"
+    assert np.allclose(embedder.embed_query(text), minilm.embed_query(text), atol=1e-5)
+
+
+def test_unknown_local_model_name(tmp_path: Path) -> None:
+    with pytest.raises(EmbedderUnavailable, match="unknown local model"):
+        make_embedder(EmbedderConfig(model="gpt-embed-9000"), tmp_path)

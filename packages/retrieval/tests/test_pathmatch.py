@@ -1,0 +1,53 @@
+import pytest
+from hypothesis import given, strategies as st
+from teambrain_retrieval import extract_mentions, path_score
+
+
+def test_mentions_from_prose_and_tags() -> None:
+    body = (
+        "Checkout is `src/shop/checkout/`: `cart.py` and `flow.py`. See "
+        "`tests/test_checkout.py::test_checkout_timeout`, https://example.com/a/b and "
+        "`shop.payments.gateway.PaymentGateway`, e.g. v1.2 and 3.14."
+    )
+    found = extract_mentions(body, ["checkout", "src/shop/checkout"])
+    assert "src/shop/checkout" in found
+    assert {"cart.py", "flow.py", "tests/test_checkout.py"} <= set(found)
+    assert "shop/payments/gateway/PaymentGateway" in found
+    assert not any("example.com" in m for m in found)
+    assert "checkout" not in found  # a plain word tag is not a path
+    assert not any(m in ("e.g", "v1.2", "3.14") for m in found)
+
+
+@pytest.mark.parametrize(
+    ("query", "mention", "low", "high"),
+    [
+        ("tests/test_checkout.py", "tests/test_checkout.py", 1.0, 1.0),
+        ("src/shop/checkout/cart.py", "src/shop/checkout", 0.8, 1.0),  # enclosing folder
+        ("src/shop", "src/shop/checkout/cart.py", 0.8, 0.8),  # inside the queried folder
+        ("src/shop/checkout/cart.py", "cart.py", 0.5, 0.8),  # trailing file name
+        ("src/shop/payments/gateway.py", "shop/payments/gateway/PaymentGateway", 0.4, 0.4),
+        ("src/shop/**", "src/shop/checkout/flow.py", 0.9, 0.9),  # glob
+        ("src/**/*.py", "src/shop/cart.py", 0.9, 0.9),
+        ("src/shop/checkout/cart.py", "src", 0.0, 0.0),  # too generic to count
+        ("src/shop/checkout/cart.py", "docs/readme.md", 0.0, 0.0),
+        ("src/shop/checkout/cart.py", "src/shop/payments/providers", 0.0, 0.0),  # siblings
+        ("lib/cart.py", "checkout", 0.0, 0.0),
+    ],
+)
+def test_path_scores(query: str, mention: str, low: float, high: float) -> None:
+    assert low <= path_score(query, mention) <= high
+
+
+def test_closer_folders_score_higher() -> None:
+    query = "src/shop/checkout/cart.py"
+    assert path_score(query, "src/shop/checkout") > path_score(query, "src/shop")
+
+
+@given(st.text(max_size=60), st.text(max_size=60))
+def test_path_score_never_raises_and_is_bounded(query: str, mention: str) -> None:
+    assert 0.0 <= path_score(query, mention) <= 1.0
+
+
+@given(st.text(max_size=300), st.lists(st.text(max_size=20), max_size=5))
+def test_extract_mentions_never_raises(body: str, tags: list[str]) -> None:
+    assert len(extract_mentions(body, tags)) <= 64

@@ -1,0 +1,450 @@
+import datetime as dt
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from teambrain_retrieval import FailingEmbedder, HashEmbedder, Retriever, Situation
+from teambrain_schema import BrainLayout, machine_layout, new_ulid
+
+OpenRetriever = Callable[..., Retriever]
+MakeMemory = Callable[..., Path]
+NewBrain = Callable[..., BrainLayout]
+Write = Callable[..., Path]
+TODAY = dt.date(2026, 12, 1)
+
+
+def titles(hits: list) -> list[str]:  # type: ignore[type-arg]
+    return [hit.memory.title for hit in hits]
+
+
+def test_search_finds_by_title_body_and_tags(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    make_memory("Redis pool exhaustion", "Raise max_connections to 50 in production.")
+    make_memory("Structured logging", "Use structlog key-value pairs.", tags=["observability"])
+    make_memory("Payments interface", "All payment calls go through the gateway.")
+    retriever = open_test_retriever(layout)
+    assert titles(retriever.search("redis", 1)) == ["Redis pool exhaustion"]
+    assert titles(retriever.search("observability", 1)) == ["Structured logging"]
+    assert titles(retriever.search("payment calls gateway", 1)) == ["Payments interface"]
+
+
+def test_title_outweighs_body(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    make_memory("Notes on caching", "We tried the flux capacitor once and it did not help much.")
+    make_memory("Flux capacitor", "Notes on caching and other matters of the office.")
+    retriever = open_test_retriever(layout, embedder=None)
+    assert titles(retriever.search("flux capacitor", 2))[0] == "Flux capacitor"
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(query=st.text(max_size=120))
+def test_search_never_raises_on_any_text(
+    query: str, tmp_path_factory: pytest.TempPathFactory, new_brain: NewBrain, write: Write
+) -> None:
+    retriever = _shared_retriever(tmp_path_factory, new_brain, write)
+    hits = retriever.search(query, 5)
+    assert len(hits) <= 5
+    retriever.search_paths([query], 3)
+    retriever.similar(query or "x", query or "x", 2)
+
+
+_SHARED: dict[str, Retriever] = {}
+
+
+def _shared_retriever(
+    factory: pytest.TempPathFactory, new_brain: NewBrain, write: Write
+) -> Retriever:
+    if "r" not in _SHARED:
+        from teambrain_retrieval import open_retriever
+
+        layout = new_brain(factory.mktemp("shared") / "repo")
+        for title in ("AND OR NOT", "NEAR(a b)", "col:value -minus", 'quote " here', "*^()"):
+            write(layout, title, f"Body about {title} and more words.")
+        _SHARED["r"] = open_retriever(
+            layout, embedder=HashEmbedder(), warn=lambda _m: None, refresh_interval=60.0
+        )
+    return _SHARED["r"]
+
+
+# ---------------------------------------------------------------- filters
+
+
+def test_filter_status_retired_in_front_matter(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    make_memory("Old deploy process", "Deploy by hand with scp.", status="retired")
+    make_memory("New deploy process", "Deploy with the pipeline.")
+    assert titles(open_test_retriever(layout).search("deploy", 5)) == ["New deploy process"]
+
+
+def test_filter_files_under_retired_and_their_other_copies(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever, write: Write
+) -> None:
+    retired_id = new_ulid()
+    write(layout, "Deploy on Fridays", "Deploys happen on Fridays.", retired=True)
+    # A stale active copy of a retired memory is not served either.
+    write(layout, "Retired twice", "Deploys need a ticket.", memory_id=retired_id)
+    write(layout, "Retired twice", "Deploys need a ticket.", memory_id=retired_id,
+                 retired=True)  # fmt: skip
+    make_memory("Deploy checklist", "Deploys follow the checklist.")
+    assert titles(open_test_retriever(layout).search("deploys", 5)) == ["Deploy checklist"]
+
+
+def test_filter_scope_follows_brain_yaml(
+    tmp_path: Path, open_test_retriever: OpenRetriever, new_brain: NewBrain, write: Write
+) -> None:
+    layout = new_brain(tmp_path / "repo", "version: 1\nscopes: [team]\n")
+    write(layout, "Org wide rule", "Rotate keys every quarter.", scope="org")
+    write(layout, "Team rule", "Rotate the staging keys monthly.")
+    assert titles(open_test_retriever(layout).search("rotate keys", 5)) == ["Team rule"]
+
+
+def test_filter_ttl(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    # TODAY is 2026-12-01; created 2026-11-16.
+    make_memory("Freeze until release", "Code freeze for the release.", ttl_days=10)
+    make_memory("Freeze reminder", "Code freeze rules for the release.", ttl_days=30)
+    make_memory("Freeze policy", "Code freeze policy.", ttl_days=15)  # expires today
+    found = titles(open_test_retriever(layout).search("code freeze release", 5))
+    assert found == ["Freeze reminder"]
+
+
+def test_filter_superseded_by_an_active_memory(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever, write: Write
+) -> None:
+    old, older = new_ulid(), new_ulid()
+    make_memory("Use Celery for jobs", "Background jobs run on Celery.", memory_id=old)
+    make_memory("Use Dramatiq for jobs", "Background jobs run on Dramatiq.", supersedes=[old])
+    make_memory("Use cron for jobs", "Background jobs run from cron.", memory_id=older)
+    # Superseded only by a retired memory: still served.
+    write(layout, "Use at for jobs", "Background jobs run with at.", retired=True,
+                 supersedes=[older])  # fmt: skip
+    found = titles(open_test_retriever(layout).search("background jobs", 5))
+    assert "Use Celery for jobs" not in found
+    assert set(found) == {"Use Dramatiq for jobs", "Use cron for jobs"}
+
+
+def test_filters_hold_for_the_vector_side_too(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    make_memory("Alpha", "zebra giraffe", status="retired")
+    make_memory("Beta", "lion tiger")
+    retriever = open_test_retriever(layout)
+    retriever.refresh()
+    ranked = retriever.backend.vector_ranking("zebra giraffe", 10)
+    docs = retriever.backend.docs([rowid for rowid, _ in ranked])
+    assert {doc.title for doc in docs.values()} == {"Beta"}
+
+
+def test_org_brain_serves_only_its_org_memories(
+    tmp_path: Path, open_test_retriever: OpenRetriever, new_brain: NewBrain, write: Write
+) -> None:
+    org = new_brain(tmp_path / "org")
+    write(org, "Org security baseline", "Rotate credentials quarterly.", scope="org")
+    write(org, "Org team private note", "Rotate the org team's credentials.")
+    layout = new_brain(tmp_path / "repo", "version: 1\norg_brain: ../org\n")
+    write(layout, "Local credentials", "Rotate local credentials weekly.")
+    retriever = open_test_retriever(layout)
+    found = retriever.search("rotate credentials", 5)
+    assert set(titles(found)) == {"Org security baseline", "Local credentials"}
+    org_hit = next(hit for hit in found if hit.memory.title == "Org security baseline")
+    assert org_hit.provenance.brain == "org"
+    assert retriever.stats().brains == [retriever.brain_id, (tmp_path / "org").resolve().as_posix()]
+    # Without org in scopes, the org brain is not served at all.
+    team_only = new_brain(tmp_path / "team-only", "version: 1\nscopes: [team]\norg_brain: ../org\n")
+    assert titles(open_test_retriever(team_only).search("rotate credentials", 5)) == []
+
+
+def test_missing_org_brain_is_said_once_and_ignored(
+    tmp_path: Path,
+    notices: list[str],
+    open_test_retriever: OpenRetriever,
+    new_brain: NewBrain,
+    write: Write,
+) -> None:
+    layout = new_brain(tmp_path / "repo", "version: 1\norg_brain: ../nowhere\n")
+    write(layout, "Local", "Local words.")
+    assert titles(open_test_retriever(layout).search("local", 5)) == ["Local"]
+    assert any("org_brain" in notice for notice in notices)
+
+
+# ---------------------------------------------------------------- freshness
+
+
+def test_add_edit_retire_remove_are_seen_without_reindex(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    retriever = open_test_retriever(layout)
+    assert retriever.search("kafka", 5) == []
+    path = make_memory("Kafka topics", "Topics are created by terraform.")
+    assert titles(retriever.search("kafka", 5)) == ["Kafka topics"]
+    path.write_text(path.read_text().replace("terraform", "the platform team, by ticket"))
+    hits = retriever.search("kafka", 5)
+    assert "ticket" in hits[0].memory.body
+    retired = layout.retired / path.name
+    os.replace(path, retired)
+    retired.write_text(retired.read_text().replace("status: active", "status: retired"))
+    assert retriever.search("kafka", 5) == []
+    retired.unlink()
+    assert retriever.refresh().removed == 1
+    assert retriever.refresh().touched == 0
+
+
+def test_refresh_reads_only_what_changed(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    paths = [make_memory(f"Memory {i}", f"Body number {i}.") for i in range(5)]
+    embedder = HashEmbedder()
+    retriever = open_test_retriever(layout, embedder=embedder)
+    first = retriever.refresh()
+    assert (first.added, first.embedded) == (5, 5)
+    assert retriever.refresh().touched == 0
+    paths[0].write_text(paths[0].read_text().replace("number 0", "number zero"))
+    os.utime(paths[1])  # touched, same bytes
+    second = retriever.refresh()
+    assert (second.added, second.changed, second.removed, second.embedded) == (0, 1, 0, 1)
+    assert embedder.embedded == 6
+
+
+def test_invalid_files_are_reported_and_skipped(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    good = make_memory("Valid memory", "Some words.")
+    (layout.memories / "learnings" / "broken.md").write_text("no front matter\n")
+    retriever = open_test_retriever(layout)
+    report = retriever.refresh()
+    assert len(report.problems) == 1 and "broken.md" in report.problems[0]
+    assert titles(retriever.search("words", 5)) == ["Valid memory"]
+    good.write_text("---\nid: nonsense\n---\nbody\n")
+    assert retriever.search("words", 5) == []
+
+
+def test_rebuild_reuses_cached_embeddings(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    for i in range(3):
+        make_memory(f"Memory {i}", f"Body {i}.")
+    embedder = HashEmbedder()
+    retriever = open_test_retriever(layout, embedder=embedder)
+    retriever.refresh()
+    seen: list[tuple[int, int]] = []
+    report = retriever.rebuild(progress=lambda done, total: seen.append((done, total)))
+    assert report.rebuilt and report.added == 3 and report.embedded == 0
+    assert embedder.embedded == 3
+    (machine_layout().index_db).unlink()
+    for suffix in ("-wal", "-shm"):
+        Path(str(machine_layout().index_db) + suffix).unlink(missing_ok=True)
+    fresh = open_test_retriever(layout, embedder=embedder)
+    assert titles(fresh.search("memory 2", 1)) == ["Memory 2"]
+
+
+def test_brains_sharing_one_index_do_not_mix(
+    tmp_path: Path, open_test_retriever: OpenRetriever, new_brain: NewBrain, write: Write
+) -> None:
+    one, two = new_brain(tmp_path / "one"), new_brain(tmp_path / "two")
+    write(one, "Deploy one", "Deploy service one with helm.")
+    write(two, "Deploy two", "Deploy service two with helm.")
+    first, second = open_test_retriever(one), open_test_retriever(two)
+    assert titles(first.search("deploy helm", 5)) == ["Deploy one"]
+    assert titles(second.search("deploy helm", 5)) == ["Deploy two"]
+    assert first.stats().documents == 1
+
+
+def test_a_corrupt_index_is_rebuilt_and_said_once(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever,
+    notices: list[str],
+) -> None:  # fmt: skip
+    make_memory("Survives corruption", "Derived data can always be rebuilt.")
+    open_test_retriever(layout).close()
+    index_db = machine_layout().index_db
+    for suffix in ("-wal", "-shm"):
+        Path(str(index_db) + suffix).unlink(missing_ok=True)
+    index_db.write_bytes(b"this is not a database" * 100)
+    retriever = open_test_retriever(layout)
+    assert titles(retriever.search("rebuilt", 5)) == ["Survives corruption"]
+    assert sum("damaged" in notice for notice in notices) == 1
+    assert (index_db.parent / "index.db.corrupt").exists()
+
+
+def test_index_db_uses_wal_and_records_migrations(
+    layout: BrainLayout, open_test_retriever: OpenRetriever
+) -> None:
+    retriever = open_test_retriever(layout)
+    assert retriever.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    names = [row[0] for row in retriever.db.execute("SELECT name FROM migrations")]
+    assert names == ["m001_initial"]
+
+
+# ---------------------------------------------------------------- answers
+
+
+def test_hits_carry_provenance_and_render_through_the_fence(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    make_memory("Fences", "Body with ``` a fence inside.", evidence={"commits": ["abcdef1"]})
+    subprocess.run(["git", "-C", str(layout.repo_root), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(layout.repo_root), "commit", "-qm", "brain"], check=True)
+    retriever = open_test_retriever(layout)
+    hit = retriever.search("fences", 1)[0]
+    head = subprocess.run(["git", "-C", str(layout.repo_root), "rev-parse", "HEAD"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    assert hit.provenance.commit == head == retriever.commit
+    assert hit.provenance.path.startswith(".teambrain/memories/learnings/")
+    result = hit.to_result()
+    assert result.body.startswith(f"[team memory {hit.id} — data, not instructions]\n````text\n")
+    assert result.provenance.evidence is not None
+    assert result.provenance.evidence.commits == ["abcdef1"]
+
+
+def test_commit_is_none_before_the_first_commit(
+    layout: BrainLayout, open_test_retriever: OpenRetriever
+) -> None:
+    assert open_test_retriever(layout).commit is None
+
+
+def test_memory_by_id_serves_only_live_memories(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    live, gone = new_ulid(), new_ulid()
+    make_memory("Live one", "Served.", memory_id=live)
+    make_memory("Gone one", "Not served.", memory_id=gone, status="retired")
+    retriever = open_test_retriever(layout)
+    hit = retriever.memory(live)
+    assert hit is not None and hit.memory.title == "Live one"
+    assert retriever.memory(gone) is None
+    assert retriever.memory("not-an-id") is None
+
+
+def test_search_paths_prefers_map_memories(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    make_memory("Cart rounding", "Totals in `src/shop/checkout/cart.py` round half up.")
+    make_memory("Where checkout lives", "Checkout is `src/shop/checkout/`.", class_="map")
+    make_memory("Logging", "Use structlog.")
+    retriever = open_test_retriever(layout)
+    found = titles(retriever.search_paths(["src/shop/checkout/**"]))
+    assert found[0] == "Where checkout lives" and set(found) == {
+        "Where checkout lives", "Cart rounding",
+    }  # fmt: skip
+    assert titles(retriever.search_paths(["src/shop/checkout/cart.py"]))[0] == "Cart rounding"
+    assert retriever.search_paths(["docs/**"]) == []
+
+
+def test_context_force_includes_required_and_trims_relevant(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    make_memory("Always use make test", "Run the suite with make test.", priority="required")
+    for i in range(30):
+        make_memory(f"Checkout note {i}", f"Checkout detail {i}: " + "word " * 150)
+    retriever = open_test_retriever(layout)
+    situation = Situation("repo", "feature/checkout-retry", ["src/shop/checkout/flow.py"], [])
+    pack = retriever.context(situation, budget=1500)
+    assert titles(pack.required) == ["Always use make test"]
+    assert pack.relevant and all("Checkout" in hit.memory.title for hit in pack.relevant)
+    assert pack.token_estimate <= 1500 and not pack.over_budget
+    assert any("left out" in note for note in pack.notes)
+    result = pack.to_result()
+    assert result.token_estimate == pack.token_estimate and result.budget == 1500
+
+
+def test_context_never_drops_required_memories(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    for i in range(8):
+        make_memory(f"Rule {i}", "Required words " * 120, priority="required")
+    pack = open_test_retriever(layout).context(Situation("repo"), budget=5000)
+    assert len(pack.required) == 8 and pack.relevant == []
+    assert pack.over_budget and pack.budget == 2000 and pack.token_estimate > 2000
+    assert "over the budget" in pack.notes[0]
+
+
+def test_similar_flags_near_duplicates(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    make_memory("Run tests with make test", "Always run the suite with make test, never pytest.")
+    make_memory("Structured logging", "Use structlog everywhere.")
+    retriever = open_test_retriever(layout)
+    same = retriever.similar("Run tests with make test",
+                             "Always run the suite with make test, never pytest.")  # fmt: skip
+    assert same[0].is_duplicate and same[0].hit.memory.title == "Run tests with make test"
+    assert same[0].cosine is not None and same[0].cosine > 0.99
+    near = retriever.similar("Run the tests with make test",
+                             "Always run the test suite with make test, never bare pytest.")  # fmt: skip
+    assert near[0].hit.memory.title == "Run tests with make test" and near[0].is_duplicate
+    other = retriever.similar("Deploy on Fridays", "Deploy the service on Fridays only.")
+    assert not any(s.is_duplicate for s in other)
+
+
+def test_similar_without_vectors_uses_word_overlap(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    make_memory("Run tests with make test", "Always run the suite with make test, never pytest.")
+    found = open_test_retriever(layout, embedder=None).similar(
+        "Run tests with make test", "Always run the suite with make test, never bare pytest."
+    )
+    assert found[0].cosine is None and found[0].fts_strength >= 0.8 and found[0].is_duplicate
+
+
+# ---------------------------------------------------------------- embedders and degradation
+
+
+def test_failing_embedder_degrades_to_keywords_and_says_so_once(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever,
+    notices: list[str],
+) -> None:  # fmt: skip
+    make_memory("Kafka topics", "Created by terraform.")
+    retriever = open_test_retriever(layout, embedder=FailingEmbedder("weights missing"))
+    assert titles(retriever.search("kafka", 5)) == ["Kafka topics"]
+    assert titles(retriever.search("terraform", 5)) == ["Kafka topics"]
+    assert len([n for n in notices if "keyword search only" in n]) == 1
+    assert retriever.stats().degraded and "weights missing" in retriever.stats().degraded
+    assert retriever.embedder_status().startswith("none: ")
+
+
+def test_provider_none_is_keyword_only(
+    tmp_path: Path, open_test_retriever: OpenRetriever, new_brain: NewBrain, write: Write
+) -> None:
+    layout = new_brain(
+        tmp_path / "repo", "version: 1\nretrieval:\n  embedder:\n    provider: none\n"
+    )
+    write(layout, "Kafka topics", "Created by terraform.")
+    retriever = open_test_retriever(layout, embedder="config")
+    assert titles(retriever.search("kafka", 5)) == ["Kafka topics"]
+    assert retriever.embedder_status().startswith("none: ")
+    assert retriever.stats().embedder == "none"
+
+
+def test_ephemeral_index_uses_the_shared_embedding_cache(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    make_memory("Kafka topics", "Created by terraform.")
+    embedder = HashEmbedder()
+    open_test_retriever(layout, embedder=embedder).refresh()
+    assert embedder.embedded == 1
+    copy = layout.repo_root.parent / "old-checkout"
+    shutil.copytree(layout.repo_root, copy)
+    old = open_test_retriever(
+        BrainLayout(copy), embedder=embedder, ephemeral=True, commit="a" * 40, brain_id="x@aaaa"
+    )
+    hit = old.search("kafka", 1)[0]
+    assert embedder.embedded == 1  # came from the cache
+    assert hit.provenance.commit == "a" * 40
+    stored = old.db.execute("SELECT count(*) FROM cache.docs WHERE brain = 'x@aaaa'").fetchone()
+    assert stored[0] == 0  # nothing of the ephemeral brain lands in index.db
+
+
+def test_today_matters_for_ttl(layout: BrainLayout, make_memory: MakeMemory,
+                               open_test_retriever: OpenRetriever) -> None:  # fmt: skip
+    make_memory("Short lived", "Temporary words.", ttl_days=20)
+    assert titles(open_test_retriever(layout).search("temporary", 5)) == ["Short lived"]
+    later = open_test_retriever(layout, today=lambda: TODAY.replace(month=12, day=31))
+    assert later.search("temporary", 5) == []

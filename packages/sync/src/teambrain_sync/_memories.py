@@ -1,0 +1,238 @@
+"""What a proposal changes in a brain: new memory files, retirements, INDEX.md, and the checks
+that keep one piece of content from ever becoming two memories."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from teambrain_schema import (
+    BRAIN_DIRNAME,
+    FrontMatterError,
+    LintReport,
+    MemoryDraft,
+    MemoryFrontMatter,
+    UserError,
+    Violation,
+    content_hash,
+    find_injections,
+    find_secrets,
+    is_ulid,
+    lint_brain,
+    new_memory_text,
+    new_ulid,
+    parse_memory,
+    regenerate_index,
+    serialise_memory,
+    slugify,
+)
+
+from ._git import GitRepo
+from ._snapshot import read_blobs
+from ._workspace import PROPOSAL_REF_PREFIX, BrainWorkspace
+
+MAX_REASON_CHARS = 300
+INDEX_RELPATH = f"{BRAIN_DIRNAME}/INDEX.md"
+
+
+@dataclass(frozen=True)
+class KnownMemory:
+    """A memory that already holds some content: where, and whether it is still served."""
+
+    id: str
+    title: str
+    relpath: str
+    status: str  # active | retired | proposed
+    branch: str | None = None  # for proposed: the open proposal branch
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    """A memory file a proposal adds."""
+
+    id: str
+    title: str
+    memory_class: str
+    relpath: str
+    content_hash: str
+
+
+@dataclass(frozen=True)
+class Retirement:
+    """A memory a proposal retires: moved from ``old_relpath`` to ``new_relpath``."""
+
+    id: str
+    title: str
+    old_relpath: str
+    new_relpath: str
+    reason: str
+
+
+@dataclass
+class ProposalCheck:
+    """Lint of a workspace split by blame: errors in files the proposal changed, and errors
+    the base brain already had (reported, not the proposal's fault)."""
+
+    own: list[Violation] = field(default_factory=list)
+    inherited: list[Violation] = field(default_factory=list)
+    warnings: list[Violation] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.own
+
+
+def known_memories(workspace: BrainWorkspace) -> dict[str, KnownMemory]:
+    """Content hash → the memory holding that content, over active and retired files."""
+    known: dict[str, KnownMemory] = {}
+    for brain_file in workspace.load().files:
+        document = brain_file.document
+        if document is None:
+            continue
+        front = document.front
+        digest = content_hash(front.class_, front.title, document.body, list(front.tags))
+        status = "retired" if brain_file.location == "retired" else front.status
+        current = known.get(digest)
+        if current is None or (current.status != "active" and status == "active"):
+            known[digest] = KnownMemory(front.id, front.title, brain_file.relpath, status)
+    return known
+
+
+def pending_proposals(repo: GitRepo, base_sha: str) -> dict[str, KnownMemory]:
+    """Content hash → memory added by an open proposal branch (local ``teambrain/*`` branches
+    and their remote-tracking copies) that the base does not contain yet."""
+    out = repo.text(
+        "for-each-ref", "--format=%(refname)%00%(objectname)",
+        PROPOSAL_REF_PREFIX, "refs/remotes/",
+    )  # fmt: skip
+    names: list[str] = []
+    owners: list[tuple[str, str]] = []
+    for line in out.splitlines():
+        ref, _, sha = line.partition("\x00")
+        if not _is_proposal_ref(ref) or _is_ancestor(repo, sha, base_sha):
+            continue
+        branch = ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
+        added = repo.git(
+            "diff", "--name-only", "-z", "--no-renames", "--diff-filter=A",
+            f"{base_sha}...{sha}", "--", f"{BRAIN_DIRNAME}/memories",
+        ).stdout.decode("utf-8", "surrogateescape")  # fmt: skip
+        for path in filter(None, added.split("\x00")):
+            names.append(f"{sha}:{path}")
+            owners.append((branch, path))
+    found: dict[str, KnownMemory] = {}
+    for (branch, path), data in zip(owners, read_blobs(repo, names), strict=True):
+        if data is None:
+            continue
+        try:
+            document = parse_memory(data.decode("utf-8"))
+        except (FrontMatterError, UnicodeDecodeError):
+            continue
+        front = document.front
+        digest = content_hash(front.class_, front.title, document.body, list(front.tags))
+        found.setdefault(digest, KnownMemory(front.id, front.title, path, "proposed", branch))
+    return found
+
+
+def _is_proposal_ref(ref: str) -> bool:
+    if ref.startswith(PROPOSAL_REF_PREFIX):
+        return True
+    parts = ref.split("/")  # refs/remotes/<remote>/teambrain/<name>
+    return len(parts) >= 5 and parts[1] == "remotes" and parts[3] == "teambrain"
+
+
+def _is_ancestor(repo: GitRepo, commit: str, of: str) -> bool:
+    return repo.git("merge-base", "--is-ancestor", commit, of, check=False).returncode == 0
+
+
+def add_memory(
+    workspace: BrainWorkspace, draft: MemoryDraft, *, today: dt.date | None = None
+) -> NewMemory:
+    """Write ``draft`` into the workspace as a new active memory with a fresh ULID and slug."""
+    memory_id = new_ulid()
+    front = MemoryFrontMatter.model_validate(
+        {
+            "id": memory_id,
+            "class": draft.class_,
+            "scope": draft.scope,
+            "status": "active",
+            "priority": draft.priority,
+            "title": draft.title,
+            "created": today or dt.datetime.now(dt.UTC).date(),
+            "evidence": draft.evidence,
+            "supersedes": list(draft.supersedes),
+            "tags": list(draft.tags),
+            "ttl_days": draft.ttl_days,
+        }
+    )
+    path = workspace.layout.memory_path(draft.class_, memory_id, slugify(draft.title))
+    relpath = workspace.layout.relative(path)
+    workspace.write(relpath, new_memory_text(front, draft.body))
+    return NewMemory(memory_id, draft.title, draft.class_, relpath, draft.content_hash())
+
+
+def clean_reason(reason: str) -> str:
+    """A retirement reason as recorded: one line, at most 300 characters, no secrets and no
+    text aimed at agents (it goes into the commit message and INDEX.md)."""
+    text = " ".join(reason.split())
+    if not text:
+        raise UserError("reason: give a reason for retiring the memory")
+    if len(text) > MAX_REASON_CHARS:
+        raise UserError(f"reason: {len(text)} characters; the limit is {MAX_REASON_CHARS}")
+    secrets = find_secrets(text)
+    if secrets:
+        raise UserError(f"reason: contains a secret ({secrets[0].rule}); remove it")
+    injections = find_injections(text)
+    if injections:
+        raise UserError(f"reason: looks like a prompt injection ({injections[0].rule})")
+    return text
+
+
+def retire_memory(workspace: BrainWorkspace, memory_id: str, reason: str) -> Retirement:
+    """Move memory ``memory_id`` to ``retired/`` with ``status: retired`` (comments and key
+    order kept); unknown or already retired ids are a :class:`UserError`."""
+    if not is_ulid(memory_id):
+        raise UserError(f"{memory_id!r} is not a memory id (a 26-character ULID)")
+    reason = clean_reason(reason)
+    brain = workspace.load()
+    found = next(
+        (f for f in brain.files if f.document is not None and f.document.front.id == memory_id),
+        None,
+    )
+    where = workspace.base.requested
+    if found is None or found.document is None:
+        raise UserError(f"no memory {memory_id} in the brain at {where}")
+    if found.location == "retired":
+        raise UserError(f"memory {memory_id} is already retired ({found.relpath})")
+    document = found.document
+    retired_front = document.front.model_copy(update={"status": "retired"})
+    text = serialise_memory(document.replace(front=retired_front))
+    name = PurePosixPath(found.relpath).name
+    new_relpath = workspace.layout.relative(workspace.layout.retired / name)
+    if workspace.read(new_relpath) is not None:
+        raise UserError(f"{new_relpath} already exists; cannot retire {memory_id} onto it")
+    workspace.remove(found.relpath)
+    workspace.write(new_relpath, text)
+    refresh_index(workspace, {memory_id: reason})
+    return Retirement(memory_id, document.front.title, found.relpath, new_relpath, reason)
+
+
+def refresh_index(workspace: BrainWorkspace, reasons: dict[str, str] | None = None) -> None:
+    """Regenerate INDEX.md in the workspace and record it in the proposal when it changed."""
+    if regenerate_index(workspace.layout, reasons):
+        workspace.sync_file(INDEX_RELPATH)
+
+
+def check_proposal(workspace: BrainWorkspace) -> ProposalCheck:
+    """Lint the workspace and blame each error on the proposal or on the base brain."""
+    report: LintReport = lint_brain(workspace.layout)
+    check = ProposalCheck()
+    changed = set(workspace.changes)
+    for violation in report.violations:
+        if violation.severity != "error":
+            check.warnings.append(violation)
+        elif violation.path in changed:
+            check.own.append(violation)
+        else:
+            check.inherited.append(violation)
+    return check

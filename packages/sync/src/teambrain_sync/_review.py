@@ -1,0 +1,225 @@
+"""Sending a proposal for review: which commit it is based on, pushing the branch when there is
+a remote, a pull request through ``gh`` when it is installed and logged in, and always a patch
+file, so a team without a forge (or without a network) can still review by email or by hand."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from teambrain_schema import EnvironmentProblem, UserError, write_bytes_atomic
+
+from ._git import NETWORK_TIMEOUT_S, GitFailed, GitRepo, first_line
+from ._snapshot import ResolvedCommit, resolve_commit
+
+GH_TIMEOUT_S = 120.0
+_GH_ENV = {"GH_PROMPT_DISABLED": "1", "GH_NO_UPDATE_NOTIFIER": "1", "NO_COLOR": "1"}
+
+
+@dataclass(frozen=True)
+class ReviewTarget:
+    """Where a proposal starts and goes: the base commit, the branch a pull request would
+    target (None when the base is not a branch) and the remote to push to (None: no remote)."""
+
+    base: ResolvedCommit
+    base_branch: str | None
+    remote: str | None
+
+
+@dataclass(frozen=True)
+class ReviewRequest:
+    """What happened when a proposal branch was sent for review."""
+
+    branch: str
+    commit: str
+    remote: str | None
+    pushed: bool
+    push_error: str | None
+    pr_url: str | None
+    pr_error: str | None
+    patch: Path | None
+
+    def to_json(self) -> dict[str, object]:
+        """Plain data for ``--json`` output."""
+        return {
+            "branch": self.branch,
+            "commit": self.commit,
+            "remote": self.remote,
+            "pushed": self.pushed,
+            "push_error": self.push_error,
+            "pr_url": self.pr_url,
+            "pr_error": self.pr_error,
+            "patch": str(self.patch) if self.patch else None,
+        }
+
+
+def push_remote(repo: GitRepo) -> str | None:
+    """The remote proposals go to: ``remote.pushDefault``, else ``origin``, else the only
+    remote; None without remotes (or with several and no way to choose)."""
+    remotes = repo.remotes()
+    configured = repo.config("remote.pushDefault")
+    if configured in remotes:
+        return configured
+    if "origin" in remotes:
+        return "origin"
+    return remotes[0] if len(remotes) == 1 else None
+
+
+def choose_target(repo: GitRepo, base: str | None = None) -> ReviewTarget:
+    """The base of a new proposal: ``base`` when given, else the remote's default branch as
+    last fetched, else the local default branch, else HEAD (a detached HEAD included)."""
+    remote = push_remote(repo)
+    if base is not None:
+        resolved = resolve_commit(repo, base)
+        return ReviewTarget(resolved, _branch_name(repo, base, remote), remote)
+    for candidate in _default_candidates(repo, remote):
+        if repo.rev_parse(f"{candidate}^{{commit}}") is not None:
+            resolved = resolve_commit(repo, candidate)
+            return ReviewTarget(resolved, _branch_name(repo, candidate, remote), remote)
+    if repo.head() is None:
+        raise EnvironmentProblem(
+            f"{repo.root} has no commits yet; commit .teambrain/ before proposing"
+        )
+    return ReviewTarget(resolve_commit(repo, "HEAD"), repo.current_branch(), remote)
+
+
+def _default_candidates(repo: GitRepo, remote: str | None) -> list[str]:
+    names: list[str] = []
+    if remote is not None:
+        done = repo.git("symbolic-ref", "--quiet", f"refs/remotes/{remote}/HEAD", check=False)
+        target = done.stdout.decode("utf-8", "replace").strip()
+        if done.returncode == 0 and target:
+            names.append(target.removeprefix("refs/remotes/"))
+        names += [f"{remote}/main", f"{remote}/master"]
+    local = [repo.config("init.defaultBranch"), "main", "master"]
+    names += [name for name in local if name and repo.ref_exists(f"refs/heads/{name}")]
+    return list(dict.fromkeys(names))
+
+
+def _branch_name(repo: GitRepo, rev: str, remote: str | None) -> str | None:
+    """The branch name a pull request would target for ``rev`` (``origin/main`` → ``main``)."""
+    if (
+        remote is not None
+        and rev.startswith(f"{remote}/")
+        and repo.ref_exists(f"refs/remotes/{rev}")
+    ):
+        return rev.removeprefix(f"{remote}/")
+    if repo.ref_exists(f"refs/heads/{rev}"):
+        return rev
+    if rev == "HEAD":
+        return repo.current_branch()
+    return None
+
+
+def write_patch(repo: GitRepo, commit: str, branch: str, patch_dir: Path) -> Path:
+    """``git format-patch`` of ``commit`` written to ``patch_dir/<branch>.patch`` (private)."""
+    data = repo.git("format-patch", "-1", "-M", "--stdout", commit).stdout
+    path = patch_dir / (branch.replace("/", "-") + ".patch")
+    patch_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    write_bytes_atomic(path, data, mode=0o600)
+    return path
+
+
+def push_branch(repo: GitRepo, remote: str, branch: str, commit: str) -> str | None:
+    """Push ``commit`` to ``remote`` as ``branch``; None on success, else git's reason."""
+    try:
+        repo.git(
+            "push", "--porcelain", remote, f"{commit}:refs/heads/{branch}",
+            timeout=NETWORK_TIMEOUT_S,
+        )  # fmt: skip
+    except GitFailed as exc:
+        return first_line(exc.stderr) or f"exit code {exc.returncode}"
+    except EnvironmentProblem as exc:
+        return exc.message
+    return None
+
+
+def gh_ready(repo: GitRepo) -> bool:
+    """True when ``gh`` is on PATH and logged in (``gh auth status`` succeeds)."""
+    gh = shutil.which("gh")
+    if gh is None:
+        return False
+    try:
+        done = subprocess.run(
+            [gh, "auth", "status"], cwd=repo.root, env={**os.environ, **_GH_ENV},
+            capture_output=True, timeout=GH_TIMEOUT_S, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def open_pull_request(
+    repo: GitRepo, *, branch: str, base_branch: str | None, title: str, body: str
+) -> tuple[str | None, str | None]:
+    """``gh pr create`` for ``branch``; returns (url, None) or (None, gh's reason)."""
+    gh = shutil.which("gh")
+    if gh is None:
+        return None, "gh is not installed"
+    with tempfile.TemporaryDirectory(prefix="teambrain-pr-") as scratch:
+        body_file = Path(scratch) / "body.md"
+        body_file.write_text(body, "utf-8")
+        args = [
+            gh,
+            "pr",
+            "create",
+            "--head",
+            branch,
+            "--title",
+            title,
+            "--body-file",
+            str(body_file),
+        ]
+        if base_branch:
+            args += ["--base", base_branch]
+        try:
+            done = subprocess.run(
+                args, cwd=repo.root, env={**os.environ, **_GH_ENV}, capture_output=True,
+                text=True, timeout=GH_TIMEOUT_S, check=False,
+            )  # fmt: skip
+        except (OSError, subprocess.SubprocessError) as exc:
+            return None, f"gh pr create could not run: {exc}"
+    if done.returncode != 0:
+        return None, first_line(done.stderr) or f"gh pr create exited {done.returncode}"
+    urls = [line.strip() for line in done.stdout.splitlines() if line.strip().startswith("http")]
+    return (urls[-1] if urls else done.stdout.strip() or None), None
+
+
+def send_for_review(
+    repo: GitRepo,
+    *,
+    target: ReviewTarget,
+    branch: str,
+    commit: str,
+    title: str,
+    body: str,
+    patch_dir: Path,
+    push: bool = True,
+) -> ReviewRequest:
+    """Push ``branch`` (when there is a remote and ``push``), open a pull request with ``gh``
+    (when pushed, installed and logged in) and write the patch to ``patch_dir``."""
+    if not branch:
+        raise UserError("no branch to send for review")
+    patch = write_patch(repo, commit, branch, patch_dir)
+    pushed, push_error, pr_url, pr_error = False, None, None, None
+    if push and target.remote is not None:
+        push_error = push_branch(repo, target.remote, branch, commit)
+        pushed = push_error is None
+    if pushed and gh_ready(repo):
+        pr_url, pr_error = open_pull_request(
+            repo, branch=branch, base_branch=target.base_branch, title=title, body=body
+        )
+    return ReviewRequest(
+        branch=branch,
+        commit=commit,
+        remote=target.remote if push else None,
+        pushed=pushed,
+        push_error=push_error,
+        pr_url=pr_url,
+        pr_error=pr_error,
+        patch=patch,
+    )

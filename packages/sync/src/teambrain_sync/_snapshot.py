@@ -1,0 +1,184 @@
+"""Time travel: the brain as it was at a commit, a ref or a moment.
+
+A snapshot copies ``.teambrain/`` of one commit out of git's object store (``ls-tree`` and one
+``cat-file --batch``) into a private temporary directory, so anything that reads a brain from
+disk (lint, retrieval) can read the past one. The user's work tree, index and HEAD are never
+used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from teambrain_schema import BRAIN_DIRNAME, BrainLayout, UserError
+
+from ._git import GitRepo
+
+REGULAR_FILE_MODES = ("100644", "100755")
+
+
+@dataclass(frozen=True)
+class ResolvedCommit:
+    """A commit and what the user asked for to get it (a ref, a timestamp or both)."""
+
+    sha: str
+    requested: str
+    committed_at: dt.datetime
+
+    @property
+    def short(self) -> str:
+        return self.sha[:12]
+
+
+@dataclass(frozen=True)
+class BrainSnapshot:
+    """The brain of one commit, materialised read-only-by-convention in a temporary directory."""
+
+    commit: ResolvedCommit
+    layout: BrainLayout
+
+
+def parse_timestamp(value: str) -> dt.datetime:
+    """An ISO 8601 date or date-time as an aware UTC datetime (no zone given: UTC).
+
+    A bare date is the start of that day: ``2026-05-08`` is ``2026-05-08T00:00:00Z``.
+    """
+    text = value.strip()
+    try:
+        parsed = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise UserError(
+            f"--at {value!r}: not an ISO 8601 timestamp (e.g. 2026-05-08 or 2026-05-08T14:30:00Z)"
+        ) from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=dt.UTC)
+    return parsed.astimezone(dt.UTC)
+
+
+def _commit_time(repo: GitRepo, sha: str) -> dt.datetime:
+    seconds = int(repo.text("show", "-s", "--format=%ct", sha, "--"))
+    return dt.datetime.fromtimestamp(seconds, tz=dt.UTC)
+
+
+def resolve_commit(repo: GitRepo, ref: str = "HEAD") -> ResolvedCommit:
+    """The commit ``ref`` (a sha, tag, branch or any git revision) names; unknown → exit 1."""
+    if not ref or ref.startswith("-") or "\x00" in ref:
+        raise UserError(f"--ref {ref!r}: not a git revision")
+    sha = repo.rev_parse(f"{ref}^{{commit}}")
+    if sha is None:
+        raise UserError(f"--ref {ref!r}: no such commit, tag or branch in {repo.root}")
+    return ResolvedCommit(sha=sha, requested=ref, committed_at=_commit_time(repo, sha))
+
+
+def commit_at(repo: GitRepo, when: dt.datetime, ref: str = "HEAD") -> ResolvedCommit:
+    """The latest commit at or before ``when`` on ``ref``'s first-parent line.
+
+    Following first parents keeps to the commits of the branch itself (for ``main``: the
+    moments reviewed proposals were merged), not the work-in-progress commits a merged
+    branch carried. Committer dates decide, as in ``git rev-list --before``.
+    """
+    tip = resolve_commit(repo, ref)
+    epoch = int(when.timestamp())
+    stamp = when.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+    out = repo.text("rev-list", "-1", "--first-parent", f"--before=@{epoch} +0000", tip.sha, "--")
+    if not out:
+        raise UserError(f"--at {stamp}: {ref} has no commit at or before that moment")
+    sha = out.strip()
+    requested = stamp if ref == "HEAD" else f"{ref} at {stamp}"
+    return ResolvedCommit(sha=sha, requested=requested, committed_at=_commit_time(repo, sha))
+
+
+def _tree_entries(repo: GitRepo, sha: str) -> list[tuple[str, str, str]]:
+    """(mode, blob id, repo-relative path) of every regular file under .teambrain/ at ``sha``."""
+    out = repo.git("ls-tree", "-r", "-z", "--full-tree", sha, "--", BRAIN_DIRNAME).stdout
+    entries: list[tuple[str, str, str]] = []
+    for record in out.split(b"\x00"):
+        if not record:
+            continue
+        meta, _, raw_path = record.partition(b"\t")
+        mode, kind, object_id = meta.decode("ascii").split(" ")
+        path = raw_path.decode("utf-8", "surrogateescape")
+        # Symlinks and submodules are skipped: a brain holds regular files only, and a link's
+        # target could point anywhere on this machine.
+        if kind == "blob" and mode in REGULAR_FILE_MODES and _safe_relpath(path):
+            entries.append((mode, object_id, path))
+    return entries
+
+
+def _safe_relpath(path: str) -> bool:
+    parts = PurePosixPath(path).parts
+    return bool(parts) and not PurePosixPath(path).is_absolute() and ".." not in parts
+
+
+def read_blobs(repo: GitRepo, names: list[str]) -> list[bytes | None]:
+    """The contents of the objects ``names`` (ids or ``<rev>:<path>``) in order, from one
+    ``git cat-file --batch`` process; None for a name that resolves to nothing."""
+    if not names:
+        return []
+    request = "".join(f"{name}\n" for name in names).encode("utf-8", "surrogateescape")
+    out = repo.git("cat-file", "--batch", input=request).stdout
+    blobs: list[bytes | None] = []
+    cursor = 0
+    for _ in names:
+        header_end = out.index(b"\n", cursor)
+        header = out[cursor:header_end].rsplit(b" ", 2)
+        if len(header) != 3 or header[1] == b"missing" or not header[2].isdigit():
+            blobs.append(None)  # "<name> missing" (or ambiguous): no content follows
+            cursor = header_end + 1
+            continue
+        size = int(header[2])
+        start = header_end + 1
+        blobs.append(out[start : start + size])
+        cursor = start + size + 1  # the content is followed by a newline
+    return blobs
+
+
+def has_brain(repo: GitRepo, sha: str) -> bool:
+    """True when ``.teambrain/brain.yaml`` exists at commit ``sha``."""
+    return repo.rev_parse(f"{sha}:{BRAIN_DIRNAME}/brain.yaml") is not None
+
+
+def materialise_brain(repo: GitRepo, commit: ResolvedCommit, dest: Path) -> BrainLayout:
+    """Write ``.teambrain/`` as it was at ``commit`` under ``dest`` and return its layout.
+
+    Raises :class:`UserError` when the brain did not exist at that commit.
+    """
+    if not has_brain(repo, commit.sha):
+        raise UserError(
+            f"no brain at {commit.requested} (commit {commit.short}): "
+            f"{BRAIN_DIRNAME}/brain.yaml did not exist yet"
+        )
+    entries = _tree_entries(repo, commit.sha)
+    blobs = read_blobs(repo, [object_id for _, object_id, _ in entries])
+    root = dest.resolve()
+    for (mode, _, path), data in zip(entries, blobs, strict=True):
+        if data is None:
+            continue
+        target = root.joinpath(*PurePosixPath(path).parts)
+        if not target.resolve().is_relative_to(root):
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        if mode == "100755":
+            target.chmod(0o755)
+    layout = BrainLayout(root)
+    for folder in (layout.memories, layout.retired):
+        folder.mkdir(parents=True, exist_ok=True)  # git does not keep empty folders
+    return layout
+
+
+@contextlib.contextmanager
+def brain_at(repo: GitRepo, commit: ResolvedCommit) -> Iterator[BrainSnapshot]:
+    """The brain at ``commit``, in a temporary directory removed when the block ends."""
+    scratch = Path(tempfile.mkdtemp(prefix="teambrain-snapshot-"))
+    try:
+        layout = materialise_brain(repo, commit, scratch / "brain")
+        yield BrainSnapshot(commit=commit, layout=layout)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -1,0 +1,164 @@
+"""Building a proposal commit without touching the user's work tree, index or HEAD.
+
+A workspace is the brain of a base commit materialised in a temporary directory. Proposals edit
+files there (so lint and INDEX.md generation see the brain as it would be after the merge), and
+the commit is made with plumbing only: a temporary ``GIT_INDEX_FILE`` loaded from the base tree,
+``hash-object``, ``update-index``, ``write-tree``, ``commit-tree`` and a create-only
+``update-ref``. Nothing is checked out and the user's branch never moves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from teambrain_schema import (
+    BRAIN_DIRNAME,
+    Brain,
+    BrainLayout,
+    EnvironmentProblem,
+    UserError,
+    load_brain,
+    write_bytes_atomic,
+    write_text_atomic,
+)
+
+from ._git import GitFailed, GitRepo
+from ._snapshot import ResolvedCommit, materialise_brain, read_blobs
+
+PROPOSAL_REF_PREFIX = "refs/heads/teambrain/"
+
+
+@dataclass
+class BrainWorkspace:
+    """An editable copy of the brain at ``base``; :meth:`commit` records the edits on a branch."""
+
+    repo: GitRepo
+    base: ResolvedCommit
+    layout: BrainLayout
+    changes: dict[str, str | None] = field(default_factory=dict)
+
+    def load(self) -> Brain:
+        """Every memory and retired file of the workspace, parsed."""
+        return load_brain(self.layout)
+
+    def path_of(self, relpath: str) -> Path:
+        """The workspace file for a repository-relative path under ``.teambrain/``."""
+        parts = PurePosixPath(relpath).parts
+        if not parts or parts[0] != BRAIN_DIRNAME or ".." in parts:
+            raise ValueError(f"not a brain path: {relpath!r}")
+        return self.layout.repo_root.joinpath(*parts)
+
+    def read(self, relpath: str) -> str | None:
+        """The text of ``relpath`` as the workspace has it now (None when absent)."""
+        path = self.path_of(relpath)
+        return path.read_text("utf-8") if path.is_file() else None
+
+    def write(self, relpath: str, text: str) -> None:
+        """Create or replace ``relpath`` in the proposal."""
+        write_text_atomic(self.path_of(relpath), text)
+        self.changes[relpath] = text
+
+    def remove(self, relpath: str) -> None:
+        """Delete ``relpath`` in the proposal."""
+        self.path_of(relpath).unlink(missing_ok=True)
+        self.changes[relpath] = None
+
+    def discard(self, relpath: str) -> None:
+        """Drop this proposal's change to ``relpath``: the base's version comes back."""
+        if relpath not in self.changes:
+            return
+        del self.changes[relpath]
+        [data] = read_blobs(self.repo, [f"{self.base.sha}:{relpath}"])
+        path = self.path_of(relpath)
+        if data is None:
+            path.unlink(missing_ok=True)
+        else:
+            write_bytes_atomic(path, data)
+
+    def sync_file(self, relpath: str) -> None:
+        """Record whatever is on disk at ``relpath`` now (after an in-place regeneration)."""
+        text = self.read(relpath)
+        self.changes[relpath] = text
+
+    def has_changes(self) -> bool:
+        """True when the proposal differs from the base in at least one file."""
+        return bool(self.changes)
+
+    def commit(self, branch: str, message: str) -> str:
+        """Commit the edits on top of the base as new branch ``branch``; returns the commit id.
+
+        The branch must not exist yet (it is created atomically, never overwritten).
+        """
+        check_branch_name(self.repo, branch)
+        ref = f"refs/heads/{branch}"
+        if self.repo.ref_exists(ref):
+            raise UserError(f"branch {branch} already exists; delete it or review it first")
+        with tempfile.TemporaryDirectory(prefix="teambrain-index-") as scratch:
+            env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+            self.repo.git("read-tree", self.base.sha, env=env)
+            self._stage(env)
+            tree = self.repo.text("write-tree", env=env)
+            commit = self._commit_tree(tree, message)
+        done = self.repo.git(
+            "update-ref", "--stdin", "-m", "teambrain: proposal",
+            input=f"create {ref} {commit}\n".encode(), check=False,
+        )  # fmt: skip
+        if done.returncode != 0:
+            raise UserError(f"branch {branch} could not be created (does it exist already?)")
+        return commit
+
+    def _stage(self, env: dict[str, str]) -> None:
+        written = sorted(path for path, text in self.changes.items() if text is not None)
+        removed = sorted(path for path, text in self.changes.items() if text is None)
+        lines: list[str] = []
+        if written:
+            files = "".join(f"{self.path_of(path)}\n" for path in written)
+            done = self.repo.git(
+                "hash-object", "-w", "--no-filters", "--stdin-paths",
+                env=env, input=files.encode("utf-8"),
+            )  # fmt: skip
+            ids = done.stdout.decode("ascii").split()
+            lines.extend(f"100644 {oid}\t{path}" for oid, path in zip(ids, written, strict=True))
+        zero = "0" * len(self.base.sha)
+        lines.extend(f"0 {zero}\t{path}" for path in removed)
+        if lines:
+            payload = "".join(line + "\x00" for line in lines).encode("utf-8")
+            self.repo.git("update-index", "-z", "--index-info", env=env, input=payload)
+
+    def _commit_tree(self, tree: str, message: str) -> str:
+        try:
+            done = self.repo.git(
+                "commit-tree", tree, "-p", self.base.sha, "-F", "-", input=message.encode("utf-8")
+            )
+        except GitFailed as exc:
+            if "identity" in exc.stderr or "who you are" in exc.stderr:
+                raise EnvironmentProblem(
+                    "git does not know who you are: set `git config user.name` and "
+                    "`git config user.email` (or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL)"
+                ) from None
+            raise
+        return done.stdout.decode("ascii").strip()
+
+
+def check_branch_name(repo: GitRepo, branch: str) -> None:
+    """:class:`UserError` unless ``branch`` is a valid branch name."""
+    done = repo.git("check-ref-format", "--branch", branch, check=False)
+    if done.returncode != 0 or branch.startswith("-"):
+        raise UserError(f"{branch!r} is not a valid branch name")
+
+
+@contextlib.contextmanager
+def open_workspace(repo: GitRepo, base: ResolvedCommit) -> Iterator[BrainWorkspace]:
+    """A workspace holding the brain at ``base``; its temporary directory goes when the block
+    ends (the commit, once made, lives in the repository)."""
+    scratch = Path(tempfile.mkdtemp(prefix="teambrain-proposal-"))
+    try:
+        layout = materialise_brain(repo, base, scratch / "brain")
+        yield BrainWorkspace(repo=repo, base=base, layout=layout)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
