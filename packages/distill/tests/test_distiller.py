@@ -18,9 +18,18 @@ from teambrain_schema import (
 )
 
 
-def run(brain: BrainLayout, machine: MachineLayout, driver: ScriptedDriver, **options):
+def run(
+    brain: BrainLayout,
+    machine: MachineLayout,
+    driver: ScriptedDriver,
+    *,
+    similarity: bool = False,
+    **options,
+):
     llm = LLM(load_brain_config(brain).distill, brain_dir=brain.root, driver=driver, record=False)
-    return distill(brain, machine, options=DistillOptions(now=NOW, **options), llm=llm)
+    return distill(
+        brain, machine, options=DistillOptions(now=NOW, **options), llm=llm, similarity=similarity
+    )
 
 
 def add_memory(brain: BrainLayout, memory_id: str, title: str, body: str) -> None:
@@ -300,7 +309,7 @@ def test_report_json_is_stable(brain, machine, session) -> None:
     data = report.to_json()
     assert set(data) == {
         "ok", "exit_code", "dry_run", "driver", "model", "prompts", "sessions", "ignored",
-        "candidates", "dropped", "usage", "stopped", "recorded",
+        "candidates", "dropped", "usage", "stopped", "recorded", "notes",
     }  # fmt: skip
     json.dumps(data)
     assert data["candidates"][0]["evidence"] == {"sessions": ["s-1"], "commits": []}
@@ -340,3 +349,74 @@ def test_the_watermark_forgets_pruned_sessions(brain, machine, session) -> None:
     session("s-2").intent("x").tool("edit", "a.py").end().write()
     run(brain, machine, ScriptedDriver({}))
     assert set(Watermark.load(machine).sessions) == {"s-2"}
+
+
+def test_paraphrases_are_caught_by_retrieval_similarity(brain, machine, session) -> None:
+    """The real local embedder: a reworded live memory and a reworded pending candidate."""
+    add_memory(
+        brain,
+        "01KB2F0A1S9Y4Q7V3C8D5E6F02",
+        "Run the test suite with make test, never bare pytest",
+        "Run tests with make test. It sets SHOP_ENV=test and uses the test database; bare pytest "
+        "hits the dev database.",
+    )
+    session("s-1").intent("Speed up the payment tests").tool("test", "t.py", 0).end().write()
+    session("s-2").intent("Fix refunds").tool("test", "t.py", 0).end().write()
+    live_paraphrase = proposal(
+        "Always run the test suite with make test, not bare pytest",
+        "Run the tests with make test: it sets SHOP_ENV=test and uses the test database, while "
+        "bare pytest hits the dev database.",
+        memory_class="convention",
+    )
+    refund = proposal(
+        "Refund amounts are integer cents",
+        "Pass refund amounts to PaymentGateway.refund as integer cents, never as floats.",
+        memory_class="decision",
+    )
+    refund_again = proposal(
+        "Refund amounts are always integer cents",
+        "Pass refund amounts to PaymentGateway.refund as integer cents and never as floats.",
+        memory_class="decision",
+    )
+    driver = ScriptedDriver(
+        {
+            "s-1": [{"candidates": [live_paraphrase, refund]}],
+            "s-2": [{"candidates": [refund_again]}],
+        }
+    )
+    report = run(brain, machine, driver, similarity=True)
+    assert [c.title for c in report.candidates] == ["Refund amounts are integer cents"]
+    by_title = {d.title: d for d in report.dropped}
+    [live] = by_title[live_paraphrase["title"]].matches
+    assert (live.kind, live.ref, live.reason) == ("memory", "01KB2F0A1S9Y4Q7V3C8D5E6F02", "similar")
+    assert live.path is not None and live.path.startswith(".teambrain/memories/")
+    [pending] = by_title[refund_again["title"]].matches
+    assert (pending.kind, pending.ref, pending.reason) == (
+        "candidate", report.candidates[0].candidate_id, "similar",
+    )  # fmt: skip
+    assert (pending.cosine or 0) >= 0.88 or (pending.fts_strength or 0) >= 0.8
+    # The memory related to the session's intent had its body in the prompt (it was not
+    # retrieved by the agent, retrieval found it).
+    assert "bare pytest hits the dev database" in driver.requests[0].prompt
+    assert report.notes == []
+
+
+def test_a_dry_run_leaves_the_index_alone_too(brain, machine, session) -> None:
+    session("s-1").intent("x").tool("edit", "a.py").end().write()
+    run(brain, machine, ScriptedDriver({}), similarity=True)
+    assert machine.index_db.is_file()
+    session("s-2").intent("y").tool("edit", "b.py").end().write()
+
+    def snapshot() -> dict[str, bytes]:
+        return {str(p): p.read_bytes() for p in machine.home.rglob("*") if p.is_file()}
+
+    before = snapshot()
+    report = run(
+        brain,
+        machine,
+        ScriptedDriver({"s-2": [{"candidates": [proposal("A fine title")]}]}),
+        similarity=True,
+        dry_run=True,
+    )
+    assert [c.title for c in report.candidates] == ["A fine title"] and report.notes == []
+    assert snapshot() == before

@@ -3,8 +3,8 @@ candidate (or one queued earlier in the same run), and the report names what it 
 
 Exact checks are always on: the content hash, and the same title (case and spacing ignored).
 Similarity checks come from retrieval when it is available: its ``similar()`` over live
-memories (embedding cosine ≥ 0.88 or a strong FTS match), and its embedder's cosine over pending
-candidates, which are not in any index.
+memories (embedding cosine ≥ 0.88 or ≥ 80% shared words), and the same verdict computed with
+its embedder and its tokeniser over pending candidates, which are not in any index.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from teambrain_schema import Candidate, MemoryDraft, content_hash
 
 from ._prompt_text import KnownMemory
 
-COSINE_THRESHOLD = 0.88
+COSINE_THRESHOLD = 0.88  # retrieval's DUPLICATE_COSINE: the same notion for both checks
+TERM_OVERLAP_THRESHOLD = 0.8
 
 MatchKind = Literal["memory", "candidate"]
 
@@ -42,8 +43,16 @@ class Match:
 
 # (title, body) -> similar live memories, from retrieval
 SimilarLive = Callable[[str, str], list[Match]]
-# (text, others) -> cosine of text with each of others, from retrieval's embedder
-CosineFn = Callable[[str, Sequence[str]], list[float]]
+# (draft text, other texts) -> (cosine or None without vectors, term overlap) for each other
+PairScores = Callable[[str, Sequence[str]], list[tuple[float | None, float]]]
+
+
+def is_near_duplicate(cosine: float | None, overlap: float, body: str) -> bool:
+    """Retrieval's verdict, applied to pending candidates: embedding cosine ≥ 0.88, or at
+    least 80% of the words shared (for bodies long enough to judge)."""
+    return (cosine is not None and cosine >= COSINE_THRESHOLD) or (
+        overlap >= TERM_OVERLAP_THRESHOLD and len(body.strip()) >= 8
+    )
 
 
 def normal_title(title: str) -> str:
@@ -73,7 +82,7 @@ class DuplicateGuard:
         pending: Sequence[Candidate],
         *,
         similar_live: SimilarLive | None = None,
-        cosine: CosineFn | None = None,
+        pair_scores: PairScores | None = None,
     ) -> None:
         self.memories = list(memories)
         self.pending = [
@@ -82,7 +91,7 @@ class DuplicateGuard:
             if c.status == "pending"
         ]
         self.similar_live = similar_live
-        self.cosine = cosine
+        self.pair_scores = pair_scores
         self._memory_hashes = {
             content_hash(m.memory_class, m.title, m.body, list(m.tags)): m for m in self.memories
         }
@@ -110,20 +119,21 @@ class DuplicateGuard:
                 add(Match("candidate", pending.candidate_id, pending.title, "same content"))
             elif normal_title(pending.title) == title:
                 add(Match("candidate", pending.candidate_id, pending.title, "same title"))
-        if self.cosine is not None and self.pending:
-            scores = self.cosine(
+        if self.pair_scores is not None and self.pending:
+            scores = self.pair_scores(
                 draft_text(draft.title, draft.body),
                 [draft_text(p.title, p.body) for p in self.pending],
             )
-            for pending, score in zip(self.pending, scores, strict=True):
-                if score >= COSINE_THRESHOLD:
+            for pending, (cosine, overlap) in zip(self.pending, scores, strict=True):
+                if is_near_duplicate(cosine, overlap, draft.body):
                     add(
                         Match(
                             "candidate",
                             pending.candidate_id,
                             pending.title,
                             "similar",
-                            cosine=round(float(score), 3),
+                            cosine=None if cosine is None else round(cosine, 3),
+                            fts_strength=round(overlap, 3),
                         )
                     )
         return sorted(found.values(), key=lambda m: (m.kind, m.ref))

@@ -10,10 +10,13 @@ the session to be distilled again (its re-proposals then match the queued candid
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from teambrain_capture import list_candidates, queue_candidate, validate_draft
 from teambrain_schema import (
@@ -35,7 +38,7 @@ from teambrain_schema import (
 )
 
 from ._answer import MAX_CANDIDATES_PER_SESSION, DistillAnswer, ProposedMemory, labels_context
-from ._dedup import CosineFn, DuplicateGuard, Match, SimilarLive
+from ._dedup import DuplicateGuard, Match
 from ._errors import (
     CostCapReached,
     DriverNotInstalled,
@@ -53,7 +56,11 @@ from ._prompts import (
     read_template,
 )
 from ._sessions import SessionFacts, belongs_to, commit_subjects, read_sessions, repo_identities
+from ._similarity import open_index, pair_scores, related_ids, similar_live
 from ._state import Watermark, run_lock
+
+if TYPE_CHECKING:
+    from teambrain_retrieval import Retriever
 
 Progress = Callable[[int, int, str], None]
 
@@ -141,6 +148,7 @@ class DistillReport:
     usage: dict[str, int] = field(default_factory=dict)
     stopped: str | None = None
     recorded: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -171,6 +179,7 @@ class DistillReport:
             "usage": self.usage,
             "stopped": self.stopped,
             "recorded": self.recorded,
+            "notes": self.notes,
         }
 
 
@@ -188,6 +197,7 @@ class _Run:
     subjects: dict[str, str]
     report: DistillReport
     now: dt.datetime
+    retriever: Retriever | None
 
 
 def distill(
@@ -197,14 +207,15 @@ def distill(
     options: DistillOptions | None = None,
     llm: LLM | None = None,
     progress: Progress | None = None,
-    similar_live: SimilarLive | None = None,
-    cosine: CosineFn | None = None,
+    retriever: Retriever | None = None,
+    similarity: bool = True,
 ) -> DistillReport:
     """Distill this repository's spool sessions that are not distilled yet into candidates.
 
-    ``similar_live``/``cosine`` plug in retrieval's similarity (the exact checks run without
-    them). Raises only for problems that stop the run before any model call (templates,
-    brain.yaml, the watermark, a concurrent run); everything per session is in the report.
+    Near-duplicates and related memories come from retrieval (``retriever``, or the brain's
+    index opened here; ``similarity=False`` keeps to the exact checks). Raises only for
+    problems that stop the run before any model call (templates, brain.yaml, the watermark, a
+    concurrent run, a missing credential); everything per session is in the report.
     """
     options = options or DistillOptions()
     now = options.now or dt.datetime.now(dt.UTC)
@@ -223,8 +234,63 @@ def distill(
     sessions, all_sids = _select_sessions(
         layout, machine, options, watermark=watermark, now=now, report=report
     )
-    if any(f.has_substance for f in sessions):
+    asks_model = any(f.has_substance for f in sessions)
+    if asks_model:
         llm.driver  # noqa: B018 -- build it now: a missing credential or SDK stops the run here
+    scratch_dir: contextlib.AbstractContextManager[str | None] = (
+        tempfile.TemporaryDirectory(prefix="teambrain-distill-")
+        if options.dry_run
+        else contextlib.nullcontext()
+    )
+    with scratch_dir as scratch:
+        opened = None
+        if similarity and retriever is None and asks_model:
+            opened = retriever = open_index(
+                layout,
+                machine,
+                report.notes.append,
+                scratch=Path(scratch) if scratch else None,
+            )
+        try:
+            _distill_sessions(
+                layout,
+                machine,
+                options,
+                llm,
+                report,
+                sessions=sessions,
+                keep=all_sids,
+                templates=templates,
+                system=system,
+                watermark=watermark,
+                retriever=retriever if similarity else None,
+                progress=progress,
+                now=now,
+            )
+        finally:
+            if opened is not None:
+                opened.close()
+    report.usage = llm.budget.as_dict()
+    report.recorded = [str(p) for p in llm.recorded]
+    return report
+
+
+def _distill_sessions(
+    layout: BrainLayout,
+    machine: MachineLayout,
+    options: DistillOptions,
+    llm: LLM,
+    report: DistillReport,
+    *,
+    sessions: list[SessionFacts],
+    keep: set[str],
+    templates: dict[str, PromptTemplate],
+    system: str,
+    watermark: Watermark,
+    retriever: Retriever | None,
+    progress: Progress | None,
+    now: dt.datetime,
+) -> None:
     memories = _live_memories(layout)
     pending = list_candidates(machine).candidates
     run = _Run(
@@ -235,20 +301,23 @@ def distill(
         system=system,
         session_template=templates[SESSION_TEMPLATE],
         memories=memories,
-        guard=DuplicateGuard(memories, pending, similar_live=similar_live, cosine=cosine),
+        guard=DuplicateGuard(
+            memories,
+            pending,
+            similar_live=similar_live(retriever) if retriever else None,
+            pair_scores=pair_scores(retriever) if retriever else None,
+        ),
         watermark=watermark,
         subjects=commit_subjects(layout.repo_root, (s for f in sessions for s in f.commit_shas)),
         report=report,
         now=now,
+        retriever=retriever,
     )
     if options.dry_run:
-        _run_sessions(run, sessions, progress, keep=all_sids)
+        _run_sessions(run, sessions, progress, keep=keep)
     else:
         with run_lock(machine):
-            _run_sessions(run, sessions, progress, keep=all_sids)
-    report.usage = llm.budget.as_dict()
-    report.recorded = [str(p) for p in llm.recorded]
-    return report
+            _run_sessions(run, sessions, progress, keep=keep)
 
 
 def _templates(layout: BrainLayout) -> dict[str, PromptTemplate]:
@@ -363,7 +432,10 @@ def _mark(run: _Run, facts: SessionFacts, outcome: str, keep: set[str]) -> None:
 def _distill_one(run: _Run, facts: SessionFacts) -> SessionResult:
     titles = {m.id: m.title for m in run.memories}
     rendered = render_session(facts, label="S1", subjects=run.subjects, titles=titles)
-    memories_text = render_memories(run.memories, with_body=set(facts.retrieved_ids))
+    with_body = set(facts.retrieved_ids)
+    if run.retriever is not None:
+        with_body.update(related_ids(run.retriever, " ".join(facts.intents)))
+    memories_text = render_memories(run.memories, with_body=with_body)
     prompt = run.session_template.render(
         {
             "session": rendered.text,

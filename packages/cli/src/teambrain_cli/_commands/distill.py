@@ -72,6 +72,8 @@ def _human(report: Any) -> None:
                 echo(f"  {r.sid}: {r.detail}")
     if report.stopped:
         echo(f"Stopped early: {report.stopped}")
+    for note in report.notes:
+        echo(f"Note: {note}")
     for path in report.recorded:
         echo(f"Recorded fixture {path}")
     if report.candidates and not report.dry_run:
