@@ -260,6 +260,10 @@ def test_sessions_match_the_repository_by_path_or_remote(brain, machine, session
     ).end().write()
     report = run(brain, machine, ScriptedDriver({}))
     assert sorted(r.sid for r in report.sessions) == ["by-path", "by-url"]
+    git(brain.repo_root, "remote", "set-url", "origin", "/srv/git/Shop.git")
+    session("local-remote", repo="local/shop").intent("x").tool("edit", "a.py").end().write()
+    report = run(brain, machine, ScriptedDriver({}))
+    assert [r.sid for r in report.sessions] == ["local-remote"]
 
 
 def test_dry_run_writes_nothing(brain, machine, session) -> None:

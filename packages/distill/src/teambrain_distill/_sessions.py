@@ -176,6 +176,9 @@ def repo_identities(repo_root: Path) -> frozenset[str]:
     url = done.stdout.strip()
     if done.returncode == 0 and url:
         names.update({url, normalise_remote(url)})
+        if url.startswith("file://") or ("://" not in url and ":" not in url.partition("/")[0]):
+            # capture names a repository whose origin is a local path local/<name>
+            names.add("local/" + url.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git").casefold())
     return frozenset(names)
 
 
