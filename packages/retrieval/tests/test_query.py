@@ -2,6 +2,7 @@ import apsw
 import pytest
 from hypothesis import given, settings, strategies as st
 from teambrain_retrieval import query_terms, sanitise_fts_query
+from teambrain_retrieval._query import keyword_terms
 
 
 def test_terms_are_lowercase_distinct_words_in_order() -> None:
@@ -27,12 +28,18 @@ def test_fts_syntax_in_user_text_is_quoted(text: str) -> None:
     db.execute("INSERT INTO t VALUES ('and or not near', 'title foo excluded start')")
     if query:
         db.execute("SELECT rowid FROM t WHERE t MATCH ?", (query,)).fetchall()
-    for term in query_terms(text):
+    for term in keyword_terms(text):
         assert f'"{term}"' in query
 
 
 def test_operators_become_plain_words() -> None:
-    assert sanitise_fts_query("a AND b NOT c") == '"a" OR "and" OR "b" OR "not" OR "c"'
+    assert sanitise_fts_query("x AND y NOT z NEAR w") == '"x" OR "y" OR "z" OR "near" OR "w"'
+    assert sanitise_fts_query("NOT AND OR") == '"not" OR "and" OR "or"'
+
+
+def test_stopwords_are_dropped_unless_nothing_else_is_left() -> None:
+    assert sanitise_fts_query("how do I run the tests?") == '"run" OR "tests"'
+    assert sanitise_fts_query("the who") == '"the" OR "who"'
 
 
 def test_text_without_words_gives_an_empty_query() -> None:

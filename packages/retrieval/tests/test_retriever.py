@@ -448,3 +448,17 @@ def test_today_matters_for_ttl(layout: BrainLayout, make_memory: MakeMemory,
     assert titles(open_test_retriever(layout).search("temporary", 5)) == ["Short lived"]
     later = open_test_retriever(layout, today=lambda: TODAY.replace(month=12, day=31))
     assert later.search("temporary", 5) == []
+
+
+def test_an_unusable_home_falls_back_to_a_temporary_index(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever,
+    notices: list[str], tmp_path: Path,
+) -> None:  # fmt: skip
+    from teambrain_schema import MachineLayout
+
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the home should be")
+    make_memory("Still searchable", "Search works without a writable home.")
+    retriever = open_test_retriever(layout, home=MachineLayout(blocker / "home"))
+    assert titles(retriever.search("searchable", 5)) == ["Still searchable"]
+    assert any("temporary index" in notice for notice in notices)

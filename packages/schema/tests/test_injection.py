@@ -89,7 +89,7 @@ def test_invisible_characters_are_shown_not_hidden_in_excerpts() -> None:
     assert finding.excerpt == "<U+202E>"
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.text(max_size=2000))
 def test_never_raises_and_spans_are_inside_the_text(text: str) -> None:
     for finding in find_injections(text):
@@ -97,7 +97,7 @@ def test_never_raises_and_spans_are_inside_the_text(text: str) -> None:
         assert finding.line == text.count("\n", 0, finding.start) + 1
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(
     st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cf")), max_size=200),
     st.sampled_from(ATTACKS),

@@ -206,7 +206,7 @@ def test_retiring_twice_is_refused(brain_repo: Path, kit: SimpleNamespace, tmp_p
     first = propose_retirement(
         git_repo, kit.MEMORY_A, "obsolete", target=choose_target(git_repo), patch_dir=tmp_path
     )
-    with pytest.raises(UserError, match="already exists"):
+    with pytest.raises(UserError, match="already proposed on branch"):
         propose_retirement(
             git_repo, kit.MEMORY_A, "obsolete", target=choose_target(git_repo), patch_dir=tmp_path
         )

@@ -167,6 +167,8 @@ class SqliteBackend:
         self._snapshot: _Snapshot | None = None
         self._lock = threading.RLock()
         self._query_vectors: dict[str, Any] = {}
+        # True when documents may lack vectors (after writes; at start, to catch up).
+        self.vectors_pending = True
 
     # ------------------------------------------------------------------ SQL pieces
 
@@ -250,6 +252,7 @@ class SqliteBackend:
                 count += 1
         if count:
             self._changed()
+            self.vectors_pending = True
         return count
 
     def _upsert_one(self, doc: IndexableDoc, source: str) -> None:
@@ -343,6 +346,7 @@ class SqliteBackend:
 
         On an embedder failure, search degrades to keyword search (said once) — never raises.
         """
+        self.vectors_pending = False
         todo = self.missing_vectors()
         if not todo or self.embedder is None:
             return 0

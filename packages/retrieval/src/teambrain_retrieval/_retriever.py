@@ -281,12 +281,14 @@ class Retriever:
             return db
         self._vectors_table = "vectors"
         try:
-            return connect(self.home.index_db)
-        except IndexCorrupt:
-            self._recover_file()
-            return connect(self.home.index_db)
-        except OSError as exc:
-            self._warn(f"cannot open {self.home.index_db} ({exc}); using a temporary index")
+            try:
+                return connect(self.home.index_db)
+            except IndexCorrupt:
+                self._recover_file()
+                return connect(self.home.index_db)
+        except (OSError, apsw.Error) as exc:
+            # An unwritable home must not stop search: index in memory for this process.
+            self._warn(f"cannot use {self.home.index_db} ({exc}); using a temporary index")
             return connect(None)
 
     def _recover_file(self) -> None:
@@ -427,7 +429,7 @@ class Retriever:
             for source in self._sources:
                 if force or self._due(source, now):
                     report = report.merged(self._refresh_source(source, force=force))
-            embedded = self.backend.ensure_vectors()
+            embedded = self.backend.ensure_vectors() if self.backend.vectors_pending else 0
             if embedded:
                 report = report.merged(RefreshReport(embedded=embedded, scanned=False))
             return report

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from teambrain_schema import MemoryDraft, ValidationFailure, new_ulid
+from teambrain_schema import MemoryDraft, UserError, ValidationFailure, new_ulid
 
 from ._git import GitRepo
 from ._memories import NewMemory, ProposalCheck, Retirement, check_proposal, retire_memory
@@ -107,12 +107,18 @@ def propose_retirement(
     file moves to ``retired/`` with ``status: retired`` and INDEX.md records the reason, in one
     commit; then the branch is sent for review. The user's checkout is never touched."""
     branch = retire_branch_name(memory_id)
+    if repo.ref_exists(f"refs/heads/{branch}"):
+        raise UserError(
+            f"retiring {memory_id} is already proposed on branch {branch}; review and merge it, "
+            f"or delete it (git branch -D {branch}) to start over"
+        )
     with open_workspace(repo, target.base) as workspace:
         retirement = retire_memory(workspace, memory_id, reason)
         check = check_proposal(workspace)
-        if not check.ok:
-            first = check.own[0]
-            raise ValidationFailure(f"{first.format()} (after retiring {memory_id})")
+        # A memory broken before is still retired: only problems the move itself causes count.
+        caused = [v for v in check.own if v.path != retirement.new_relpath]
+        if caused:
+            raise ValidationFailure(f"{caused[0].format()} (after retiring {memory_id})")
         if dry_run:
             return RetireOutcome(retirement, target, branch, None, None, check)
         title, body = retire_message(retirement)

@@ -23,11 +23,12 @@ from teambrain_schema import (
     EnvironmentProblem,
     UserError,
     load_brain,
+    write_bytes_atomic,
     write_text_atomic,
 )
 
 from ._git import GitFailed, GitRepo
-from ._snapshot import ResolvedCommit, materialise_brain
+from ._snapshot import ResolvedCommit, materialise_brain, read_blobs
 
 PROPOSAL_REF_PREFIX = "refs/heads/teambrain/"
 
@@ -66,6 +67,18 @@ class BrainWorkspace:
         """Delete ``relpath`` in the proposal."""
         self.path_of(relpath).unlink(missing_ok=True)
         self.changes[relpath] = None
+
+    def discard(self, relpath: str) -> None:
+        """Drop this proposal's change to ``relpath``: the base's version comes back."""
+        if relpath not in self.changes:
+            return
+        del self.changes[relpath]
+        [data] = read_blobs(self.repo, [f"{self.base.sha}:{relpath}"])
+        path = self.path_of(relpath)
+        if data is None:
+            path.unlink(missing_ok=True)
+        else:
+            write_bytes_atomic(path, data)
 
     def sync_file(self, relpath: str) -> None:
         """Record whatever is on disk at ``relpath`` now (after an in-place regeneration)."""

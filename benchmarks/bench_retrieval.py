@@ -1,0 +1,391 @@
+"""Retrieval quality and latency, side by side from one run.
+
+Quality: SciFact (../shared/data/scifact, BEIR layout) loaded as a brain — each abstract one
+memory (title cut to 80 chars, body to 400 words), the corpus id in a side table — then the 300
+test claims searched with BM25 only, vectors only and the hybrid (RRF), all through
+teambrain_retrieval's own index. nDCG@10, R@10, R@40.
+
+Latency: in-process search p50/p95 at 1k, 10k and 50k synthetic memories (warm; FTS-only as the
+baseline), full index build, refresh after one changed file, and whole-process
+`tb relevant --query` against `python -c pass`.
+
+Embeddings of the SciFact abstracts are cached in benchmarks/.cache (the index's own
+content-hash cache), so only the first run pays ~5 minutes for them. Synthetic memories get
+random unit vectors pre-seeded in the cache (their text is random words; embedding 61k of
+them would measure the model, which is reported separately as embedding throughput).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+CACHE = HERE / ".cache" / "retrieval"
+DATA = Path(os.environ.get("SCIFACT_DIR", ROOT.parent / "shared" / "data" / "scifact"))
+TB = Path(sys.executable).parent / "tb"
+SIZES = [int(n) for n in os.environ.get("BENCH_SIZES", "1000,10000,50000").split(",")]
+QUERIES_FOR_LATENCY = 200
+
+
+def log(message: str) -> None:
+    print(f"  · {message}", flush=True)
+
+
+# ---------------------------------------------------------------- brains on disk
+
+
+def memory_file(memory_id: str, title: str, body: str) -> str:
+    quoted = json.dumps(title, ensure_ascii=False)  # a JSON string is a YAML double-quoted one
+    return (
+        f"---\nid: {memory_id}\nclass: learning\nscope: team\nstatus: active\n"
+        f"priority: advisory\ntitle: {quoted}\ncreated: 2026-11-16\n---\n\n{body}\n"
+    )
+
+
+def clean_title(text: str) -> str:
+    title = " ".join("".join(c if c.isprintable() else " " for c in text).split())[:80].strip()
+    return title or "untitled"
+
+
+def make_brain(root: Path, docs: list[tuple[str, str, str]]) -> None:
+    """A git repository with a brain holding ``docs`` (memory id, title, body)."""
+    if root.exists():
+        shutil.rmtree(root)
+    folder = root / ".teambrain" / "memories" / "learnings"
+    folder.mkdir(parents=True)
+    (root / ".teambrain" / "retired").mkdir()
+    (root / ".teambrain" / "brain.yaml").write_text("version: 1\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for memory_id, title, body in docs:
+        (folder / f"{memory_id}-m.md").write_text(memory_file(memory_id, title, body), "utf-8")
+
+
+def ulid_for(index: int) -> str:
+    return f"01KB{index:022d}"
+
+
+def scifact() -> tuple[
+    list[tuple[str, str, str]], dict[str, str], dict[str, str], dict[str, dict[str, int]]
+]:
+    docs, by_memory = [], {}
+    with open(DATA / "corpus.jsonl", encoding="utf-8") as handle:
+        for index, line in enumerate(handle):
+            record = json.loads(line)
+            title = clean_title(record.get("title") or "")
+            body = " ".join((record.get("text") or "").split()[:400]) or title
+            memory_id = ulid_for(index)
+            docs.append((memory_id, title, body))
+            by_memory[memory_id] = str(record["_id"])
+    queries = {}
+    with open(DATA / "queries.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            queries[str(record["_id"])] = record["text"]
+    qrels: dict[str, dict[str, int]] = {}
+    with open(DATA / "qrels" / "test.tsv", encoding="utf-8") as handle:
+        next(handle)
+        for line in handle:
+            query, doc, score = line.rstrip("\n").split("\t")
+            if int(score) > 0:
+                qrels.setdefault(query, {})[doc] = int(score)
+    return docs, by_memory, queries, qrels
+
+
+# ---------------------------------------------------------------- metrics
+
+
+def ndcg_at(ranked: list[str], rels: dict[str, int], k: int = 10) -> float:
+    dcg = sum(rels.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
+    ideal = sorted(rels.values(), reverse=True)[:k]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def recall_at(ranked: list[str], rels: dict[str, int], k: int) -> float:
+    return len(set(ranked[:k]) & set(rels)) / len(rels)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
+# ---------------------------------------------------------------- quality
+
+
+def open_bench_retriever(root: Path, home: Path):  # type: ignore[no-untyped-def]
+    from teambrain_retrieval import open_retriever
+    from teambrain_schema import BrainLayout, MachineLayout
+
+    return open_retriever(BrainLayout(root), home=MachineLayout(home), refresh_interval=3600.0)
+
+
+def quality(results: dict[str, object]) -> None:
+    from teambrain_retrieval import CANDIDATES, fuse_rrf
+
+    docs, by_memory, queries, qrels = scifact()
+    root = CACHE / "scifact-brain"
+    log(f"SciFact: writing {len(docs)} memory files")
+    make_brain(root, docs)
+    retriever = open_bench_retriever(root, CACHE / "home-scifact")
+    seen = {"total": 0, "last": 0.0}
+
+    def progress(done: int, total: int) -> None:
+        seen["total"] = total
+        if time.monotonic() - seen["last"] > 30 or done == total:
+            seen["last"] = time.monotonic()
+            log(f"embedding {done}/{total}")
+
+    started = time.perf_counter()
+    report = retriever.rebuild(progress)
+    build_s = time.perf_counter() - started
+    log(f"SciFact index built in {build_s:.1f} s ({report.embedded} newly embedded)")
+    backend = retriever.backend
+    rows = retriever.db.execute(
+        "SELECT rowid, id FROM docs WHERE brain = ?", (retriever.brain_id,)
+    ).fetchall()
+    corpus_of = {rowid: by_memory[memory_id] for rowid, memory_id in rows}
+    runs: dict[str, dict[str, list[str]]] = {"bm25": {}, "vector": {}, "hybrid": {}}
+    timings: dict[str, list[float]] = {"bm25": [], "vector": [], "hybrid": []}
+    for query_id in qrels:
+        text = queries[query_id]
+        t0 = time.perf_counter()
+        fts = [rowid for rowid, _ in backend.fts_ranking(text, CANDIDATES)]
+        t1 = time.perf_counter()
+        vec = [rowid for rowid, _ in backend.vector_ranking(text, CANDIDATES)]
+        t2 = time.perf_counter()
+        hybrid = [rowid for rowid, _ in fuse_rrf([fts, vec])][:CANDIDATES]
+        t3 = time.perf_counter()
+        timings["bm25"].append(t1 - t0)
+        timings["vector"].append(t2 - t1)
+        timings["hybrid"].append(t3 - t0)
+        for name, ranking in (("bm25", fts), ("vector", vec), ("hybrid", hybrid)):
+            runs[name][query_id] = [corpus_of[rowid] for rowid in ranking]
+    table = {}
+    for name, run in runs.items():
+        n = len(qrels)
+        table[name] = {
+            "ndcg10": sum(ndcg_at(run[q], qrels[q]) for q in qrels) / n,
+            "r10": sum(recall_at(run[q], qrels[q], 10) for q in qrels) / n,
+            "r40": sum(recall_at(run[q], qrels[q], 40) for q in qrels) / n,
+            "p50_ms": 1000 * statistics.median(timings[name]),
+        }
+    # Embedding throughput of the real model on a sample (the cache hides it on later runs).
+    embedder = backend.embedder
+    throughput = None
+    if embedder is not None:
+        sample = [f"{t}\n{b}" for _, t, b in docs[:128]]
+        embedder.embed_documents(sample[:8])
+        t0 = time.perf_counter()
+        embedder.embed_documents(sample)
+        throughput = len(sample) / (time.perf_counter() - t0)
+    results["quality"] = {
+        "docs": len(docs), "queries": len(qrels), "table": table,
+        "build_s": build_s, "newly_embedded": report.embedded,
+        "embedder": retriever.embedder_status(), "embed_docs_per_s": throughput,
+    }  # fmt: skip
+
+
+# ---------------------------------------------------------------- latency
+
+
+def synthetic_docs(
+    count: int, vocabulary: list[str], weights: list[float]
+) -> list[tuple[str, str, str]]:
+    rng = random.Random(count)
+    docs = []
+    for index in range(count):
+        title = " ".join(rng.choices(vocabulary, weights, k=rng.randint(4, 9))).capitalize()
+        body = " ".join(rng.choices(vocabulary, weights, k=rng.randint(40, 160))) + "."
+        docs.append((ulid_for(index), clean_title(title), body))
+    return docs
+
+
+def seed_vectors(
+    home: Path, docs: list[tuple[str, str, str]], embedder_name: str, dim: int
+) -> None:
+    import numpy as np
+    from teambrain_retrieval._backend import embed_key, embed_text
+    from teambrain_retrieval._db import connect
+
+    db = connect(home / "index.db")
+    rng = np.random.default_rng(7)
+    with db:
+        for start in range(0, len(docs), 5000):
+            chunk = docs[start : start + 5000]
+            vectors = rng.standard_normal((len(chunk), dim)).astype(np.float32)
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            db.executemany(
+                "INSERT OR REPLACE INTO vectors(embedder, key, dim, vec) VALUES (?, ?, ?, ?)",
+                [(embedder_name, embed_key(embed_text(t, b)), dim, v.tobytes())
+                 for (_, t, b), v in zip(chunk, vectors, strict=True)],
+            )  # fmt: skip
+    db.close()
+
+
+def time_process(args: list[str], cwd: Path, env: dict[str, str], runs: int = 7) -> float:
+    for _ in range(2):  # warm: bytecode compiled, files in the page cache
+        subprocess.run(args, cwd=cwd, env=env, capture_output=True, check=True)
+    times = []
+    for index in range(runs):
+        argv = [a.replace("{i}", str(index)) for a in args]
+        t0 = time.perf_counter()
+        subprocess.run(argv, cwd=cwd, env=env, capture_output=True, check=True)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def latency(results: dict[str, object]) -> None:
+    _, _, queries, qrels = scifact()
+    claims = [queries[q] for q in qrels][:QUERIES_FOR_LATENCY]
+    vocabulary: dict[str, int] = {}
+    with open(DATA / "corpus.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            for raw in json.loads(line)["text"].lower().split():
+                word = raw.strip(".,;:()[]'\"")
+                if word.isalpha():
+                    vocabulary[word] = vocabulary.get(word, 0) + 1
+    words = sorted(vocabulary, key=lambda w: -vocabulary[w])[:20000]
+    weights = [1.0 / (rank + 10) for rank in range(len(words))]  # Zipf-like
+    rows = {}
+    process: dict[str, float] = {}
+    for size in SIZES:
+        docs = synthetic_docs(size, words, weights)
+        root, home = CACHE / f"synthetic-{size}", CACHE / f"home-synthetic-{size}"
+        if home.exists():
+            shutil.rmtree(home)
+        log(f"{size} synthetic memories: writing files")
+        make_brain(root, docs)
+        seed_vectors(home, docs, "local:minilm-l6-int8", 384)
+        retriever = open_bench_retriever(root, home)
+        t0 = time.perf_counter()
+        report = retriever.rebuild()
+        build_s = time.perf_counter() - t0
+        assert report.added == size and report.embedded == 0, report
+        for claim in claims[:5]:
+            retriever.search(claim, 8)
+        search_ms, fts_ms = [], []
+        for claim in claims:
+            t0 = time.perf_counter()
+            retriever.search(claim, 8)
+            search_ms.append(1000 * (time.perf_counter() - t0))
+            t0 = time.perf_counter()
+            retriever.backend.ranked(claim, 8, mode="fts")
+            fts_ms.append(1000 * (time.perf_counter() - t0))
+        # One changed file: stamp scan, read + parse, FTS update, embed it (the real model).
+        target = next((root / ".teambrain/memories/learnings").iterdir())
+        target.write_text(target.read_text() + "\nAlso: the retry budget doubled in November.\n")
+        retriever._refresh_interval = 0.0
+        t0 = time.perf_counter()
+        refreshed = retriever.refresh()
+        refresh_ms = 1000 * (time.perf_counter() - t0)
+        assert refreshed.changed == 1 and refreshed.embedded == 1, refreshed
+        t0 = time.perf_counter()
+        retriever.search(claims[0], 8)
+        after_ms = 1000 * (time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        retriever.refresh()
+        noop_ms = 1000 * (time.perf_counter() - t0)
+        rows[size] = {
+            "p50_ms": statistics.median(search_ms), "p95_ms": percentile(search_ms, 0.95),
+            "fts_p50_ms": statistics.median(fts_ms), "fts_p95_ms": percentile(fts_ms, 0.95),
+            "build_s": build_s, "refresh_one_ms": refresh_ms, "first_search_after_ms": after_ms,
+            "noop_refresh_ms": noop_ms,
+        }  # fmt: skip
+        log(f"{size}: p50 {rows[size]['p50_ms']:.1f} ms, build {build_s:.1f} s")
+        if size == 10000 or (size == SIZES[-1] and "tb_relevant_s" not in process):
+            env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+            env["TEAMBRAIN_HOME"] = str(home)
+            process = {
+                "size": size,
+                "python_pass_s": time_process([sys.executable, "-c", "pass"], root, env),
+                "tb_relevant_s": time_process(
+                    [str(TB), "relevant", "--query", "mitochondria and insulin signalling {i}"],
+                    root, env,
+                ),
+            }  # fmt: skip
+        retriever.close()
+    results["latency"] = rows
+    results["process"] = process
+
+
+# ---------------------------------------------------------------- report
+
+
+def print_tables(results: dict) -> None:  # type: ignore[type-arg]
+    quality_ = results["quality"]
+    table = quality_["table"]
+    print()
+    print(f"SciFact ({quality_['docs']} memories, {quality_['queries']} claims), embedder "
+          f"{quality_['embedder']}")  # fmt: skip
+    print("| method | nDCG@10 | R@10 | R@40 | search p50 |")
+    print("|---|---|---|---|---|")
+    names = {
+        "bm25": "FTS5 BM25 only (baseline)",
+        "vector": "vector only",
+        "hybrid": "hybrid (RRF k=60)",
+    }
+    for key, label in names.items():
+        row = table[key]
+        print(f"| {label} | {row['ndcg10']:.3f} | {row['r10']:.3f} | {row['r40']:.3f} | "
+              f"{row['p50_ms']:.1f} ms |")  # fmt: skip
+    best_single = max(table["bm25"]["ndcg10"], table["vector"]["ndcg10"])
+    print(f"hybrid − best single method: {table['hybrid']['ndcg10'] - best_single:+.3f} nDCG@10 "
+          f"(target: hybrid ≥ 0.72 and above both)")  # fmt: skip
+    rate = quality_["embed_docs_per_s"]
+    print(f"SciFact index build: {quality_['build_s']:.1f} s ({quality_['newly_embedded']} newly "
+          f"embedded; the rest from the content-hash cache); embedding throughput "
+          f"{rate:.1f} abstracts/s → {quality_['docs'] / rate / 60:.1f} min for all uncached")  # fmt: skip
+    print()
+    print(
+        "| memories | search p50 / p95 (hybrid) | FTS-only p50 / p95 (baseline) | full build | one-file refresh | first search after | no-op refresh |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for size, row in results["latency"].items():
+        print(f"| {int(size):,} | {row['p50_ms']:.1f} / {row['p95_ms']:.1f} ms | "
+              f"{row['fts_p50_ms']:.1f} / {row['fts_p95_ms']:.1f} ms | {row['build_s']:.1f} s | "
+              f"{row['refresh_one_ms']:.0f} ms | {row['first_search_after_ms']:.0f} ms | "
+              f"{row['noop_refresh_ms']:.1f} ms |")  # fmt: skip
+    print(
+        "(targets: p50 ≤ 10 ms at 10k warm; one-file refresh ≤ 100 ms; build excludes "
+        "embedding — see throughput above)"
+    )
+    process = results["process"]
+    if process:
+        print()
+        print(f"whole process, warm, {process['size']:,} memories: `tb relevant --query …` "
+              f"{process['tb_relevant_s']:.2f} s vs `python -c pass` {process['python_pass_s']:.2f} s "
+              "(target ≤ 1 s)")  # fmt: skip
+    load = os.getloadavg()
+    print(f"(machine: {os.cpu_count()} cores, load average {load[0]:.1f} during the run)")
+
+
+def main() -> int:
+    if not (DATA / "corpus.jsonl").is_file():
+        print(f"SciFact not found at {DATA}; set SCIFACT_DIR")
+        return 1
+    CACHE.mkdir(parents=True, exist_ok=True)
+    results: dict[str, object] = {}
+    started = time.perf_counter()
+    quality(results)
+    latency(results)
+    (CACHE / "results.json").write_text(json.dumps(results, indent=1))
+    print_tables(results)
+    print(f"(total {time.perf_counter() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

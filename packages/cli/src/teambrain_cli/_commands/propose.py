@@ -1,0 +1,216 @@
+"""``tb propose``: candidates from the spool (or a hand-written draft) → a reviewed proposal."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING
+
+import click
+from teambrain_schema import (
+    Candidate,
+    ExitCode,
+    MachineLayout,
+    UserError,
+    is_ulid,
+    new_ulid,
+)
+
+from .._context import machine
+from .._output import emit_json, say
+from .._review import open_target, report_review, target_json
+
+if TYPE_CHECKING:
+    from .._propose import Outcome, ProposeRun
+
+_LABELS = {
+    "proposed": "proposed",
+    "would-propose": "would propose",
+    "already-proposed": "skipped",
+    "duplicate": "duplicate",
+    "rejected": "rejected",
+}
+
+
+def _select(
+    ids: tuple[str, ...], propose_all: bool, drafts: tuple[str, ...], home: MachineLayout
+) -> tuple[list[Candidate], list[Candidate]]:
+    """(the candidates to propose, the whole spool) — unknown ids are a user error."""
+    from teambrain_capture import list_candidates, load_candidate
+
+    listing = list_candidates(home)
+    for path, reason in listing.broken:
+        say(f"tb: skipping unreadable candidate {path}: {reason}")
+    if propose_all and ids:
+        raise UserError("give candidate ids or --all, not both")
+    if not (ids or propose_all or drafts):
+        pending = sum(1 for c in listing.candidates if c.status == "pending")
+        raise UserError(
+            f"nothing to propose: {pending} pending candidate(s); name their ids, use --all, "
+            "or --draft FILE (`tb propose --all --dry-run` previews)"
+        )
+    chosen: list[Candidate] = []
+    for candidate_id in dict.fromkeys(ids):
+        found = load_candidate(candidate_id, machine=home) if is_ulid(candidate_id) else None
+        if found is None:
+            raise UserError(f"no candidate {candidate_id} in {home.candidates}")
+        chosen.append(found)
+    if propose_all:
+        chosen.extend(c for c in listing.candidates if c.status == "pending")
+    return chosen, listing.candidates
+
+
+def _draft_candidates(
+    sources: tuple[str, ...], home: MachineLayout, spool: list[Candidate], dry_run: bool
+) -> list[Candidate]:
+    """Hand-written drafts as candidates: the spool's candidate with the same content when
+    there is one (so proposing a file twice does nothing), else queued in the spool like any
+    candidate, or for a dry run only built in memory."""
+    from teambrain_capture import queue_candidate
+
+    from .._drafts import load_draft_file
+
+    by_hash = {c.content_hash: c for c in spool if c.status != "proposed"}
+    by_hash.update({c.content_hash: c for c in spool if c.status == "proposed"})
+    found: list[Candidate] = []
+    for source in sources:
+        draft = load_draft_file(source)
+        existing = by_hash.get(draft.content_hash())
+        if existing is not None:
+            found.append(existing)
+        elif dry_run:
+            found.append(
+                Candidate(
+                    candidate_id=new_ulid(),
+                    created=dt.datetime.now(dt.UTC),
+                    proposer="human",
+                    draft=draft,
+                    content_hash=draft.content_hash(),
+                )
+            )
+        else:
+            candidate, _ = queue_candidate(draft, "human", machine=home)
+            found.append(candidate)
+    return found
+
+
+def _guard() -> object | None:
+    """The near-duplicate guard, from retrieval (None until it is available)."""
+    return None
+
+
+def _line(outcome: Outcome) -> str:
+    label = _LABELS[outcome.result]
+    head = f"{label:<14}{outcome.candidate.candidate_id}  {outcome.candidate.draft.title!r}"
+    if outcome.result in ("proposed", "would-propose"):
+        return f"{head}\n{'':14}-> {outcome.path}"
+    return f"{head}\n{'':14}{outcome.reason}"
+
+
+def _exit_code(run: ProposeRun) -> int:
+    if any(o.failed for o in run.outcomes):
+        return ExitCode.VALIDATION_FAILURE
+    if run.review is not None and run.review.push_error is not None:
+        return ExitCode.ENVIRONMENT_ERROR
+    return ExitCode.OK
+
+
+@click.command("propose")
+@click.argument("candidate_ids", nargs=-1, metavar="[CANDIDATE_ID]...")
+@click.option("--all", "propose_all", is_flag=True, help="Propose every pending candidate.")
+@click.option(
+    "--draft",
+    "drafts",
+    multiple=True,
+    metavar="FILE",
+    help="A hand-written draft (markdown with front-matter, .json or .yaml; - for stdin).",
+)
+@click.option("--dry-run", is_flag=True, help="Check and show; write, mark and commit nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+@click.option("--base", metavar="REF", help="Commit, tag or branch to start from.")
+@click.option("--no-push", is_flag=True, help="Keep the branch local even when a remote exists.")
+@click.option(
+    "--allow-similar",
+    is_flag=True,
+    help="Propose near-duplicates anyway, listing the similar memories for the reviewer.",
+)
+@click.pass_context
+def command(
+    ctx: click.Context,
+    *,
+    candidate_ids: tuple[str, ...],
+    propose_all: bool,
+    drafts: tuple[str, ...],
+    dry_run: bool,
+    as_json: bool,
+    base: str | None,
+    no_push: bool,
+    allow_similar: bool,
+) -> None:
+    """Turn candidates into memory files on a proposal branch and send it for review.
+
+    Each candidate is checked (schema, lint, secrets, prompt injection, identical content
+    already in the brain or proposed, near-duplicates of live memories). The survivors become
+    memory files with new ids in one commit on teambrain/propose-<ulid>; your checkout, index
+    and HEAD are not touched. Candidates are marked proposed or rejected, so running it again
+    does nothing for them.
+
+    Exit codes: 0 ok (duplicates are not failures) · 1 bad arguments · 2 no git, no repository
+    or the push failed · 3 a candidate was rejected (the others are still proposed).
+    """
+    from .._propose import mark_candidates, run_propose
+
+    home = machine()
+    repo, target = open_target(base)
+    chosen, spool = _select(candidate_ids, propose_all, drafts, home)
+    chosen += [
+        c for c in _draft_candidates(drafts, home, spool, dry_run)
+        if c.candidate_id not in {k.candidate_id for k in chosen}
+    ]  # fmt: skip
+    run = run_propose(
+        chosen, repo=repo, target=target, machine=home, spool=spool, dry_run=dry_run,
+        push=not no_push, allow_similar=allow_similar, guard=_guard(),  # type: ignore[arg-type]
+    )  # fmt: skip
+    mark_candidates(run, home)
+    code = _exit_code(run)
+    if as_json:
+        emit_json(
+            {
+                "ok": code == ExitCode.OK,
+                "dry_run": dry_run,
+                "base": target_json(target),
+                "results": [o.to_json() for o in run.outcomes],
+                "branch": run.branch,
+                "commit": run.commit,
+                "review": run.review.to_json() if run.review else None,
+                "warnings": run.warnings,
+                "base_problems": run.inherited_problems,
+            }
+        )
+    else:
+        _print_human(run)
+    ctx.exit(code)
+
+
+def _print_human(run: ProposeRun) -> None:
+    if not run.outcomes:
+        say("No candidates to propose.")
+        return
+    for outcome in run.outcomes:
+        click.echo(_line(outcome))
+        for similar in outcome.similar if outcome.result != "rejected" else ():
+            click.echo(f"{'':14}similar: {similar.describe()}")
+    for warning in run.warnings:
+        say(warning)
+    if run.inherited_problems:
+        say(
+            f"note: the brain at {run.target.base.requested} already has "
+            f"{len(run.inherited_problems)} lint problem(s), e.g. {run.inherited_problems[0]}"
+        )
+    if run.review is not None:
+        report_review(run.review, run.target)
+    elif run.dry_run:
+        say("Dry run: nothing written, marked or committed.")
+    elif any(o.failed for o in run.outcomes):
+        say("Nothing to commit: no candidate passed the checks.")
+    else:
+        say("Nothing new to propose.")

@@ -1,0 +1,352 @@
+"""The ``tb propose`` pipeline: candidates → checks → memory files on a proposal branch.
+
+Every candidate goes through the same gates, in order: already proposed? → schema and secret
+scan → prompt-injection scan → content-hash identity (against the brain at the base, open
+proposal branches, earlier proposals from this spool and this run) → near-duplicate guard
+against live memories → lint of the memory file it would become. Survivors are written with
+new ULIDs, INDEX.md is regenerated, and one commit on ``teambrain/propose-<ulid>`` holds them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from teambrain_schema import (
+    BrainLayout,
+    Candidate,
+    MachineLayout,
+    MemoryDraft,
+    ValidationFailure,
+    find_injections,
+)
+
+if TYPE_CHECKING:
+    from teambrain_sync import (
+        BrainWorkspace,
+        GitRepo,
+        KnownMemory,
+        NewMemory,
+        ProposalCheck,
+        ReviewRequest,
+        ReviewTarget,
+    )
+
+Result = Literal["proposed", "would-propose", "already-proposed", "duplicate", "rejected"]
+MAX_NOTE_CHARS = 500
+
+
+@dataclass(frozen=True)
+class SimilarMemory:
+    """A live memory the near-duplicate guard found close to a draft."""
+
+    id: str
+    title: str
+    path: str
+    cosine: float | None
+    fts_strength: float | None
+    is_duplicate: bool
+
+    def describe(self) -> str:
+        scores = []
+        if self.cosine is not None:
+            scores.append(f"cosine {self.cosine:.2f}")
+        if self.fts_strength is not None:
+            scores.append(f"keywords {self.fts_strength:.2f}")
+        return f"{self.id} {self.title!r} ({', '.join(scores) or 'similar'})"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "path": self.path,
+            "cosine": self.cosine,
+            "fts_strength": self.fts_strength,
+            "is_duplicate": self.is_duplicate,
+        }
+
+
+# layout of the brain at the base, its commit, drafts → for each draft the similar live memories
+NearDuplicateGuard = Callable[[BrainLayout, str, Sequence[MemoryDraft]], list[list[SimilarMemory]]]
+
+
+@dataclass
+class Outcome:
+    """What happened to one candidate."""
+
+    candidate: Candidate
+    result: Result
+    rule: str | None = None  # why it was not proposed: schema, secret, injection, duplicate, …
+    reason: str | None = None
+    memory_id: str | None = None
+    path: str | None = None
+    branch: str | None = None
+    similar: list[SimilarMemory] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        """A rejection the user must act on (duplicates and repeats are not failures)."""
+        return self.result == "rejected"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "candidate_id": self.candidate.candidate_id,
+            "title": self.candidate.draft.title,
+            "class": self.candidate.draft.class_,
+            "result": self.result,
+            "rule": self.rule,
+            "reason": self.reason,
+            "memory_id": self.memory_id,
+            "path": self.path,
+            "branch": self.branch,
+            "similar": [s.to_json() for s in self.similar],
+        }
+
+
+@dataclass
+class ProposeRun:
+    """A whole ``tb propose``: the base, each candidate's outcome and the proposal made."""
+
+    target: ReviewTarget
+    outcomes: list[Outcome]
+    dry_run: bool
+    branch: str | None = None
+    commit: str | None = None
+    review: ReviewRequest | None = None
+    inherited_problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _injection_reason(draft: MemoryDraft) -> str | None:
+    for name, text in (
+        ("title", draft.title),
+        ("body", draft.body),
+        ("tags", " ".join(draft.tags)),
+    ):
+        findings = find_injections(text)
+        if findings:
+            first = findings[0]
+            where = f"{name} line {first.line}" if name == "body" else name
+            return f"{first.rule} in {where}: {first.excerpt!r}"
+    return None
+
+
+def _identity_reason(known: KnownMemory) -> tuple[Result, str]:
+    if known.status == "active":
+        return "duplicate", f"same content as live memory {known.id} ({known.relpath})"
+    if known.status == "retired":
+        return "duplicate", f"same content as retired memory {known.id}; it was retired on purpose"
+    return "already-proposed", f"already proposed as {known.id} on branch {known.branch}"
+
+
+def _proposed_elsewhere(
+    candidates: Sequence[Candidate], spool: Sequence[Candidate]
+) -> dict[str, Candidate]:
+    """Content hash → a different candidate of the spool already proposed with that content."""
+    selected = {c.candidate_id for c in candidates}
+    return {
+        c.content_hash: c
+        for c in spool
+        if c.status == "proposed" and c.proposed_as and c.candidate_id not in selected
+    }
+
+
+def run_propose(
+    candidates: Sequence[Candidate],
+    *,
+    repo: GitRepo,
+    target: ReviewTarget,
+    machine: MachineLayout,
+    spool: Sequence[Candidate] = (),
+    dry_run: bool = False,
+    push: bool = True,
+    allow_similar: bool = False,
+    guard: NearDuplicateGuard | None = None,
+    today: dt.date | None = None,
+) -> ProposeRun:
+    """Check ``candidates`` and, unless ``dry_run``, commit the survivors on a new proposal
+    branch and send it for review. Candidates are not marked here (see :func:`mark_candidates`)."""
+    from teambrain_capture import validate_draft
+    from teambrain_sync import (
+        ProposedItem,
+        add_memory,
+        known_memories,
+        open_workspace,
+        pending_proposals,
+        proposal_message,
+        propose_branch_name,
+        send_for_review,
+    )
+
+    run = ProposeRun(target=target, outcomes=[], dry_run=dry_run)
+    elsewhere = _proposed_elsewhere(candidates, spool)
+    pending = pending_proposals(repo, target.base.sha)
+    with open_workspace(repo, target.base) as workspace:
+        known = known_memories(workspace)
+        seen: dict[str, Candidate] = {}
+        survivors: list[Outcome] = []
+        for candidate in candidates:
+            outcome = Outcome(candidate, "rejected")
+            run.outcomes.append(outcome)
+            draft = candidate.draft
+            if candidate.status == "proposed":
+                outcome.result, outcome.rule = "already-proposed", "proposed"
+                outcome.memory_id = candidate.proposed_as
+                outcome.reason = f"already proposed as {candidate.proposed_as}" + (
+                    f" ({candidate.note})" if candidate.note else ""
+                )
+                continue
+            try:
+                validate_draft(draft)
+            except ValidationFailure as exc:
+                outcome.rule = "secret" if "secret" in exc.message else "schema"
+                outcome.reason = exc.message
+                continue
+            injection = _injection_reason(draft)
+            if injection:
+                outcome.rule, outcome.reason = (
+                    "injection",
+                    f"looks like a prompt injection: {injection}",
+                )
+                continue
+            digest = draft.content_hash()
+            holder = known.get(digest) or pending.get(digest)
+            if holder is not None:
+                outcome.result, outcome.reason = _identity_reason(holder)
+                outcome.rule = "duplicate" if outcome.result == "duplicate" else "proposed"
+                outcome.memory_id, outcome.branch = holder.id, holder.branch
+                continue
+            earlier = seen.get(digest) or elsewhere.get(digest)
+            if earlier is not None:
+                outcome.result, outcome.rule = "duplicate", "duplicate"
+                outcome.memory_id = earlier.proposed_as
+                outcome.reason = f"same content as candidate {earlier.candidate_id}" + (
+                    f", proposed as {earlier.proposed_as}"
+                    if earlier.proposed_as
+                    else " in this run"
+                )
+                continue
+            seen[digest] = candidate
+            survivors.append(outcome)
+        _guard_near_duplicates(survivors, workspace.layout, target, guard, allow_similar)
+        accepted = [o for o in survivors if o.rule is None]
+        items = {
+            o.candidate.candidate_id: add_memory(workspace, o.candidate.draft, today=today)
+            for o in accepted
+        }
+        if accepted:
+            check = _lint_and_drop_failures(accepted, items, workspace)
+            accepted = [o for o in accepted if o.rule is None]
+            run.inherited_problems = [v.format() for v in check.inherited]
+            run.warnings = [v.format() for v in check.warnings]
+        for outcome in accepted:
+            memory = items[outcome.candidate.candidate_id]
+            outcome.result = "would-propose" if dry_run else "proposed"
+            outcome.memory_id, outcome.path = memory.id, memory.relpath
+        if dry_run or not accepted:
+            return run
+        proposed = [
+            ProposedItem(
+                items[o.candidate.candidate_id],
+                o.candidate.draft,
+                notes=_reviewer_notes(o),
+            )
+            for o in accepted
+        ]
+        title, body = proposal_message(proposed, target.base.requested)
+        branch = propose_branch_name()
+        run.commit = workspace.commit(branch, f"{title}\n\n{body}")
+        run.branch = branch
+    for outcome in accepted:
+        outcome.branch = branch
+    run.review = send_for_review(
+        repo, target=target, branch=branch, commit=run.commit, title=title, body=body,
+        patch_dir=machine.proposals, push=push,
+    )  # fmt: skip
+    return run
+
+
+def _reviewer_notes(outcome: Outcome) -> tuple[str, ...]:
+    candidate = outcome.candidate
+    notes = [f"from: candidate {candidate.candidate_id} ({candidate.proposer})"]
+    if outcome.similar:
+        notes.append("similar live memories (proposed with --allow-similar):")
+        notes.extend(f"  {s.describe()}" for s in outcome.similar)
+    return tuple(notes)
+
+
+def _guard_near_duplicates(
+    survivors: list[Outcome],
+    layout: BrainLayout,
+    target: ReviewTarget,
+    guard: NearDuplicateGuard | None,
+    allow_similar: bool,
+) -> None:
+    if guard is None or not survivors:
+        return
+    found = guard(layout, target.base.sha, [o.candidate.draft for o in survivors])
+    for outcome, similar in zip(survivors, found, strict=True):
+        superseded = set(outcome.candidate.draft.supersedes)
+        matches = [s for s in similar if s.is_duplicate and s.id not in superseded]
+        if not matches:
+            continue
+        outcome.similar = matches
+        if allow_similar:
+            continue
+        outcome.rule = "near-duplicate"
+        outcome.reason = (
+            "near-duplicate of "
+            + "; ".join(s.describe() for s in matches)
+            + ": edit that memory instead, supersede it, or pass --allow-similar"
+        )
+
+
+def _lint_and_drop_failures(
+    accepted: list[Outcome], items: dict[str, NewMemory], workspace: BrainWorkspace
+) -> ProposalCheck:
+    """Regenerate INDEX.md and lint; a new memory file with an error rejects its candidate and
+    leaves the proposal, and the rest is checked again. Only the proposal's own files can fail."""
+    from teambrain_sync import check_proposal, refresh_index
+
+    while True:
+        refresh_index(workspace)
+        check = check_proposal(workspace)
+        dropped = False
+        for outcome in accepted:
+            memory = items[outcome.candidate.candidate_id]
+            problems = [v for v in check.own if v.path == memory.relpath]
+            if problems and outcome.rule is None:
+                outcome.rule = problems[0].rule
+                outcome.reason = f"lint: {problems[0].rule}: {problems[0].message}"
+                workspace.discard(memory.relpath)
+                dropped = True
+        if not dropped:
+            break
+    if not check.ok:  # INDEX.md is generated, so this is a bug worth stopping for
+        raise ValidationFailure(f"proposal does not lint: {check.own[0].format()}")
+    return check
+
+
+def mark_candidates(run: ProposeRun, machine: MachineLayout) -> None:
+    """Record each outcome in the spool: proposed (with ``proposed_as``) or rejected (with the
+    reason), so a second ``tb propose`` does nothing for them."""
+    from teambrain_capture import save_candidate
+
+    if run.dry_run:
+        return
+    for outcome in run.outcomes:
+        candidate = outcome.candidate
+        if outcome.result in ("proposed", "already-proposed") and outcome.memory_id:
+            where = f"on branch {outcome.branch}" if outcome.branch else None
+            update: dict[str, object] = {
+                "status": "proposed", "proposed_as": outcome.memory_id, "note": where,
+            }  # fmt: skip
+        elif outcome.result in ("duplicate", "rejected"):
+            update = {"status": "rejected", "note": (outcome.reason or "")[:MAX_NOTE_CHARS]}
+        else:
+            continue
+        changed = candidate.model_copy(update=update)
+        if changed != candidate:
+            save_candidate(changed, machine=machine)

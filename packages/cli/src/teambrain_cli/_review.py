@@ -1,0 +1,61 @@
+"""What ``tb propose`` and ``tb retire`` share: opening the repository and the base a proposal
+starts from, and telling the user where the proposal went."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from teambrain_schema import BRAIN_DIRNAME, EnvironmentProblem
+
+from ._output import say
+
+if TYPE_CHECKING:
+    from teambrain_sync import GitRepo, ReviewRequest, ReviewTarget
+
+
+def open_target(base: str | None) -> tuple[GitRepo, ReviewTarget]:
+    """The repository around the current directory and the commit a proposal starts from; exit
+    2 without git, outside a repository, or when that commit has no brain."""
+    from teambrain_sync import choose_target, has_brain, open_repo
+
+    repo = open_repo(Path.cwd())
+    target = choose_target(repo, base)
+    if not has_brain(repo, target.base.sha):
+        hint = "" if base else " or pass --base <branch>"
+        raise EnvironmentProblem(
+            f"no brain at {target.base.requested} (commit {target.base.short}): commit "
+            f"{BRAIN_DIRNAME}/ there first (`tb init`, commit, push){hint}"
+        )
+    return repo, target
+
+
+def target_json(target: ReviewTarget) -> dict[str, object]:
+    """The base of a proposal as ``--json`` shows it."""
+    return {
+        "ref": target.base.requested,
+        "commit": target.base.sha,
+        "branch": target.base_branch,
+        "remote": target.remote,
+    }
+
+
+def report_review(review: ReviewRequest, target: ReviewTarget) -> None:
+    """Tell the user (on stderr) where the proposal is and what to do next."""
+    short = review.commit[:12]
+    say(f"Branch {review.branch} (commit {short}, based on {target.base.requested}).")
+    if review.pr_url:
+        say(f"Pull request: {review.pr_url}")
+    elif review.pushed:
+        say(f"Pushed to {review.remote}. Open a pull request for {review.branch} to review it.")
+        if review.pr_error:
+            say(f"  (gh pr create failed: {review.pr_error})")
+    elif review.push_error:
+        say(f"Push to {target.remote} failed: {review.push_error}")
+        say(f"  Push it yourself: git push {target.remote} {review.branch}")
+    else:
+        say(f"Not pushed (no remote). Review it with: git show {review.branch}")
+        into = target.base_branch or "your default branch"
+        say(f"  Merging it into {into} makes it live.")
+    if review.patch and not review.pr_url:
+        say(f"Patch: {review.patch}")
