@@ -6,7 +6,7 @@ Weekdays are busy and weekends quiet, so some cells pass the 5-session threshold
 suppressed. Sessions that were shown memory explore the code less — the signal the digest's
 context-efficiency figures look for. Events go through teambrain_capture's own spool writer.
 
-    python demo/gen_sessions.py [--sessions 48] [--seed 3] [--repo acme-shop]
+    python demo/gen_sessions.py [--sessions 48] [--seed 2] [--repo acme-shop]
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def write_session(rng: random.Random, index: int, start: dt.datetime, repo: str)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=48)
-    parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=2)
     parser.add_argument("--repo", default="acme-shop")
     args = parser.parse_args()
     rng = random.Random(args.seed)  # noqa: S311 - reproducible demo data, not secrets
@@ -134,10 +134,13 @@ def main() -> None:
     weights = [1 if day.weekday() >= 5 else 8 for day in days]
     now = dt.datetime.now(dt.UTC)
     for index in range(args.sessions):
+        # The same number of draws whatever the date, so every session's content (tools,
+        # outcomes, candidates…) is the same on any day; only the days they land on move.
         day = rng.choices(days, weights=weights)[0]
-        start = day + dt.timedelta(hours=rng.randint(7, 18), minutes=rng.randint(0, 59))
-        if start > now - dt.timedelta(hours=1):
-            start = now - dt.timedelta(hours=1, minutes=rng.randint(0, 300))
+        hour, minute, earlier = rng.randint(7, 18), rng.randint(0, 59), rng.randint(60, 360)
+        start = day + dt.timedelta(hours=hour, minutes=minute)
+        if start > now - dt.timedelta(hours=1):  # not in the future: earlier today instead
+            start = max(now - dt.timedelta(minutes=earlier), today)
         write_session(rng, index, start, args.repo)
     # A hook killed mid-append leaves a torn line: the digest skips it and says so.
     with open(machine_layout().session_file("demo-000"), "ab") as handle:
