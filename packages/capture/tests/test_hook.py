@@ -309,3 +309,14 @@ def test_outside_a_repository_the_folder_names_the_repo(tmp_path: Path) -> None:
     records = events("g")
     assert records[0]["branch"] == "none" and records[0]["repo"] == "scratch"
     assert records[1]["data"] == {"kind": "explore", "path": "x.md"}
+
+
+def test_one_session_start_closes_a_bounded_number_of_idle_sessions(repo: Path) -> None:
+    old = time.time() - 13 * 3600
+    for index in range(12):
+        hook("claude-code", claude(repo, "SessionStart", sid=f"idle-{index:02d}"))
+    for index in range(12):
+        os.utime(machine_layout().session_file(f"idle-{index:02d}"), (old, old))
+    hook("claude-code", claude(repo, "SessionStart", sid="new"))
+    ended = [i for i in range(12) if events(f"idle-{i:02d}")[-1]["ev"] == "session_end"]
+    assert len(ended) == 10

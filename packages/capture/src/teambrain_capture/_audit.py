@@ -33,6 +33,7 @@ class SessionAudit:
     secrets_found: int = 0
     events: Counter[str] = field(default_factory=Counter)
     commit_shas: list[str] = field(default_factory=list)
+    first_event: str | None = None  # `t` as stored
     last_event: str | None = None
 
     @property
@@ -53,7 +54,7 @@ class SessionAudit:
             "repo": summary.repo if summary else None,
             "branch": summary.branch if summary else None,
             "model": summary.model if summary else None,
-            "started": summary.started.isoformat() if summary else None,
+            "started": self.first_event,
             "last_event": self.last_event,
             "status": "ended" if self.ended else "open",
             "outcome": summary.outcome if self.ended and summary else None,
@@ -77,7 +78,9 @@ def audit_session(path: Path) -> SessionAudit:
         audit.events[str(record.get("ev"))] += 1
         audit.secrets_found += bool(find_secrets(dumps(record)))
         moment = record.get("t")
-        audit.last_event = moment if isinstance(moment, str) else audit.last_event
+        if isinstance(moment, str):
+            audit.first_event = audit.first_event or moment
+            audit.last_event = moment
         data = record.get("data")
         if record.get("ev") == "session_end" and isinstance(data, dict):
             shas = data.get("commit_shas")

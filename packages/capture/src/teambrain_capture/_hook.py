@@ -15,7 +15,18 @@ import sys
 import time
 
 from . import _gitinfo as git
-from ._hookmap import END, IGNORE, NORMALISERS, PLAN, PROMPT, START, TOOL, Hook, repo_relative
+from ._hookmap import (
+    ABANDON_REASONS,
+    END,
+    IGNORE,
+    NORMALISERS,
+    PLAN,
+    PROMPT,
+    START,
+    TOOL,
+    Hook,
+    repo_relative,
+)
 from ._lite import (
     OPEN_SESSIONS_DIR,
     JsonError,
@@ -31,10 +42,14 @@ from ._lite import (
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing is too slow for the hook
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from pathlib import Path
     from typing import BinaryIO, TextIO
+
+    from teambrain_schema import MachineLayout
 
 MAX_PAYLOAD_BYTES = 32 * 1024 * 1024  # a Read of a huge file arrives with its content
 MAX_LOG_BYTES = 1024 * 1024
+MAX_IDLE_CLOSES = 10  # per session start, so a pile of forgotten sessions cannot slow one hook
 UNKNOWN = "unknown"
 USAGE = "usage: tb-capture <tool>  (the hook command `tb install <tool>` writes; reads a hook payload on stdin)"
 _STATE_DIR = ("spool", OPEN_SESSIONS_DIR)  # one small JSON file per open session
@@ -132,16 +147,22 @@ def open_session(home: str, tool: str, sid: str, hook: Hook, now: float) -> dict
     return state
 
 
-def _after_open(home: str, state: Mapping[str, object], keys: dict[str, str], now: float) -> None:
-    """Tell the MCP server which session runs here, and close sessions long gone silent."""
+def _registry_args(home: str, state: Mapping[str, object]) -> tuple[MachineLayout, Path]:
+    """What the active-session registry (``_active``) takes; loaded only when a session opens
+    or ends, since pathlib and the schema package cost the tool-call path too much."""
     from pathlib import Path
 
     from teambrain_schema import machine_layout
 
+    return machine_layout(Path(home)), Path(str(state["root"]))
+
+
+def _after_open(home: str, state: Mapping[str, object], keys: dict[str, str], now: float) -> None:
+    """Tell the MCP server which session runs here, and close sessions long gone silent."""
     from ._active import STALE_AFTER_S, mark_session_active
     from ._spool import JoinKeys
 
-    mark_session_active(machine_layout(Path(home)), Path(str(state["root"])), JoinKeys(**keys))
+    mark_session_active(*_registry_args(home, state), JoinKeys(**keys))
     close_idle_sessions(home, now, STALE_AFTER_S, keep=str(state["sid"]))
 
 
@@ -165,8 +186,6 @@ def close_session(
     home: str, state: Mapping[str, object], *, reason: str | None, model: str | None, at: float
 ) -> None:
     """Write ``session_end`` (outcome, duration, turns, commits) and forget the session."""
-    from ._hookmap import ABANDON_REASONS
-
     sid = str(state["sid"])
     commits: list[str] = []
     git_dir, common_dir, start_head = (
@@ -202,18 +221,15 @@ def close_session(
         os.unlink(state_path(home, sid))
     except FileNotFoundError:
         pass
-    from pathlib import Path
-
-    from teambrain_schema import machine_layout
-
     from ._active import mark_session_ended
 
-    mark_session_ended(machine_layout(Path(home)), Path(str(state["root"])), sid)
+    mark_session_ended(*_registry_args(home, state), sid)
 
 
 def close_idle_sessions(home: str, now: float, idle_s: float, *, keep: str | None = None) -> int:
     """End sessions silent for ``idle_s`` seconds (tools without a session-end hook, crashes);
-    their ``session_end`` is dated at their last event. Returns how many were closed."""
+    their ``session_end`` is dated at their last event. Closes at most ``MAX_IDLE_CLOSES`` per
+    call; returns how many it closed."""
     directory = os.path.join(home, *_STATE_DIR)
     closed = 0
     try:
@@ -221,6 +237,8 @@ def close_idle_sessions(home: str, now: float, idle_s: float, *, keep: str | Non
     except OSError:
         return 0
     for entry in entries:
+        if closed >= MAX_IDLE_CLOSES:
+            break
         sid = entry.name.removesuffix(".json")
         if not entry.name.endswith(".json") or sid == keep:
             continue

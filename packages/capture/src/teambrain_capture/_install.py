@@ -34,7 +34,7 @@ class _Config:
         try:
             self.before: str | None = path.read_text("utf-8") if path.exists() else None
         except UnicodeDecodeError:
-            raise self._broken("not UTF-8 text") from None
+            raise self.broken("not UTF-8 text") from None
         except OSError as exc:
             raise EnvironmentProblem(f"{display}: cannot read ({exc.strerror or exc})") from None
         text = self.before if self.before is not None and self.before.strip() else None
@@ -45,17 +45,18 @@ class _Config:
             try:
                 self._toml: Any = tomlkit.parse(text or "")
             except ParseError as exc:
-                raise self._broken(f"not valid TOML ({exc})") from None
+                raise self.broken(f"not valid TOML ({exc})") from None
             return
         try:
             self._json = JsoncDocument(text or "{}\n", comments=fmt == "jsonc")
         except JsoncError as exc:
             kind = "JSONC" if fmt == "jsonc" else "JSON"
-            raise self._broken(f"not valid {kind} ({exc})") from None
+            raise self.broken(f"not valid {kind} ({exc})") from None
         if self._json.root.kind != "object":
-            raise self._broken("expected a JSON object at the top level")
+            raise self.broken("expected a JSON object at the top level")
 
-    def _broken(self, why: str) -> EnvironmentProblem:
+    def broken(self, why: str) -> EnvironmentProblem:
+        """The one-line error for this file (exit 2); the install stops before writing."""
         return EnvironmentProblem(
             f"{self.display}: {why}; fix it and run `tb install` again (nothing was written)"
         )
@@ -198,7 +199,7 @@ def _merge_mcp(config: _Config, adapter: Adapter, notes: list[str]) -> None:
     key_path: list[str | int] = list(adapter.mcp.key.split("."))
     servers = config.get(key_path)
     if servers is not MISSING and not isinstance(servers, dict):
-        raise config._broken(f"`{adapter.mcp.key}` must be an object")
+        raise config.broken(f"`{adapter.mcp.key}` must be an object")
     desired = adapter.mcp_entry()
     existing = servers.get(MCP_SERVER_NAME, MISSING) if isinstance(servers, dict) else MISSING
     if existing is MISSING:
@@ -218,7 +219,7 @@ def _merge_hooks(config: _Config, adapter: Adapter) -> None:
     wiring = adapter.hooks
     hooks = config.get(["hooks"])
     if hooks is not MISSING and not isinstance(hooks, dict):
-        raise config._broken("`hooks` must be an object")
+        raise config.broken("`hooks` must be an object")
     for name, value in wiring.file_defaults.items():
         if config.get([name]) is MISSING:
             config.set([name], value)
@@ -227,7 +228,7 @@ def _merge_hooks(config: _Config, adapter: Adapter) -> None:
     for event in wiring.events:
         entries = hooks.get(event, MISSING) if isinstance(hooks, dict) else MISSING
         if entries is not MISSING and not isinstance(entries, list):
-            raise config._broken(f"`hooks.{event}` must be a list")
+            raise config.broken(f"`hooks.{event}` must be a list")
         found: list[str | int] | None = None
         for index, entry in enumerate(entries if isinstance(entries, list) else []):
             if wiring.shape == "flat":

@@ -34,7 +34,6 @@ class _ScanContext:
     parse_float = float
     parse_int = int
     parse_constant = _CONSTANTS.__getitem__
-    memo: dict[str, str] = {}  # noqa: RUF012  (the C scanner's key cache; reset per call)
 
 
 def _no_default(value: object) -> object:
@@ -58,8 +57,6 @@ def loads(text: str) -> object:
         raise JsonError("JSON nested too deeply") from None
     except ValueError as exc:  # json.JSONDecodeError, raised by the C scanner
         raise JsonError(str(exc)) from None
-    finally:
-        _ScanContext.memo.clear()
     if text[end:].strip(" \t\n\r"):
         raise JsonError(f"extra data after the JSON value at offset {end}")
     return value

@@ -27,7 +27,7 @@ def _describe(audit: SessionAudit) -> list[str]:
     uses = ", ".join(f"{kind} {count}" for kind, count in sorted(summary.tool_uses.items()))
     return [
         f"{audit.sid}  {summary.tool}  {summary.repo} @ {summary.branch}  model {summary.model}",
-        f"    {summary.started.isoformat()} .. {audit.last_event or '?'}  ({status}{duration})",
+        f"    {audit.first_event} .. {audit.last_event}  ({status}{duration})",
         f"    {audit.events.get('intent', 0)} prompt(s); tool uses: {uses or 'none'}; "
         f"{audit.events.get('plan_revision', 0)} plan revision(s); "
         f"{summary.retrievals} memory retrieval(s); {len(audit.commit_shas)} commit(s)",
