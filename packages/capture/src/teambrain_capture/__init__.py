@@ -103,6 +103,8 @@ _EXPORTS: dict[str, str] = {
     "recent_activity": "_digest_metrics",
     "render_metrics_text": "_digest_metrics",
     "render_metrics_json": "_digest_metrics",
+    "index_status": "_digest_metrics",
+    "format_age": "_digest_metrics",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -180,6 +182,8 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         MemoryCounts as MemoryCounts,
         MetricsSnapshot as MetricsSnapshot,
         count_memories as count_memories,
+        format_age as format_age,
+        index_status as index_status,
         recent_activity as recent_activity,
         render_metrics_json as render_metrics_json,
         render_metrics_text as render_metrics_text,
