@@ -221,6 +221,47 @@ def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
     return findings
 
 
+def _age(moment: object) -> str:
+    import datetime as dt
+
+    if not isinstance(moment, dt.datetime):
+        return "never"
+    seconds = max(0, int((dt.datetime.now(dt.UTC) - moment).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds // size} {unit} ago"
+    return f"{seconds} s ago"
+
+
+def check_heartbeat(ctx: DoctorContext) -> Finding:
+    """The MCP server's heartbeat: running, stopped cleanly, or died unannounced."""
+    from teambrain_mcp_server import read_heartbeat
+
+    entries = read_heartbeat(ctx.machine)
+    if ctx.repo is not None:
+        here = [e for e in entries if e.repo and Path(e.repo).resolve() == ctx.repo.resolve()]
+        entries = here or entries
+    if not entries:
+        return Finding(
+            "tb serve", "note", "no MCP server has run on this machine yet (agent tools start it)"
+        )
+    latest = entries[0]
+    where = f" for {latest.repo}" if latest.repo else ""
+    if latest.state == "serving":
+        return Finding(
+            "tb serve",
+            "ok",
+            f"serving{where} (pid {latest.pid}), last request {_age(latest.last_request)}, {latest.requests} requests",
+        )
+    if latest.state == "gone":
+        return Finding(
+            "tb serve", "problem",
+            f"the server{where} (pid {latest.pid}) died without stopping; last request {_age(latest.last_request)}",
+            f"restart the agent session; the server's errors are in {ctx.machine.logs}",
+        )  # fmt: skip
+    return Finding("tb serve", "note", f"stopped cleanly{where} {_age(latest.stopped)}")
+
+
 def gather(machine: MachineLayout) -> tuple[DoctorContext, list[Finding]]:
     """Run every readiness check available without the optional packages."""
     repo = find_repo_root()
@@ -228,6 +269,6 @@ def gather(machine: MachineLayout) -> tuple[DoctorContext, list[Finding]]:
     ctx = DoctorContext(machine=machine, repo=repo, layout=layout, config=None)
     findings = [
         check_python(), check_git(), *check_repository(ctx), check_home(ctx),
-        check_adapters_registry(), *check_installed_tools(ctx), check_distill(ctx),
+        check_adapters_registry(), *check_installed_tools(ctx), check_distill(ctx), check_heartbeat(ctx),
     ]  # fmt: skip
     return ctx, findings
