@@ -52,18 +52,20 @@ def memory_titles() -> dict[str, str]:
     "composing the Slack message.",
 )  # fmt: skip
 @click.option(
-    "--out", type=click.Path(dir_okay=False, path_type=Path),
+    "--out", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
     help="Write the report to this file (atomically; never inside .teambrain/). The format "
     "defaults from the suffix: .md markdown, .json json, else text.",
 )  # fmt: skip
 @click.option(
-    "--since", help="Start of the window: 2026-07-01, 2026-07-01T09:00Z, 7d, 12h, 2w (default 7d)."
-)
+    "--since", metavar="WHEN",
+    help="Start of the window: 2026-07-01, 2026-07-01T09:00Z, 7d, 12h, 2w (default 7d).",
+)  # fmt: skip
 @click.option(
-    "--until", help="End of the window, same forms (default now; a date includes that day)."
-)
+    "--until", metavar="WHEN",
+    help="End of the window, same forms (default now; a date includes that day).",
+)  # fmt: skip
 @click.option(
-    "--repo", help="Only sessions whose repo join key is exactly this; `.` means the repository "
+    "--repo", metavar="NAME", help="Only sessions whose repo join key is exactly this; `.` means the repository "
     "you are in (default: every repository).",
 )  # fmt: skip
 def command(
