@@ -1,6 +1,5 @@
 import datetime as dt
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -10,13 +9,6 @@ from teambrain_cli._main import run
 from teambrain_schema import machine_layout
 
 MEMORY = "01KB2F0A1S9Y4Q7V3C8D5E6F01"
-
-
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def write_week(sessions: int = 6, tool: str = "claude-code") -> None:

@@ -1,7 +1,6 @@
 import datetime as dt
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -12,13 +11,6 @@ from teambrain_mcp_server import HeartbeatWriter
 from teambrain_schema import machine_layout
 
 MEMORY = "01KB2F0A1S9Y4Q7V3C8D5E6F01"
-
-
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def metrics_json(capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
