@@ -117,17 +117,19 @@ def time_to_tools_list(argv: list[str], cwd: Path, env: dict[str, str]) -> float
         client.close()
 
 
-def demo_repository(work: Path) -> Path:
+def demo_repository(work: Path, env: dict[str, str]) -> Path:
+    """The demo app with its brain committed, set up with the installed ``tb`` (under this
+    run's own TEAMBRAIN_HOME, never the real one)."""
     repo = work / "repo"
     shutil.copytree(ROOT / "demo" / "app", repo)
     git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.test"]
-    subprocess.run([*git, "init", "-q", "-b", "main"], cwd=repo, check=True)
-    subprocess.run([str(BIN / "tb"), "init"], cwd=repo, check=True, capture_output=True)
+    subprocess.run([*git, "init", "-q", "-b", "main"], cwd=repo, env=env, check=True)
+    subprocess.run([str(BIN / "tb"), "init"], cwd=repo, env=env, check=True, capture_output=True)
     shutil.copytree(ROOT / "demo" / "brain" / "memories", repo / ".teambrain" / "memories",
                     dirs_exist_ok=True)  # fmt: skip
-    subprocess.run([str(BIN / "tb"), "reindex"], cwd=repo, check=True, capture_output=True)
-    subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
-    subprocess.run([*git, "commit", "-qm", "brain"], cwd=repo, check=True)
+    subprocess.run([str(BIN / "tb"), "reindex"], cwd=repo, env=env, check=True, capture_output=True)
+    subprocess.run([*git, "add", "-A"], cwd=repo, env=env, check=True)
+    subprocess.run([*git, "commit", "-qm", "brain"], cwd=repo, env=env, check=True)
     return repo
 
 
@@ -154,7 +156,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-mcp-") as tmp:
         work = Path(tmp)
         env = {**os.environ, "TEAMBRAIN_HOME": str(work / "home"), "HOME": str(work)}
-        repo = demo_repository(work)
+        repo = demo_repository(work, env)
         hello = work / "hello_server.py"
         hello.write_text(HELLO)
         subjects = {

@@ -1,5 +1,6 @@
 import subprocess
 import sys
+from pathlib import Path
 
 import teambrain_mcp_server
 
@@ -36,16 +37,23 @@ def test_reading_the_heartbeat_does_not_load_the_mcp_sdk() -> None:
     assert done.stdout.strip() == ""
 
 
-def test_building_the_server_loads_no_retrieval() -> None:
+def test_retrieval_loads_on_first_use_not_at_start(brain_repo: Path) -> None:
     code = (
         "import sys, anyio, teambrain_mcp_server as m\n"
         "from mcp import Client\n"
+        "heavy = ('numpy', 'apsw', 'teambrain_retrieval', 'ruamel')\n"
+        "def loaded(): return ','.join(n for n in heavy if n in sys.modules) or '-'\n"
         "async def go():\n"
         "    async with Client(m.build_server(heartbeat=False)) as c:\n"
         "        assert len((await c.list_tools()).tools) == 4\n"
+        "        print(loaded())\n"
+        "        assert not (await c.call_tool('memory_search', {'query': 'payments'})).is_error\n"
+        "        print(loaded())\n"
         "anyio.run(go)\n"
-        "heavy = ('numpy', 'apsw', 'onnxruntime', 'tokenizers', 'teambrain_retrieval', 'ruamel')\n"
-        "print(','.join(sorted(n for n in heavy if n in sys.modules)))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == ""
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=brain_repo, capture_output=True, text=True, check=True
+    )
+    at_start, after_search = done.stdout.split()
+    assert at_start == "-"
+    assert {"apsw", "teambrain_retrieval"} <= set(after_search.split(","))
