@@ -462,3 +462,18 @@ def test_an_unusable_home_falls_back_to_a_temporary_index(
     retriever = open_test_retriever(layout, home=MachineLayout(blocker / "home"))
     assert titles(retriever.search("searchable", 5)) == ["Still searchable"]
     assert any("temporary index" in notice for notice in notices)
+
+
+def test_a_long_lived_retriever_stays_right_when_another_process_rebuilds(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    first = make_memory("Kafka topics", "Created by terraform.")
+    server = open_test_retriever(layout)
+    assert titles(server.search("kafka", 5)) == ["Kafka topics"]
+    open_test_retriever(layout).rebuild()  # e.g. `tb reindex` in another process
+    first.write_text(first.read_text().replace("terraform", "pulumi"))
+    make_memory("Kafka retention", "Seven days of retention.")
+    hits = server.search("kafka", 5)
+    assert sorted(titles(hits)) == ["Kafka retention", "Kafka topics"]
+    assert "pulumi" in next(h for h in hits if h.memory.title == "Kafka topics").memory.body
+    assert server.stats().documents == 2

@@ -167,8 +167,9 @@ class SqliteBackend:
         self._snapshot: _Snapshot | None = None
         self._lock = threading.RLock()
         self._query_vectors: dict[str, Any] = {}
-        # True when documents may lack vectors (after writes; at start, to catch up).
-        self.vectors_pending = True
+        # Texts written since the last embedding pass, by embed key; None: unknown (at start),
+        # so the first pass looks at every document.
+        self._pending: dict[str, str] | None = None
 
     # ------------------------------------------------------------------ SQL pieces
 
@@ -252,11 +253,17 @@ class SqliteBackend:
                 count += 1
         if count:
             self._changed()
-            self.vectors_pending = True
         return count
+
+    @property
+    def vectors_pending(self) -> bool:
+        """True when some document may still lack a vector."""
+        return self._pending is None or bool(self._pending)
 
     def _upsert_one(self, doc: IndexableDoc, source: str) -> None:
         text = embed_text(doc.title, doc.body)
+        if self._pending is not None:
+            self._pending[embed_key(text)] = text
         values = (
             doc.brain, source, doc.id, doc.path, doc.title, doc.body, " ".join(doc.tags),
             doc.class_, doc.scope, doc.status, doc.priority,
@@ -332,6 +339,20 @@ class SqliteBackend:
         """(embed_key, text) of served documents that have no cached vector yet."""
         if self.embedder is None:
             return []
+        if self._pending is not None:
+            keys = list(self._pending)
+            present: set[str] = set()
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                present.update(
+                    key
+                    for (key,) in self._q(
+                        f"SELECT key FROM {self.vectors_table} WHERE embedder = ? AND key IN "
+                        f"({','.join('?' for _ in chunk)})",
+                        [self.embedder.name, *chunk],
+                    )
+                )
+            return [(key, text) for key, text in self._pending.items() if key not in present]
         brains, params = self._brains_clause()
         rows = self._q(
             f"SELECT DISTINCT d.embed_key, d.title, d.body FROM docs d WHERE {brains} AND NOT "
@@ -346,8 +367,8 @@ class SqliteBackend:
 
         On an embedder failure, search degrades to keyword search (said once) — never raises.
         """
-        self.vectors_pending = False
         todo = self.missing_vectors()
+        self._pending = {}
         if not todo or self.embedder is None:
             return 0
         done = 0

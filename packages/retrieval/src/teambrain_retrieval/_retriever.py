@@ -173,6 +173,11 @@ class _BrainSource:
     stamps: dict[str, Stamp] | None = None
     last_scan: float = 0.0
     scan_cost: float = 0.0
+    # What the index holds for this brain, remembered between refreshes while no other
+    # process has written to index.db (``data_version`` unchanged).
+    known: dict[str, tuple[int, int, str, str | None]] | None = None
+    indexed: set[str] | None = None
+    data_version: int | None = None
 
 
 def _recovering(method: Callable[P, R]) -> Callable[P, R]:
@@ -305,7 +310,7 @@ class Retriever:
             self.db = connect(self.home.index_db)
             self.backend = self._make_backend()
             for source in self._sources:
-                source.stamps = None
+                source.stamps, source.known, source.indexed = None, None, None
 
     def _make_backend(self) -> SqliteBackend:
         served = [ServedBrain(s.brain_id, s.scopes) for s in self._sources]
@@ -327,6 +332,10 @@ class Retriever:
         if self._commit_override is not None:
             return self._commit_override
         return head_commit(self.layout.repo_root)
+
+    def _data_version(self) -> int:
+        row = self.db.execute("PRAGMA data_version").fetchone()
+        return int(row[0]) if row else 0
 
     def _due(self, source: _BrainSource, now: float) -> bool:
         if source.stamps is None:
@@ -353,19 +362,27 @@ class Retriever:
 
     def _apply_changes(self, source: _BrainSource, stamps: dict[str, Stamp]) -> RefreshReport:
         db = self.db
-        known = {
-            path: (mtime, size, sha, problem)
-            for path, mtime, size, sha, problem in db.execute(
-                "SELECT path, mtime_ns, size, sha256, problem FROM files WHERE brain = ?",
-                (source.brain_id,),
-            )
-        }
-        indexed = {
-            path
-            for (path,) in db.execute(
-                "SELECT path FROM docs WHERE brain = ? AND source = 'memory'", (source.brain_id,)
-            )
-        }
+        if (
+            source.known is not None
+            and source.indexed is not None
+            and source.data_version == self._data_version()
+        ):
+            known, indexed = dict(source.known), set(source.indexed)
+        else:
+            known = {
+                path: (mtime, size, sha, problem)
+                for path, mtime, size, sha, problem in db.execute(
+                    "SELECT path, mtime_ns, size, sha256, problem FROM files WHERE brain = ?",
+                    (source.brain_id,),
+                )
+            }
+            indexed = {
+                path
+                for (path,) in db.execute(
+                    "SELECT path FROM docs WHERE brain = ? AND source = 'memory'",
+                    (source.brain_id,),
+                )
+            }
         added = changed = unchanged = 0
         upserts: list[IndexableDoc] = []
         drop: list[str] = []
@@ -414,6 +431,14 @@ class Retriever:
                 [(source.brain_id, path) for path in gone],
             )
         self.backend.mark_indexed(source.brain_id, source.layout.repo_root.as_posix())
+        for gone_path in gone:
+            known.pop(gone_path, None)
+        for _brain, path, mtime, size, sha, problem in file_rows:
+            known[path] = (mtime, size, sha, problem)
+        indexed.difference_update([*drop, *removed_docs, *orphan_docs])
+        indexed.update(doc.path for doc in upserts)
+        source.known, source.indexed = known, indexed
+        source.data_version = self._data_version()
         return RefreshReport(
             added=added, changed=changed, removed=len(removed_docs) + len(orphan_docs),
             unchanged=unchanged, problems=problems,
@@ -448,7 +473,7 @@ class Retriever:
                 self.backend.clear_brain(source.brain_id)
                 with self.db:
                     self.db.execute("DELETE FROM files WHERE brain = ?", (source.brain_id,))
-                source.stamps = None
+                source.stamps, source.known, source.indexed = None, None, None
                 report = report.merged(self._refresh_source(source, force=True))
             embedded = self.backend.ensure_vectors(progress)
             return RefreshReport(
