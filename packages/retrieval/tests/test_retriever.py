@@ -477,3 +477,19 @@ def test_a_long_lived_retriever_stays_right_when_another_process_rebuilds(
     assert sorted(titles(hits)) == ["Kafka retention", "Kafka topics"]
     assert "pulumi" in next(h for h in hits if h.memory.title == "Kafka topics").memory.body
     assert server.stats().documents == 2
+
+
+def test_keyword_search_looks_past_other_brains_best_matches(
+    tmp_path: Path, new_brain: NewBrain, write: Write, open_test_retriever: OpenRetriever,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    import teambrain_retrieval._backend as backend_module
+
+    monkeypatch.setattr(backend_module, "FTS_WINDOW", 3)
+    crowded, quiet = new_brain(tmp_path / "crowded"), new_brain(tmp_path / "quiet")
+    for i in range(60):  # more than the first window (3 + 40 candidates)
+        write(crowded, f"Kafka kafka note {i}", "Kafka kafka kafka topics and kafka streams.")
+    write(quiet, "Platform notes", "We also run a kafka cluster somewhere.")
+    open_test_retriever(crowded, embedder=None).refresh()
+    found = open_test_retriever(quiet, embedder=None).search("kafka", 5)
+    assert titles(found) == ["Platform notes"]

@@ -39,6 +39,9 @@ TITLE_WEIGHT = 2.0
 BODY_WEIGHT = 1.0
 TAGS_WEIGHT = 1.5
 EMBED_BATCH = 64
+# Keyword matches read before filtering, beyond the ones wanted; more are read only when filters
+# reject too many.
+FTS_WINDOW = 160
 
 Progress = Callable[[int, int], None]
 
@@ -478,22 +481,51 @@ class SqliteBackend:
     def fts_ranking(
         self, query: str, limit: int = CANDIDATES, sources: Sequence[str] | None = None
     ) -> list[tuple[int, float]]:
-        """Best-first (rowid, bm25) of live documents for ``query`` (bm25: lower is better)."""
+        """Best-first (rowid, bm25) of live documents for ``query`` (bm25: lower is better).
+
+        The common case reads the best few hundred matches from the FTS table alone and
+        filters those; only when filters reject too many of them (other brains sharing the
+        index, many retired memories) does it rank every match joined with its document.
+        """
         match = sanitise_fts_query(query)
         if not match:
             return []
         snap = self.snapshot()
         today = self._today().isoformat()
         live, params = self._live_clause(sources)
+        score = f"bm25(docs_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}, {TAGS_WEIGHT})"
+        window = FTS_WINDOW + limit + len(snap.excluded)
+        first = self._q(
+            f"SELECT rowid, {score} AS score FROM docs_fts WHERE docs_fts MATCH ? "
+            "ORDER BY score LIMIT ?",
+            [match, window],
+        )
+        if first:
+            marks = ",".join("?" for _ in first)
+            passing = {
+                rowid: (expires, doc_id)
+                for rowid, doc_id, expires in self._q(
+                    f"SELECT d.rowid, d.id, d.expires FROM docs d WHERE d.rowid IN ({marks}) "
+                    f"AND {live}",
+                    [*(row[0] for row in first), *params],
+                )
+            }
+            ranked = [
+                (rowid, float(value))
+                for rowid, value in first
+                if rowid in passing and self._is_live(*passing[rowid], snap, today)
+            ]
+            if len(ranked) >= limit or len(first) < window:
+                return ranked[:limit]
         rows = self._q(
-            f"SELECT d.rowid, d.id, d.expires, bm25(docs_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}, "
-            f"{TAGS_WEIGHT}) AS score FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid "
-            f"WHERE docs_fts MATCH ? AND {live} ORDER BY score LIMIT ?",
+            f"SELECT d.rowid, d.id, d.expires, {score} AS score FROM docs_fts JOIN docs d "
+            f"ON d.rowid = docs_fts.rowid WHERE docs_fts MATCH ? AND {live} "
+            "ORDER BY score LIMIT ?",
             [match, *params, limit + len(snap.excluded) + 16],
         )
         ranked = [
-            (rowid, float(score))
-            for rowid, doc_id, expires, score in rows
+            (rowid, float(value))
+            for rowid, doc_id, expires, value in rows
             if self._is_live(expires, doc_id, snap, today)
         ]
         return ranked[:limit]

@@ -52,6 +52,7 @@ DUPLICATE_TERM_OVERLAP = 0.8
 _SCAN_SHARE = 50.0
 _SCAN_FREE_S = 0.002
 _SCAN_MAX_INTERVAL_S = 2.0
+_MEMORY_CACHE = 4096
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -226,6 +227,9 @@ class Retriever:
         self._today = today
         self._refresh_interval = refresh_interval
         self._lock = threading.RLock()
+        # Parsed memories by stored row: validating front-matter again on every answer is the
+        # slowest part of turning hits into results.
+        self._memories: dict[tuple[int, str, str, str], Memory] = {}
         self._embedder_reason = "none: keyword search only (retrieval.embedder.provider: none)"
         self._embedder = self._choose_embedder(embedder)
         self._sources = [self._main_source(), *self._org_sources()]
@@ -509,8 +513,15 @@ class Retriever:
             if doc is None or doc.id in seen:
                 continue
             seen.add(doc.id)
-            front = MemoryFrontMatter.model_validate_json(_front_json(doc))
-            memory = Memory.model_construct(front=front, body=doc.body, path=doc.path)
+            cache_key = (doc.rowid, doc.content_hash, doc.path, doc.doc_json)
+            memory = self._memories.get(cache_key)
+            if memory is None:
+                front = MemoryFrontMatter.model_validate_json(_front_json(doc))
+                memory = Memory.model_construct(front=front, body=doc.body, path=doc.path)
+                if len(self._memories) >= _MEMORY_CACHE:
+                    self._memories.clear()
+                self._memories[cache_key] = memory
+            front = memory.front
             if doc.brain not in commits:
                 commits[doc.brain] = self._commit_of(doc.brain)
             provenance = Provenance(
