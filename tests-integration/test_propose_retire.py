@@ -425,3 +425,145 @@ def test_a_failed_push_exits_2_and_keeps_the_branch(
     assert Path(out["review"]["patch"]).is_file()
     [candidate] = list_candidates(machine_layout()).candidates
     assert candidate.status == "proposed"  # the branch exists: proposing again would duplicate
+
+
+def _ids(done: Any) -> list[str]:
+    assert done.returncode == 0, done.stderr
+    return [item["id"] for item in json.loads(done.stdout)]
+
+
+def _merge_on_remote(
+    remote: Path, branch: str, tmp_path: Path, git_run: Run, monkeypatch: pytest.MonkeyPatch,
+    *, when: str,
+) -> str:  # fmt: skip
+    """What approving the pull request does: merge the branch into main on the remote."""
+    reviewer = tmp_path / f"reviewer-{branch.replace('/', '-')}"
+    git_run("clone", "-q", str(remote), str(reviewer), cwd=tmp_path)
+    with monkeypatch.context() as patch:
+        patch.setenv("GIT_COMMITTER_DATE", when)
+        patch.setenv("GIT_AUTHOR_DATE", when)
+        git_run("merge", "-q", "--no-ff", "-m", f"Merge {branch}", f"origin/{branch}", cwd=reviewer)
+    git_run("push", "-q", "origin", "main", cwd=reviewer)
+    return git_run("rev-parse", "HEAD", cwd=reviewer).strip()
+
+
+def test_a_merged_retirement_reaches_every_clone_and_the_past_stays_readable(
+    team: dict[str, Path], tb: Run, tb_fast: Run, git_run: Run, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    user, remote = team["user"], team["remote"]
+    # A teammate's machine: its own clone and its own TEAMBRAIN_HOME (index, spool).
+    peer = tmp_path / "peer"
+    git_run("clone", "-q", str(remote), str(peer), cwd=tmp_path)
+    peer_env = {"TEAMBRAIN_HOME": str(tmp_path / "peer-home")}
+    query = ("relevant", "--query", "flaky checkout timeout test", "--k", "8", "--json")
+    assert FLAKY in _ids(tb_fast(*query, cwd=peer, env=peer_env))  # indexed on the peer
+    before = git_run("rev-parse", "HEAD", cwd=peer).strip()
+
+    retire = _json(tb_fast("retire", FLAKY, "fixed by the fake clock fixture", "--json", cwd=user))
+    merged = _merge_on_remote(
+        remote, retire["branch"], tmp_path, git_run, monkeypatch, when="2031-01-01T12:00:00Z"
+    )
+    git_run("pull", "-q", "--ff-only", cwd=peer)
+    assert git_run("rev-parse", "HEAD", cwd=peer).strip() == merged
+    # The installed tb on the peer: no reindex, the retired memory is simply gone.
+    after = tb(*query, cwd=peer, env=peer_env)
+    assert FLAKY not in _ids(after)
+
+    # Time travel: the brain as it was before the merge still answers, with its commit.
+    past = tb_fast(*query, "--at", "2031-01-01T11:59:59Z", cwd=peer, env=peer_env)
+    old = json.loads(past.stdout)
+    assert FLAKY in [item["id"] for item in old]
+    assert {item["provenance"]["commit"] for item in old} == {before}
+    assert "the brain as of 2031-01-01T11:59:59Z" in past.stderr
+    by_ref = json.loads(tb_fast(*query, "--ref", before, cwd=peer, env=peer_env).stdout)
+    assert [item["id"] for item in by_ref] == [item["id"] for item in old]
+    now = json.loads(tb_fast(*query, "--at", "2031-01-02", cwd=peer, env=peer_env).stdout)
+    assert FLAKY not in [item["id"] for item in now]
+    assert {item["provenance"]["commit"] for item in now} == {merged}
+    current = json.loads(after.stdout)
+    assert {item["provenance"]["commit"] for item in current} == {merged}
+
+
+def test_time_travel_errors(team: dict[str, Path], tb_fast: Run, tmp_path: Path) -> None:
+    user = team["user"]
+    bad = tb_fast("relevant", "--query", "x", "--at", "last tuesday", cwd=user)
+    assert bad.returncode == 1 and "not an ISO 8601 timestamp" in bad.stderr
+    early = tb_fast("relevant", "--query", "x", "--at", "1999-01-01", cwd=user)
+    assert early.returncode == 1 and "no commit at or before" in early.stderr
+    unknown = tb_fast("relevant", "--query", "x", "--ref", "no-such-tag", cwd=user)
+    assert unknown.returncode == 1 and "no such commit" in unknown.stderr
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    assert tb_fast("relevant", "--query", "x", "--ref", "HEAD", cwd=outside).returncode == 2
+
+
+def test_a_merged_superseding_memory_hides_the_old_one(
+    team: dict[str, Path], tb_fast: Run, git_run: Run, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    user, remote = team["user"], team["remote"]
+    old_id = "01KB2F0A1S9Y4Q7V3C8D5E6F05"  # migrations are generated and reviewed…
+    replacement = {
+        "class": "convention",
+        "title": "Database migrations are generated, reviewed and squashed",
+        "body": "Create migrations with `make migration NAME=add_orders_index` (alembic "
+        "autogenerate) and review the generated file. Never edit a migration that has reached "
+        "main; add a new one. Squash migrations older than a release with `make squash`.",
+        "tags": ["database", "migrations"],
+    }
+    # Near-duplicate of the live memory: refused, with the match shown.
+    queue_candidate(replacement, "agent", machine=machine_layout())
+    blocked = tb_fast("propose", "--all", "--json", "--no-push", cwd=user)
+    assert blocked.returncode == 3
+    [result] = _json(blocked)["results"]
+    assert result["rule"] == "near-duplicate" and result["similar"][0]["id"] == old_id
+    assert old_id in result["reason"]
+    # Superseding it is a replacement, not a duplicate: proposed, reviewed, merged.
+    draft = tmp_path / "replacement.json"
+    draft.write_text(json.dumps({**replacement, "supersedes": [old_id]}))
+    done = _json(tb_fast("propose", "--draft", str(draft), "--json", cwd=user))
+    assert done["results"][0]["result"] == "proposed", done
+    new_id = done["results"][0]["memory_id"]
+    _merge_on_remote(
+        remote, done["branch"], tmp_path, git_run, monkeypatch, when="2031-02-01T00:00:00Z"
+    )
+    git_run("pull", "-q", "--ff-only", cwd=user)
+    found = _ids(
+        tb_fast("relevant", "--query", "database migrations", "--k", "8", "--json", cwd=user)
+    )
+    assert new_id in found and old_id not in found
+    assert tb_fast("lint", cwd=user).returncode == 0
+
+    # lint guards the chains: a dangling id and a cycle are violations (exit 3).
+    path = next((user / ".teambrain/memories/conventions").glob(f"{old_id}-*.md"))
+    path.write_text(path.read_text().replace("supersedes: []", f"supersedes: [{new_id}]"))
+    cycle = tb_fast("lint", cwd=user)
+    assert cycle.returncode == 3 and "supersedes chain forms a cycle" in cycle.stdout
+    path.write_text(path.read_text().replace(new_id, "01KB2F0A1S9Y4Q7V3C8D5E6F99"))
+    dangling = tb_fast("lint", cwd=user)
+    assert (
+        dangling.returncode == 3
+        and "supersedes unknown id 01KB2F0A1S9Y4Q7V3C8D5E6F99" in dangling.stdout
+    )
+
+
+def test_allow_similar_lets_the_reviewer_decide(
+    team: dict[str, Path], tb_fast: Run, git_run: Run
+) -> None:
+    user = team["user"]
+    near = {
+        "class": "learning",
+        "title": "test_checkout_timeout flakes with the real clock",
+        "body": "`tests/test_checkout.py::test_checkout_timeout` fails about one run in ten with "
+        "the real clock. Use the `fake_clock` fixture and `fake_clock.tick(seconds=31)`.",
+        "tags": ["testing"],
+    }
+    queue_candidate(near, "agent", machine=machine_layout())
+    done = tb_fast("propose", "--all", "--allow-similar", "--json", "--no-push", cwd=user)
+    assert done.returncode == 0, done.stderr
+    out = _json(done)
+    assert out["results"][0]["result"] == "proposed"
+    assert out["results"][0]["similar"][0]["id"] == FLAKY
+    message = git_run("log", "-1", "--format=%B", out["commit"], cwd=user)
+    assert "similar live memories (proposed with --allow-similar):" in message and FLAKY in message

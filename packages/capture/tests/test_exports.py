@@ -8,6 +8,10 @@ PINNED = {
     "prune_sessions", "safe_sid", "mark_session_active", "mark_session_ended", "find_active_session",
     "user_dir", "load_user_config", "record_feedback", "read_feedback", "queue_candidate",
     "list_candidates", "load_candidate", "save_candidate", "validate_draft",
+    "run_capture_hook", "close_idle_sessions", "summarise_intent", "Adapter", "ADAPTERS", "register_adapter",
+    "resolve_adapter", "supported_tools", "check_adapters", "AdapterProblem", "bundled_adapters_file",
+    "plan_install", "apply_install", "InstallPlan", "FileChange", "adapter_notes", "SessionAudit",
+    "audit_session", "audit_sessions", "last_session", "prune_spool",
     # the digest / metrics aggregation
     "MIN_SESSIONS", "SUPPRESSED", "Figure", "is_shown", "ReportWindow", "resolve_window",
     "parse_moment", "scan_sessions", "aggregate", "build_digest", "DigestReport",

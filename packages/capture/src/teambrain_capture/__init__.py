@@ -7,13 +7,16 @@ library; candidate handling and the digest aggregation need pydantic and load it
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+# Not ``typing.TYPE_CHECKING``: importing typing costs the capture hook milliseconds at start-up.
+# mypy treats any constant of this name as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _EXPORTS: dict[str, str] = {
     "JoinKeys": "_spool",
     "JsonlRead": "_spool",
-    "safe_sid": "_spool",
+    "safe_sid": "_lite",
     "utc_timestamp": "_spool",
     "make_event": "_spool",
     "append_jsonl": "_spool",
@@ -38,6 +41,29 @@ _EXPORTS: dict[str, str] = {
     "list_candidates": "_candidates",
     "load_candidate": "_candidates",
     "CandidateList": "_candidates",
+    "run_capture_hook": "_hook",
+    "close_idle_sessions": "_hook",
+    "summarise_intent": "_intent",
+    "Adapter": "_adapters",
+    "McpTarget": "_adapters",
+    "HookTarget": "_adapters",
+    "ADAPTERS": "_adapters",
+    "register_adapter": "_adapters",
+    "resolve_adapter": "_adapters",
+    "supported_tools": "_adapters",
+    "check_adapters": "_adapters",
+    "AdapterProblem": "_adapters",
+    "bundled_adapters_file": "_adapters",
+    "InstallPlan": "_install",
+    "FileChange": "_install",
+    "plan_install": "_install",
+    "apply_install": "_install",
+    "adapter_notes": "_install",
+    "SessionAudit": "_audit",
+    "audit_session": "_audit",
+    "audit_sessions": "_audit",
+    "last_session": "_audit",
+    "prune_spool": "_audit",
     # the digest and metrics aggregation (pydantic, loaded only when used)
     "ReportWindow": "_digest_window",
     "resolve_window": "_digest_window",
@@ -86,6 +112,8 @@ def __getattr__(name: str) -> Any:
     module_name = _EXPORTS.get(name)
     if module_name is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
     value = getattr(importlib.import_module(f".{module_name}", __name__), name)
     globals()[name] = value
     return value
@@ -100,6 +128,25 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         find_active_session as find_active_session,
         mark_session_active as mark_session_active,
         mark_session_ended as mark_session_ended,
+    )
+    from ._adapters import (
+        ADAPTERS as ADAPTERS,
+        Adapter as Adapter,
+        AdapterProblem as AdapterProblem,
+        HookTarget as HookTarget,
+        McpTarget as McpTarget,
+        bundled_adapters_file as bundled_adapters_file,
+        check_adapters as check_adapters,
+        register_adapter as register_adapter,
+        resolve_adapter as resolve_adapter,
+        supported_tools as supported_tools,
+    )
+    from ._audit import (
+        SessionAudit as SessionAudit,
+        audit_session as audit_session,
+        audit_sessions as audit_sessions,
+        last_session as last_session,
+        prune_spool as prune_spool,
     )
     from ._candidates import (
         CandidateList as CandidateList,
@@ -159,6 +206,23 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         parse_moment as parse_moment,
         resolve_window as resolve_window,
     )
+    from ._hook import (
+        close_idle_sessions as close_idle_sessions,
+        run_capture_hook as run_capture_hook,
+    )
+    from ._install import (
+        FileChange as FileChange,
+        InstallPlan as InstallPlan,
+        adapter_notes as adapter_notes,
+        apply_install as apply_install,
+        plan_install as plan_install,
+    )
+    from ._intent import (
+        summarise_intent as summarise_intent,
+    )
+    from ._lite import (
+        safe_sid as safe_sid,
+    )
     from ._spool import (
         JoinKeys as JoinKeys,
         JsonlRead as JsonlRead,
@@ -169,7 +233,6 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         make_event as make_event,
         prune_sessions as prune_sessions,
         read_jsonl as read_jsonl,
-        safe_sid as safe_sid,
         session_files as session_files,
         utc_timestamp as utc_timestamp,
     )

@@ -9,11 +9,7 @@ that fragment never swallows a complete event, and readers skip it.
 from __future__ import annotations
 
 import datetime as dt
-import fcntl
-import hashlib
 import json
-import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,9 +17,7 @@ from typing import Any
 
 from teambrain_schema import MachineLayout
 
-_SAFE_SID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$")
-PRIVATE_DIR_MODE = 0o700
-PRIVATE_FILE_MODE = 0o600
+from ._lite import PRIVATE_DIR_MODE, append_line, dumps, safe_sid
 
 
 @dataclass(frozen=True)
@@ -46,13 +40,6 @@ class JoinKeys:
         }
 
 
-def safe_sid(raw: str) -> str:
-    """A file-name-safe session id: ``raw`` itself when it already is, else a stable hash of it."""
-    if _SAFE_SID.match(raw) and raw not in (".", ".."):
-        return raw
-    return "h-" + hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-
-
 def utc_timestamp(now: dt.datetime | None = None) -> str:
     """ISO-8601 UTC with milliseconds and a ``Z``, as events carry in ``t``."""
     moment = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
@@ -73,21 +60,7 @@ def ensure_private_dir(path: Path) -> None:
 
 def append_jsonl(path: Path, record: dict[str, Any]) -> None:
     """Append one JSON line to ``path`` atomically with respect to other appenders."""
-    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-    data = line.encode("utf-8")
-    ensure_private_dir(path.parent)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE_MODE)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            data = b"\n" + data  # a torn line before us stays its own (skipped) line
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-    finally:
-        os.close(fd)  # closing releases the lock
+    append_line(str(path), (dumps(record) + "\n").encode("utf-8"))
 
 
 def append_event(machine: MachineLayout, event: dict[str, Any]) -> Path:

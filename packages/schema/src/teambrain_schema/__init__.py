@@ -7,8 +7,11 @@ need pydantic load when first used.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+# Not ``typing.TYPE_CHECKING``: importing typing costs the capture hook milliseconds at start-up.
+# mypy treats any constant of this name as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _EXPORTS: dict[str, str] = {
     # _errors (stdlib)
@@ -156,6 +159,8 @@ def __getattr__(name: str) -> Any:
     module_name = _EXPORTS.get(name)
     if module_name is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
     value = getattr(importlib.import_module(f".{module_name}", __name__), name)
     globals()[name] = value
     return value

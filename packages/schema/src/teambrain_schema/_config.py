@@ -77,6 +77,7 @@ class BrainConfig(_Config):
 
 
 ConfigFormat = Literal["json", "jsonc", "toml"]
+HandlerValue = str | int | bool
 
 
 class McpWiring(_Config):
@@ -88,6 +89,10 @@ class McpWiring(_Config):
     format: ConfigFormat
     key: str = Field(description="Dotted path of the table holding the servers, e.g. mcpServers")
     scope: Literal["project", "user"] = "project"
+    entry_type: str | None = Field(
+        default=None,
+        description="Value of the server entry's `type` field, for tools that require one (stdio)",
+    )
 
 
 class HookWiring(_Config):
@@ -98,6 +103,25 @@ class HookWiring(_Config):
     events: list[str] = Field(
         min_length=1, description="Tool-native hook event names we subscribe to"
     )
+    shape: Literal["grouped", "flat"] = Field(
+        default="grouped",
+        description="grouped: event -> [{matcher, hooks: [handler]}]; flat: event -> [handler]",
+    )
+    matchers: dict[str, str] = Field(
+        default_factory=dict, description="Matcher written for an event (grouped shape only)"
+    )
+    handler: dict[str, HandlerValue] = Field(
+        default_factory=dict,
+        description="Fields of each hook handler besides `command` (type, timeout, name, ...)",
+    )
+    file_defaults: dict[str, HandlerValue] = Field(
+        default_factory=dict,
+        description="Top-level keys the hooks file must have (Cursor: version)",
+    )
+    alternate_path: str | None = Field(
+        default=None,
+        description="A file used instead of `path` when it already exists (JSON by its suffix)",
+    )
 
 
 class AdapterSpec(_Config):
@@ -105,6 +129,9 @@ class AdapterSpec(_Config):
 
     name: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9\-]*$")]
     title: str
+    aliases: list[Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9\-]*$")]] = Field(
+        default_factory=list, description="Other names `tb install` accepts for this tool"
+    )
     docs: list[Annotated[str, StringConstraints(pattern=r"^https://")]] = Field(min_length=1)
     mcp: McpWiring
     hooks: HookWiring | None = None
@@ -119,7 +146,7 @@ class AdaptersFile(_Config):
 
     @model_validator(mode="after")
     def _unique_names(self) -> AdaptersFile:
-        names = [adapter.name for adapter in self.adapters]
+        names = [name for adapter in self.adapters for name in (adapter.name, *adapter.aliases)]
         duplicates = sorted({name for name in names if names.count(name) > 1})
         if duplicates:
             raise ValueError(f"adapters: duplicate names {', '.join(duplicates)}")

@@ -175,10 +175,11 @@ def materialise_brain(repo: GitRepo, commit: ResolvedCommit, dest: Path) -> Brai
 
 @contextlib.contextmanager
 def brain_at(repo: GitRepo, commit: ResolvedCommit) -> Iterator[BrainSnapshot]:
-    """The brain at ``commit``, in a temporary directory removed when the block ends."""
+    """The brain at ``commit``, in a temporary directory removed when the block ends (named
+    like the repository's folder, so a brain's display name is the same in the past)."""
     scratch = Path(tempfile.mkdtemp(prefix="teambrain-snapshot-"))
     try:
-        layout = materialise_brain(repo, commit, scratch / "brain")
+        layout = materialise_brain(repo, commit, scratch / repo.root.name)
         yield BrainSnapshot(commit=commit, layout=layout)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -158,7 +158,7 @@ def open_workspace(repo: GitRepo, base: ResolvedCommit) -> Iterator[BrainWorkspa
     ends (the commit, once made, lives in the repository)."""
     scratch = Path(tempfile.mkdtemp(prefix="teambrain-proposal-"))
     try:
-        layout = materialise_brain(repo, base, scratch / "brain")
+        layout = materialise_brain(repo, base, scratch / repo.root.name)
         yield BrainWorkspace(repo=repo, base=base, layout=layout)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

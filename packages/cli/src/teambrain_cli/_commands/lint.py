@@ -3,10 +3,26 @@
 from __future__ import annotations
 
 import click
-from teambrain_schema import ExitCode, lint_brain
+from teambrain_schema import BrainLayout, ExitCode, LintReport, Violation, lint_brain
 
 from .._context import require_brain
 from .._output import emit_json
+
+ADAPTERS_RULE = "adapters-registry"
+
+
+def _lint_adapters_registry(layout: BrainLayout, report: LintReport) -> None:
+    """A repository's adapters.yaml that validates must also match the code's adapter registry."""
+    path = layout.repo_root / "adapters.yaml"
+    if not path.is_file() or any(v.rule == "adapters-yaml" for v in report.violations):
+        return
+    from teambrain_capture import check_adapters
+
+    for problem in check_adapters(path):
+        report.violations.append(
+            Violation("adapters.yaml", problem.line, ADAPTERS_RULE, problem.message)
+        )
+    report.violations.sort(key=lambda v: (v.path, v.line, v.rule))
 
 
 @click.command("lint")
@@ -19,6 +35,7 @@ def command(ctx: click.Context, as_json: bool) -> None:
     """
     layout = require_brain()
     report = lint_brain(layout)
+    _lint_adapters_registry(layout, report)
     if as_json:
         emit_json(report.to_json())
     else:

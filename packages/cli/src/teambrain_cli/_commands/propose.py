@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import click
@@ -20,7 +21,9 @@ from .._output import emit_json, say
 from .._review import open_target, report_review, target_json
 
 if TYPE_CHECKING:
-    from .._propose import Outcome, ProposeRun
+    from teambrain_schema import BrainLayout, MemoryDraft
+
+    from .._propose import Outcome, ProposeRun, SimilarMemory
 
 _LABELS = {
     "proposed": "proposed",
@@ -65,7 +68,7 @@ def _draft_candidates(
     """Hand-written drafts as candidates: the spool's candidate with the same content when
     there is one (so proposing a file twice does nothing), else queued in the spool like any
     candidate, or for a dry run only built in memory."""
-    from teambrain_capture import queue_candidate
+    from teambrain_capture import queue_candidate, save_candidate
 
     from .._drafts import load_draft_file
 
@@ -75,6 +78,13 @@ def _draft_candidates(
     for source in sources:
         draft = load_draft_file(source)
         existing = by_hash.get(draft.content_hash())
+        if existing is not None and existing.status != "proposed" and existing.draft != draft:
+            # Same content, other fields (supersedes, priority, evidence…): the file wins.
+            existing = existing.model_copy(
+                update={"draft": draft, "status": "pending", "note": None}
+            )
+            if not dry_run:
+                save_candidate(existing, machine=home)
         if existing is not None:
             found.append(existing)
         elif dry_run:
@@ -93,9 +103,33 @@ def _draft_candidates(
     return found
 
 
-def _guard() -> object | None:
-    """The near-duplicate guard, from retrieval (None until it is available)."""
-    return None
+def near_duplicates(
+    layout: BrainLayout, commit: str, drafts: Sequence[MemoryDraft]
+) -> list[list[SimilarMemory]]:
+    """Retrieval's near-duplicate guard over the live memories of the brain at the base (an
+    in-memory index of that commit; embeddings come from the shared content-hash cache)."""
+    from teambrain_retrieval import open_retriever
+
+    from .._propose import SimilarMemory
+
+    retriever = open_retriever(layout, ephemeral=True, commit=commit)
+    try:
+        return [
+            [
+                SimilarMemory(
+                    id=found.hit.id,
+                    title=found.hit.memory.title,
+                    path=found.hit.provenance.path,
+                    cosine=found.cosine,
+                    fts_strength=found.fts_strength,
+                    is_duplicate=found.is_duplicate,
+                )
+                for found in retriever.similar(draft.title, draft.body, k=5)
+            ]
+            for draft in drafts
+        ]
+    finally:
+        retriever.close()
 
 
 def _line(outcome: Outcome) -> str:
@@ -168,7 +202,7 @@ def command(
     ]  # fmt: skip
     run = run_propose(
         chosen, repo=repo, target=target, machine=home, spool=spool, dry_run=dry_run,
-        push=not no_push, allow_similar=allow_similar, guard=_guard(),  # type: ignore[arg-type]
+        push=not no_push, allow_similar=allow_similar, guard=near_duplicates,
     )  # fmt: skip
     mark_candidates(run, home)
     code = _exit_code(run)

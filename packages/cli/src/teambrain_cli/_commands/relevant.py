@@ -3,6 +3,9 @@ them (each body inside the rendering rule's fence)."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -18,12 +21,40 @@ if TYPE_CHECKING:
 MAX_K = 50
 
 
-def build_retriever(layout: BrainLayout) -> Retriever:
-    """The retriever this verb reads through (one place, so options such as a ref can pick
-    another brain snapshot)."""
+def build_retriever(
+    layout: BrainLayout, *, commit: str | None = None, brain_id: str | None = None
+) -> Retriever:
+    """The retriever this verb reads through: the working tree's brain, or with ``commit`` a
+    brain materialised from that commit (an in-memory index; provenance carries the commit)."""
     from teambrain_retrieval import open_retriever
 
-    return open_retriever(layout)
+    if commit is None:
+        return open_retriever(layout)
+    return open_retriever(layout, ephemeral=True, commit=commit, brain_id=brain_id)
+
+
+@contextlib.contextmanager
+def open_brain(ref: str | None, at: str | None) -> Iterator[Retriever]:
+    """The brain now, or as it was at ``--ref`` / ``--at`` (time travel through sync)."""
+    if ref is None and at is None:
+        yield build_retriever(require_brain())
+        return
+    from teambrain_retrieval import brain_id_for
+    from teambrain_sync import brain_at, commit_at, open_repo, parse_timestamp, resolve_commit
+
+    moment = parse_timestamp(at) if at is not None else None
+    repo = open_repo(Path.cwd())
+    commit = commit_at(repo, moment, ref or "HEAD") if moment else resolve_commit(repo, ref or "")
+    with brain_at(repo, commit) as snapshot:
+        when = commit.committed_at.strftime("%Y-%m-%d %H:%M:%S UTC")
+        say(f"the brain as of {commit.requested}: commit {commit.short} ({when})")
+        retriever = build_retriever(
+            snapshot.layout, commit=commit.sha, brain_id=brain_id_for(repo.root)
+        )
+        try:
+            yield retriever
+        finally:
+            retriever.close()
 
 
 def format_hit(position: int, hit: Hit) -> str:
@@ -48,14 +79,17 @@ def format_hit(position: int, hit: Hit) -> str:
 @click.argument("more_paths", nargs=-1, metavar="[GLOB]...")
 @click.option("--k", "k", type=int, default=None, help="How many memories (default: brain.yaml retrieval.k).")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the ranked results as JSON.")
+@click.option("--ref", metavar="REF", help="Answer from the brain at this commit, tag or branch.")
+@click.option("--at", metavar="ISO", help="Answer from the brain at this moment (latest commit at or before).")  # fmt: skip
 def command(
     query: str | None, paths: tuple[str, ...], more_paths: tuple[str, ...], k: int | None,
-    as_json: bool,
+    as_json: bool, *, ref: str | None = None, at: str | None = None,
 ) -> None:  # fmt: skip
     """Print the live team memories most relevant to --query TEXT and/or --paths GLOB…
 
     Ranked by hybrid keyword + semantic search (or, for paths, by the files and folders the
-    memories name), filtered to active, in-scope, unexpired, unsuperseded memories.
+    memories name), filtered to active, in-scope, unexpired, unsuperseded memories. With --ref
+    or --at, the answer comes from the brain as it was at that commit or moment.
     """
     if more_paths and not paths:
         raise UserError(f"unexpected argument {more_paths[0]!r}: use --query TEXT or --paths GLOB")
@@ -65,14 +99,14 @@ def command(
         raise UserError("give --query TEXT or --paths GLOB (or both)")
     if k is not None and not 1 <= k <= MAX_K:
         raise UserError(f"--k must be between 1 and {MAX_K}, not {k}")
-    retriever = build_retriever(require_brain())
-    limit = k or retriever.config.retrieval.k
-    if globs and text:
-        hits = retriever.search_combined(text, globs, limit)
-    elif globs:
-        hits = retriever.search_paths(globs, limit)
-    else:
-        hits = retriever.search(text, limit)
+    with open_brain(ref, at) as retriever:
+        limit = k or retriever.config.retrieval.k
+        if globs and text:
+            hits = retriever.search_combined(text, globs, limit)
+        elif globs:
+            hits = retriever.search_paths(globs, limit)
+        else:
+            hits = retriever.search(text, limit)
     if as_json:
         emit_json([hit.to_result().model_dump(mode="json", by_alias=True) for hit in hits])
         return

@@ -1,0 +1,339 @@
+"""The adapter registry: every agent tool teambrain can be wired into, and how.
+
+A plain dict filled by :func:`register_adapter`, one place to look. ``adapters.yaml`` (at the
+repository top level, and shipped in this package) describes the same adapters for people to
+review; :func:`check_adapters` proves the two say the same thing (``tb lint``, ``tb doctor`` and a
+test run it), and that every adapter with hooks has a payload normaliser for ``tb-capture``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from teambrain_schema import UserError
+
+from ._hookmap import NORMALISERS
+
+ConfigFormat = Literal["json", "jsonc", "toml"]
+HandlerValue = str | int | bool
+MCP_SERVER_NAME = "teambrain"
+MCP_COMMAND = "tb"
+MCP_ARGS = ("serve",)
+HOOK_COMMAND = "tb-capture"
+ADAPTERS_FILE_NAME = "adapters.yaml"
+
+
+@dataclass(frozen=True)
+class McpTarget:
+    """Where and how a tool registers MCP servers."""
+
+    path: str  # relative to the repository, or ~/… for user-level files
+    format: ConfigFormat
+    key: str  # dotted path of the table of servers
+    scope: Literal["project", "user"] = "project"
+    entry_type: str | None = None  # the entry's `type` field, where the tool wants one
+
+
+@dataclass(frozen=True)
+class HookTarget:
+    """Where and how a tool runs hook commands."""
+
+    path: str
+    format: ConfigFormat
+    events: tuple[str, ...]
+    shape: Literal["grouped", "flat"] = "grouped"
+    matchers: dict[str, str] = field(default_factory=dict)
+    handler: dict[str, HandlerValue] = field(default_factory=dict)
+    file_defaults: dict[str, HandlerValue] = field(default_factory=dict)
+    alternate_path: str | None = None
+
+
+@dataclass(frozen=True)
+class Adapter:
+    """One supported agent tool."""
+
+    name: str
+    title: str
+    docs: tuple[str, ...]
+    mcp: McpTarget
+    hooks: HookTarget | None = None
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def hook_command(self) -> str:
+        """The command ``tb install`` writes into the tool's hook config."""
+        return f"{HOOK_COMMAND} {self.name}"
+
+    def mcp_entry(self) -> dict[str, Any]:
+        """The ``teambrain`` server entry for this tool's MCP config."""
+        entry: dict[str, Any] = {"type": self.mcp.entry_type} if self.mcp.entry_type else {}
+        return {**entry, "command": MCP_COMMAND, "args": list(MCP_ARGS)}
+
+    def hook_handler(self) -> dict[str, Any]:
+        """One hook handler for this tool (``command`` first, as people write it)."""
+        assert self.hooks is not None
+        handler = dict(self.hooks.handler)
+        kind = handler.pop("type", None)
+        return {
+            **({"type": kind} if kind is not None else {}),
+            "command": self.hook_command,
+            **handler,
+        }
+
+    def as_spec(self) -> dict[str, Any]:
+        """This adapter in the shape of ``adapters.yaml`` (``AdapterSpec`` fields, no notes)."""
+        spec: dict[str, Any] = {
+            "name": self.name,
+            "title": self.title,
+            "aliases": list(self.aliases),
+            "docs": list(self.docs),
+            "mcp": {
+                "path": self.mcp.path,
+                "format": self.mcp.format,
+                "key": self.mcp.key,
+                "scope": self.mcp.scope,
+                "entry_type": self.mcp.entry_type,
+            },
+            "hooks": None,
+        }
+        if self.hooks is not None:
+            spec["hooks"] = {
+                "path": self.hooks.path,
+                "format": self.hooks.format,
+                "events": list(self.hooks.events),
+                "shape": self.hooks.shape,
+                "matchers": dict(self.hooks.matchers),
+                "handler": dict(self.hooks.handler),
+                "file_defaults": dict(self.hooks.file_defaults),
+                "alternate_path": self.hooks.alternate_path,
+            }
+        return spec
+
+
+ADAPTERS: dict[str, Adapter] = {}
+
+
+def register_adapter(adapter: Adapter) -> Adapter:
+    """Add ``adapter`` to the registry (its name and aliases must be new)."""
+    taken = {name for known in ADAPTERS.values() for name in (known.name, *known.aliases)}
+    clashes = sorted(taken & {adapter.name, *adapter.aliases})
+    if clashes:
+        raise ValueError(f"adapter name already registered: {', '.join(clashes)}")
+    ADAPTERS[adapter.name] = adapter
+    return adapter
+
+
+def supported_tools() -> list[str]:
+    """The names ``tb install`` accepts (aliases not included), sorted."""
+    return sorted(ADAPTERS)
+
+
+def resolve_adapter(name: str) -> Adapter:
+    """The adapter called ``name`` (or one of its aliases); :class:`UserError` (exit 1) listing
+    the supported tools otherwise."""
+    wanted = name.strip().lower()
+    for adapter in ADAPTERS.values():
+        if wanted == adapter.name or wanted in adapter.aliases:
+            return adapter
+    raise UserError(f"unknown tool {name!r}; supported: {', '.join(supported_tools())}")
+
+
+_CLAUDE_DOCS = "https://code.claude.com/docs/en"
+register_adapter(
+    Adapter(
+        name="claude-code",
+        title="Claude Code",
+        aliases=("claude",),
+        docs=(f"{_CLAUDE_DOCS}/mcp", f"{_CLAUDE_DOCS}/hooks", f"{_CLAUDE_DOCS}/settings"),
+        mcp=McpTarget(".mcp.json", "json", "mcpServers", entry_type="stdio"),
+        hooks=HookTarget(
+            ".claude/settings.json",
+            "json",
+            ("SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "SessionEnd"),
+            matchers={"PostToolUse": "*", "PostToolUseFailure": "*"},
+            handler={"type": "command", "timeout": 10},
+        ),
+    )
+)
+register_adapter(
+    Adapter(
+        name="cursor",
+        title="Cursor",
+        docs=(
+            "https://cursor.com/docs/mcp",
+            "https://cursor.com/docs/hooks",
+            "https://cursor.com/docs/reference/third-party-hooks",
+        ),
+        mcp=McpTarget(".cursor/mcp.json", "json", "mcpServers", entry_type="stdio"),
+        hooks=HookTarget(
+            ".cursor/hooks.json",
+            "json",
+            ("sessionStart", "beforeSubmitPrompt", "postToolUse", "sessionEnd"),
+            shape="flat",
+            handler={"timeout": 10},
+            file_defaults={"version": 1},
+        ),
+    )
+)
+_CODEX_DOCS = "https://developers.openai.com/codex"
+register_adapter(
+    Adapter(
+        name="codex",
+        title="Codex CLI",
+        docs=(f"{_CODEX_DOCS}/mcp", f"{_CODEX_DOCS}/hooks", f"{_CODEX_DOCS}/config-reference"),
+        mcp=McpTarget(".codex/config.toml", "toml", "mcp_servers"),
+        hooks=HookTarget(
+            ".codex/config.toml",
+            "toml",
+            ("SessionStart", "UserPromptSubmit", "PostToolUse"),
+            handler={"type": "command", "timeout": 10},
+            alternate_path=".codex/hooks.json",
+        ),
+    )
+)
+_GEMINI_DOCS = "https://github.com/google-gemini/gemini-cli/blob/main/docs"
+register_adapter(
+    Adapter(
+        name="gemini-cli",
+        title="Gemini CLI",
+        aliases=("gemini",),
+        docs=(
+            f"{_GEMINI_DOCS}/tools/mcp-server.md",
+            f"{_GEMINI_DOCS}/hooks/index.md",
+            f"{_GEMINI_DOCS}/reference/configuration.md",
+        ),
+        mcp=McpTarget(".gemini/settings.json", "jsonc", "mcpServers"),
+        hooks=HookTarget(
+            ".gemini/settings.json",
+            "jsonc",
+            ("SessionStart", "BeforeAgent", "AfterTool", "SessionEnd"),
+            matchers={"AfterTool": "*"},
+            handler={"type": "command", "name": "teambrain-capture", "timeout": 10000},
+        ),
+    )
+)
+_VSCODE_DOCS = "https://code.visualstudio.com/docs"
+register_adapter(
+    Adapter(
+        name="vscode",
+        title="VS Code (Copilot agent mode)",
+        aliases=("copilot",),
+        docs=(
+            f"{_VSCODE_DOCS}/agents/reference/mcp-configuration",
+            f"{_VSCODE_DOCS}/agent-customization/hooks",
+            f"{_VSCODE_DOCS}/agents/reference/hooks-reference",
+        ),
+        mcp=McpTarget(".vscode/mcp.json", "jsonc", "servers", entry_type="stdio"),
+        hooks=HookTarget(
+            ".github/hooks/teambrain.json",
+            "jsonc",
+            ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"),
+            shape="flat",
+            handler={"type": "command", "timeout": 10},
+        ),
+    )
+)
+register_adapter(
+    Adapter(
+        name="windsurf",
+        title="Windsurf (Cascade)",
+        docs=(
+            "https://docs.windsurf.com/windsurf/cascade/mcp",
+            "https://docs.windsurf.com/windsurf/cascade/hooks",
+        ),
+        mcp=McpTarget("~/.codeium/windsurf/mcp_config.json", "json", "mcpServers", scope="user"),
+        hooks=HookTarget(
+            ".windsurf/hooks.json",
+            "json",
+            ("pre_user_prompt", "post_read_code", "post_write_code", "post_run_command"),
+            shape="flat",
+            handler={"show_output": False},
+        ),
+    )
+)
+register_adapter(
+    Adapter(
+        name="kiro",
+        title="Kiro",
+        docs=("https://kiro.dev/docs/mcp/configuration",),
+        mcp=McpTarget(".kiro/settings/mcp.json", "json", "mcpServers"),
+    )
+)
+
+
+@dataclass(frozen=True)
+class AdapterProblem:
+    """One way ``adapters.yaml`` and the code registry disagree (``line`` 1-based in the file)."""
+
+    message: str
+    line: int = 1
+    adapter: str | None = None
+
+
+def bundled_adapters_file() -> Path:
+    """The copy of ``adapters.yaml`` installed with this package."""
+    return Path(str(resources.files("teambrain_capture") / ADAPTERS_FILE_NAME))
+
+
+def _line_of(text: str, name: str) -> int:
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip().removeprefix("- ").strip()
+        if stripped in (f"name: {name}", f'name: "{name}"', f"name: '{name}'"):
+            return number
+    return 1
+
+
+def _differences(prefix: str, ours: Any, theirs: Any) -> list[str]:
+    if isinstance(ours, dict) and isinstance(theirs, dict) and prefix.count(".") < 2:
+        found = []
+        for key in sorted(set(ours) | set(theirs)):
+            found += _differences(f"{prefix}.{key}", ours.get(key), theirs.get(key))
+        return found
+    return (
+        []
+        if ours == theirs
+        else [f"{prefix}: adapters.yaml has {theirs!r}, the code registry {ours!r}"]
+    )
+
+
+def check_adapters(path: Path | None = None) -> list[AdapterProblem]:
+    """Every disagreement between ``adapters.yaml`` at ``path`` (default: the bundled copy) and
+    the code registry, plus adapters whose hooks ``tb-capture`` cannot read. Empty when all is
+    well. A file that does not validate is one problem naming its line."""
+    from teambrain_schema import AdaptersFile, ConfigProblem, load_config_file
+
+    target = path or bundled_adapters_file()
+    problems: list[AdapterProblem] = []
+    try:
+        text = target.read_text("utf-8")
+        loaded = load_config_file(AdaptersFile, target, target.parent)
+    except OSError as exc:
+        return [AdapterProblem(f"cannot read {target}: {exc.strerror or exc}")]
+    except ConfigProblem as exc:
+        return [AdapterProblem(exc.detail, exc.line)]
+    described = {spec.name: spec for spec in loaded.adapters}
+    for name in sorted(set(ADAPTERS) - set(described)):
+        problems.append(
+            AdapterProblem(f"adapter {name!r} is registered in code but missing here", 1, name)
+        )
+    for name in sorted(set(described) - set(ADAPTERS)):
+        problems.append(
+            AdapterProblem(
+                f"adapter {name!r} is not in the code registry", _line_of(text, name), name
+            )
+        )
+    for name in sorted(set(described) & set(ADAPTERS)):
+        theirs = described[name].model_dump(exclude={"notes"})
+        for difference in _differences(name, ADAPTERS[name].as_spec(), theirs):
+            problems.append(AdapterProblem(difference, _line_of(text, name), name))
+    for name, adapter in sorted(ADAPTERS.items()):
+        if adapter.hooks is not None and name not in NORMALISERS:
+            problems.append(
+                AdapterProblem(
+                    f"adapter {name!r} has hooks but tb-capture cannot read them", 1, name
+                )
+            )
+    return problems

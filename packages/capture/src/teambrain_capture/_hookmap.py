@@ -1,0 +1,450 @@
+"""What each agent tool's hook payload means, as one :class:`Hook`.
+
+One normaliser per adapter in :data:`NORMALISERS` (the adapter registry checks that every adapter
+with hooks has one). They read the tool's documented payload fields and keep only metadata: the
+kind of tool call and the file it touched, never the file's content, a command line or a search
+pattern. Hot path: plain functions and built-in types, no imports beyond ``os``.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing is too slow for the hook
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    Normaliser = Callable[[Mapping[str, object], Mapping[str, str]], "Hook"]
+
+# What a hook tells us happened.
+START, PROMPT, TOOL, PLAN, END, IGNORE = "start", "prompt", "tool", "plan", "end", "ignore"
+ABANDON_REASONS = frozenset({"aborted", "error", "cancelled", "canceled"})
+
+_PATH_KEYS = (
+    "file_path", "filePath", "path", "target_file", "targetFile", "notebook_path",
+    "absolute_path", "dir_path", "directory", "file", "uri",
+)  # fmt: skip
+_LIST_PATH_KEYS = ("files", "filePaths", "paths", "file_paths")
+_TEST_PROGRAMS = frozenset(
+    [
+        "pytest",
+        "py.test",
+        "unittest",
+        "nosetests",
+        "tox",
+        "nox",
+        "jest",
+        "vitest",
+        "mocha",
+        "ava",
+        "rspec",
+        "phpunit",
+        "ctest",
+        "karma",
+        "cypress",
+        "playwright",
+    ]
+)
+_TEST_SUBCOMMANDS = frozenset(
+    [
+        "make:test",
+        "make:check",
+        "npm:test",
+        "yarn:test",
+        "pnpm:test",
+        "bun:test",
+        "go:test",
+        "cargo:test",
+        "cargo:nextest",
+        "mvn:test",
+        "mvn:verify",
+        "gradle:test",
+        "gradle:check",
+        "gradlew:test",
+        "gradlew:check",
+        "dotnet:test",
+        "mix:test",
+        "swift:test",
+        "bazel:test",
+        "deno:test",
+        "flutter:test",
+    ]
+)
+_RUNNERS = frozenset(
+    [
+        "uv:run",
+        "poetry:run",
+        "pipenv:run",
+        "pdm:run",
+        "hatch:run",
+        "pnpm:exec",
+        "yarn:exec",
+        "npm:exec",
+    ]
+)
+_PREFIXES = frozenset(["time", "sudo", "env", "nice", "exec", "command", "npx", "bunx", "pnpx"])
+
+
+class Hook:
+    """One hook payload, reduced to what the envelope may record."""
+
+    __slots__ = ("cwd", "data", "kind", "model", "prompt", "reason", "sid", "source")
+
+    def __init__(
+        self,
+        kind: str,
+        *,
+        sid: str | None = None,
+        cwd: str | None = None,
+        model: str | None = None,
+        data: dict[str, object] | None = None,
+        prompt: str | None = None,
+        reason: str | None = None,
+        source: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.sid = sid
+        self.cwd = cwd
+        self.model = model
+        self.data = data or {}
+        self.prompt = prompt
+        self.reason = reason
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"Hook({self.kind!r}, sid={self.sid!r}, data={self.data!r})"
+
+
+def _text(payload: Mapping[str, object], *keys: str) -> str | None:
+    for key in keys:
+        value = payload.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _mapping(value: object) -> Mapping[str, object]:
+    if isinstance(value, str) and value[:1] == "{":
+        from ._lite import JsonError, loads
+
+        try:
+            value = loads(value)
+        except JsonError:
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
+def is_test_command(command: str) -> bool:
+    """Does this shell command run tests? (Judged by its programs, never stored.)"""
+    for separator in ("&&", "||", "|", ";", "\n"):
+        command = command.replace(separator, "\0")
+    for segment in command.split("\0"):
+        words = segment.split()
+        while words and ("=" in words[0] or words[0] in _PREFIXES or words[0].startswith("-")):
+            words.pop(0)  # VAR=1, sudo, npx, their options
+        if len(words) >= 2 and f"{words[0]}:{words[1]}" in _RUNNERS:
+            words = [word for word in words[2:] if not word.startswith("-")] or [""]
+        if len(words) >= 3 and os.path.basename(words[0]).startswith("python") and words[1] == "-m":
+            words = words[2:]
+        if not words:
+            continue
+        program = os.path.basename(words[0])
+        argument = words[1] if len(words) > 1 else ""
+        if program in _TEST_PROGRAMS or f"{program}:{argument}" in _TEST_SUBCOMMANDS:
+            return True
+        runs_script = program in ("npm", "yarn", "pnpm", "bun") and argument == "run"
+        if runs_script and len(words) > 2 and words[2].startswith("test"):
+            return True
+    return False
+
+
+def exit_code_of(response: object) -> int | None:
+    """The exit code a tool response reports, if it reports one."""
+    if isinstance(response, dict):
+        for key in ("exit_code", "exitCode", "returncode", "return_code", "exit_status"):
+            value = response.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+        return None
+    if isinstance(response, str):
+        head = response[:4096]
+        for marker in (
+            '"exitCode":',
+            '"exit_code":',
+            "Exit code:",
+            "Exit code",
+            "exit code:",
+            "exit code",
+        ):
+            at = head.find(marker)
+            if at != -1:
+                digits = head[at + len(marker) :].lstrip(" ")
+                end = 1 if digits[:1] == "-" else 0
+                while end < len(digits) and digits[end].isdigit():
+                    end += 1
+                if end and digits[:end] != "-":
+                    return int(digits[:end])
+    return None
+
+
+def _patch_path(patch: str) -> str | None:
+    for marker in ("*** Update File: ", "*** Add File: ", "*** Delete File: "):
+        at = patch.find(marker)
+        if at != -1:
+            return patch[at + len(marker) :].split("\n", 1)[0].strip() or None
+    return None
+
+
+def tool_path(tool_input: Mapping[str, object]) -> str | None:
+    """The file or directory a tool call names, as given (made repo-relative later)."""
+    value = _text(tool_input, *_PATH_KEYS)
+    if value:
+        return value.removeprefix("file://")
+    for key in _LIST_PATH_KEYS:
+        items = tool_input.get(key)
+        if isinstance(items, list) and items and isinstance(items[0], str):
+            return items[0]
+    return None
+
+
+def _squash(name: str) -> str:
+    return "".join(char for char in name.lower() if char.isalnum())
+
+
+def classify_tool(name: str) -> str | None:
+    """``edit``, ``command``, ``test``, ``explore`` or ``plan`` for a tool name; None for tools we
+    do not record (MCP tools, sub-agents, the web)."""
+    lowered = name.lower()
+    if lowered.startswith(("mcp__", "mcp:", "mcp_")):
+        return None  # teambrain's own calls are recorded by the MCP server itself
+    squashed = _squash(name)
+    if "todo" in squashed or "plan" in squashed or squashed in ("taskcreate", "taskupdate"):
+        return PLAN
+    if "web" in squashed or squashed.startswith(("task", "agent", "subagent", "delegate")):
+        return None  # sub-agents and their task lists, the web: not this repository's work
+    if squashed.startswith("get"):
+        return "explore"  # get_terminal_output, get_errors, get_changed_files
+    if "test" in squashed and ("run" in squashed or squashed == "test"):
+        return "test"
+    for word in (
+        "edit",
+        "write",
+        "replace",
+        "patch",
+        "create",
+        "delete",
+        "rename",
+        "move",
+        "insert",
+    ):
+        if word in squashed:
+            return "edit"
+    for word in ("bash", "shell", "terminal", "exec", "command", "powershell"):
+        if word in squashed:
+            return "command"
+    for word in ("read", "view", "grep", "glob", "search", "find", "list", "codebase", "usages"):
+        if word in squashed:
+            return "explore"
+    return "explore" if squashed in ("ls", "cat", "tree") else None
+
+
+def tool_hook(
+    name: str,
+    tool_input: Mapping[str, object],
+    response: object,
+    *,
+    failed: bool = False,
+    success_means_zero: bool = False,
+) -> Hook:
+    """A ``tool_use`` (or ``plan_revision``) hook for one tool call."""
+    kind = classify_tool(name)
+    if kind is None:
+        return Hook(IGNORE)
+    if kind == PLAN:
+        todos = tool_input.get("todos") or tool_input.get("plan") or tool_input.get("todoList")
+        return Hook(PLAN, data={"items": len(todos)} if isinstance(todos, list) else {})
+    data: dict[str, object] = {"kind": kind}
+    if kind == "command":
+        command = _text(tool_input, "command", "cmd", "command_line", "commandLine")
+        if command and is_test_command(command):
+            data["kind"] = "test"
+    if kind in ("command", "test"):
+        code = exit_code_of(_mapping(response) or response)
+        if code is None and failed:
+            code = exit_code_of(response)
+        if code is None and success_means_zero and not failed:
+            code = 0
+        if code is not None:
+            data["exit_code"] = code
+        return Hook(TOOL, data=data)
+    path = tool_path(tool_input)
+    if path is None and _squash(name) == "applypatch":
+        patch = _text(tool_input, "command", "patch", "input")
+        path = _patch_path(patch) if patch else None
+    if path:
+        data["path"] = path
+    return Hook(TOOL, data=data)
+
+
+def _claude_shaped(payload: Mapping[str, object], *, success_means_zero: bool) -> Hook:
+    """Claude Code, Codex CLI and Gemini CLI share this payload shape (snake_case).
+    ``success_means_zero``: the tool fires PostToolUse only for commands that exited 0."""
+    event = _text(payload, "hook_event_name") or ""
+    if event in ("SessionStart",):
+        hook = Hook(START, source=_text(payload, "source"))
+    elif event in ("UserPromptSubmit", "BeforeAgent"):
+        hook = Hook(PROMPT, prompt=_text(payload, "prompt") or "")
+    elif event in ("PostToolUse", "PostToolUseFailure", "AfterTool"):
+        failed = event == "PostToolUseFailure"
+        response = payload.get("error") if failed else payload.get("tool_response")
+        hook = tool_hook(
+            _text(payload, "tool_name") or "",
+            _mapping(payload.get("tool_input")),
+            response,
+            failed=failed,
+            success_means_zero=success_means_zero,
+        )
+    elif event == "SessionEnd":
+        hook = Hook(END, reason=_text(payload, "reason"))
+    else:
+        return Hook(IGNORE)
+    hook.sid = _text(payload, "session_id")
+    hook.cwd = _text(payload, "cwd")
+    hook.model = _text(payload, "model")
+    return hook
+
+
+def claude_code(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
+    """Claude Code hooks (``.claude/settings.json``)."""
+    # Cursor and VS Code also run the hooks in .claude/settings.json, with their own payloads;
+    # their own adapters capture those sessions, so here they would be counted twice.
+    if "cursor_version" in payload or "conversation_id" in payload:
+        return Hook(IGNORE, reason="cursor payload in the claude-code hook")
+    if "hookEventName" in payload or "sessionId" in payload:
+        return Hook(IGNORE, reason="vscode payload in the claude-code hook")
+    # A failed Bash call fires PostToolUseFailure ("Exit code N"), so PostToolUse means exit 0.
+    hook = _claude_shaped(payload, success_means_zero=True)
+    hook.cwd = hook.cwd or env.get("CLAUDE_PROJECT_DIR")
+    return hook
+
+
+def codex(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
+    """Codex CLI hooks (``[hooks]`` in ``.codex/config.toml`` or ``.codex/hooks.json``)."""
+    # Codex fires PostToolUse after failing commands too: no exit code unless it reports one.
+    return _claude_shaped(payload, success_means_zero=False)
+
+
+def gemini_cli(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
+    """Gemini CLI hooks (``hooks`` in ``.gemini/settings.json``)."""
+    hook = _claude_shaped(payload, success_means_zero=False)
+    hook.sid = hook.sid or env.get("GEMINI_SESSION_ID")
+    hook.cwd = hook.cwd or env.get("GEMINI_PROJECT_DIR")
+    request = payload.get("llm_request")
+    if hook.model is None and isinstance(request, dict):
+        hook.model = _text(request, "model")
+    return hook
+
+
+def cursor(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
+    """Cursor hooks (``.cursor/hooks.json``)."""
+    event = _text(payload, "hook_event_name") or ""
+    if event == "sessionStart":
+        hook = Hook(START)
+    elif event == "beforeSubmitPrompt":
+        hook = Hook(PROMPT, prompt=_text(payload, "prompt") or "")
+    elif event in ("postToolUse", "postToolUseFailure"):
+        failed = event == "postToolUseFailure"
+        hook = tool_hook(
+            _text(payload, "tool_name") or "",
+            _mapping(payload.get("tool_input")),
+            payload.get("error_message") if failed else payload.get("tool_output"),
+            failed=failed,
+        )
+    elif event == "sessionEnd":
+        hook = Hook(END, reason=_text(payload, "reason"))
+    else:
+        return Hook(IGNORE)
+    hook.sid = _text(payload, "session_id", "conversation_id")
+    roots = payload.get("workspace_roots")
+    first_root = (
+        roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
+    )
+    hook.cwd = _text(payload, "cwd") or first_root or env.get("CURSOR_PROJECT_DIR")
+    hook.model = _text(payload, "model_id", "model")
+    return hook
+
+
+def vscode(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
+    """VS Code (Copilot agent mode) hooks (``.github/hooks/*.json``)."""
+    event = _text(payload, "hookEventName", "hook_event_name") or ""
+    if event == "SessionStart":
+        hook = Hook(START, source=_text(payload, "source"))
+    elif event == "UserPromptSubmit":
+        hook = Hook(PROMPT, prompt=_text(payload, "prompt") or "")
+    elif event == "PostToolUse":
+        hook = tool_hook(
+            _text(payload, "tool_name") or "",
+            _mapping(payload.get("tool_input")),
+            payload.get("tool_response"),
+        )
+    elif event == "Stop":  # VS Code documents Stop as "the agent session ends"
+        hook = Hook(END)
+    else:
+        return Hook(IGNORE)
+    hook.sid = _text(payload, "sessionId", "session_id")
+    hook.cwd = _text(payload, "cwd")
+    return hook
+
+
+def windsurf(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
+    """Windsurf Cascade hooks (``.windsurf/hooks.json``)."""
+    event = _text(payload, "agent_action_name") or ""
+    info = _mapping(payload.get("tool_info"))
+    if event == "pre_user_prompt":
+        hook = Hook(PROMPT, prompt=_text(info, "user_prompt") or "")
+    elif event == "post_read_code":
+        hook = Hook(TOOL, data={"kind": "explore"})
+    elif event == "post_write_code":
+        hook = Hook(TOOL, data={"kind": "edit"})
+    elif event == "post_run_command":
+        command = _text(info, "command_line") or ""
+        data: dict[str, object] = {"kind": "test" if is_test_command(command) else "command"}
+        code = exit_code_of(info)
+        if code is not None:
+            data["exit_code"] = code
+        hook = Hook(TOOL, data=data)
+    else:
+        return Hook(IGNORE)
+    if event in ("post_read_code", "post_write_code"):
+        path = tool_path(info)
+        if path:
+            hook.data["path"] = path
+    hook.sid = _text(payload, "trajectory_id")
+    hook.cwd = _text(info, "cwd")
+    return hook
+
+
+NORMALISERS: dict[str, Normaliser] = {
+    "claude-code": claude_code,
+    "cursor": cursor,
+    "codex": codex,
+    "gemini-cli": gemini_cli,
+    "vscode": vscode,
+    "windsurf": windsurf,
+}
+
+
+def repo_relative(path: str, cwd: str, root: str) -> str | None:
+    """``path`` relative to the repository root, or None when it lies outside the repository
+    (a path outside the repository is nobody's business)."""
+    absolute = os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
+    root = os.path.normpath(root)
+    if absolute == root:
+        return "."
+    if not absolute.startswith(root + os.sep):
+        real = os.path.realpath(absolute)
+        if not real.startswith(root + os.sep):
+            return None
+        absolute = real
+    relative = absolute[len(root) + 1 :]
+    return relative[:1024] if relative else None

@@ -1,0 +1,323 @@
+"""``tb install <tool>``: merge teambrain's MCP server and capture hooks into a tool's config.
+
+Nothing the user has is removed or rewritten: other servers and hooks stay, JSONC comments and
+key order stay, TOML layout stays. Our own entries are recognised (the server named
+``teambrain``; handlers whose command is ``tb-capture <tool>``), so a second install changes
+nothing. Every file is read and merged before anything is written; a file that does not parse
+stops the install with one line naming it, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from teambrain_schema import EnvironmentProblem, write_text_atomic
+
+from ._adapters import HOOK_COMMAND, MCP_SERVER_NAME, Adapter, bundled_adapters_file
+from ._jsonc import MISSING, JsoncDocument, JsoncError
+
+NEW_FILE_MODE = 0o644
+
+
+class _Config:
+    """One config file being edited: JSON, JSONC or TOML, with the same small interface."""
+
+    def __init__(self, path: Path, display: str, fmt: str) -> None:
+        self.path = path
+        self.display = display
+        self.format = fmt
+        self.actions: list[str] = []
+        try:
+            self.before: str | None = path.read_text("utf-8") if path.exists() else None
+        except UnicodeDecodeError:
+            raise self.broken("not UTF-8 text") from None
+        except OSError as exc:
+            raise EnvironmentProblem(f"{display}: cannot read ({exc.strerror or exc})") from None
+        text = self.before if self.before is not None and self.before.strip() else None
+        if fmt == "toml":
+            import tomlkit
+            from tomlkit.exceptions import ParseError
+
+            try:
+                self._toml: Any = tomlkit.parse(text or "")
+            except ParseError as exc:
+                raise self.broken(f"not valid TOML ({exc})") from None
+            return
+        try:
+            self._json = JsoncDocument(text or "{}\n", comments=fmt == "jsonc")
+        except JsoncError as exc:
+            kind = "JSONC" if fmt == "jsonc" else "JSON"
+            raise self.broken(f"not valid {kind} ({exc})") from None
+        if self._json.root.kind != "object":
+            raise self.broken("expected a JSON object at the top level")
+
+    def broken(self, why: str) -> EnvironmentProblem:
+        """The one-line error for this file (exit 2); the install stops before writing."""
+        return EnvironmentProblem(
+            f"{self.display}: {why}; fix it and run `tb install` again (nothing was written)"
+        )
+
+    @property
+    def text(self) -> str:
+        if self.format == "toml":
+            import tomlkit
+
+            text = str(tomlkit.dumps(self._toml))
+            if text.endswith("\n\n") and not (self.before or "").endswith("\n\n"):
+                text = text.rstrip("\n") + "\n"  # the blank line we add after a new table
+            return text
+        return self._json.text
+
+    def get(self, path: list[str | int]) -> Any:
+        if self.format != "toml":
+            return self._json.get(path)
+        node = self._toml
+        for step in path:
+            if isinstance(step, int):
+                if not isinstance(node, list) or step >= len(node):
+                    return MISSING
+            elif not isinstance(node, dict) or step not in node:
+                return MISSING
+            node = node[step]
+        return node.unwrap() if hasattr(node, "unwrap") else node
+
+    def _toml_parent(self, path: list[str | int]) -> Any:
+        """The TOML container holding ``path[-1]``, creating missing tables on the way."""
+        import tomlkit
+
+        node = self._toml
+        for step in path[:-1]:
+            if isinstance(step, str) and step not in node:
+                node[step] = tomlkit.table(is_super_table=True)
+            node = node[step]
+        return node
+
+    def set(self, path: list[str | int], value: Any) -> None:
+        if self.format != "toml":
+            self._json.set(path, value)
+            return
+        import tomlkit
+
+        node = self._toml_parent(path)
+        item = _toml_value(value)
+        if isinstance(item, tomlkit.items.Table) and not isinstance(node, list):
+            item.add(tomlkit.nl())  # a blank line before whatever table follows
+        node[path[-1]] = item
+
+    def append(self, path: list[str | int], value: Any) -> None:
+        if self.format != "toml":
+            self._json.append(path, value)
+            return
+        import tomlkit
+
+        parent = self._toml_parent(path)
+        if path[-1] in parent:
+            parent[path[-1]].append(_toml_value(value))
+        else:
+            array = tomlkit.aot()
+            array.append(_toml_value(value))
+            parent[path[-1]] = array
+
+
+def _toml_value(value: Any) -> Any:
+    """Dicts become tables and lists of dicts arrays of tables, as people write Codex config."""
+    import tomlkit
+
+    if isinstance(value, dict):
+        table = tomlkit.table()
+        for key, item in value.items():
+            table[key] = _toml_value(item)
+        return table
+    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        array = tomlkit.aot()
+        for item in value:
+            array.append(_toml_value(item))
+        return array
+    return value
+
+
+@dataclass
+class FileChange:
+    """What installing does to one file."""
+
+    path: Path
+    display: str
+    before: str | None
+    after: str
+    actions: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    @property
+    def status(self) -> str:
+        if not self.changed:
+            return "unchanged"
+        return "create" if self.before is None else "update"
+
+    def diff(self) -> str:
+        """A unified diff of the change (empty when unchanged)."""
+        if not self.changed:
+            return ""
+        before = (self.before or "").splitlines(keepends=True)
+        after = self.after.splitlines(keepends=True)
+        old = "/dev/null" if self.before is None else f"a/{self.display}"
+        lines = difflib.unified_diff(before, after, old, f"b/{self.display}")
+        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+@dataclass
+class InstallPlan:
+    """Everything ``tb install <tool>`` would do, computed before anything is written."""
+
+    adapter: Adapter
+    repo_root: Path
+    files: list[FileChange]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return any(change.changed for change in self.files)
+
+
+def _is_ours(handler: object, adapter: Adapter) -> bool:
+    if not isinstance(handler, dict):
+        return False
+    command = handler.get("command")
+    words = command.split() if isinstance(command, str) else []
+    return (
+        len(words) >= 2 and os.path.basename(words[0]) == HOOK_COMMAND and words[1] == adapter.name
+    )
+
+
+def _merge_mcp(config: _Config, adapter: Adapter, notes: list[str]) -> None:
+    key_path: list[str | int] = list(adapter.mcp.key.split("."))
+    servers = config.get(key_path)
+    if servers is not MISSING and not isinstance(servers, dict):
+        raise config.broken(f"`{adapter.mcp.key}` must be an object")
+    desired = adapter.mcp_entry()
+    existing = servers.get(MCP_SERVER_NAME, MISSING) if isinstance(servers, dict) else MISSING
+    if existing is MISSING:
+        config.set([*key_path, MCP_SERVER_NAME], desired)
+        config.actions.append(
+            f"added MCP server `{MCP_SERVER_NAME}` ({' '.join([desired['command'], *desired['args']])})"
+        )
+    elif existing != desired:
+        notes.append(
+            f"{config.display}: kept your own `{MCP_SERVER_NAME}` server entry "
+            f"(the default would be {desired})"
+        )
+
+
+def _merge_hooks(config: _Config, adapter: Adapter) -> None:
+    assert adapter.hooks is not None
+    wiring = adapter.hooks
+    hooks = config.get(["hooks"])
+    if hooks is not MISSING and not isinstance(hooks, dict):
+        raise config.broken("`hooks` must be an object")
+    for name, value in wiring.file_defaults.items():
+        if config.get([name]) is MISSING:
+            config.set([name], value)
+    handler = adapter.hook_handler()
+    added, updated = [], []
+    for event in wiring.events:
+        entries = hooks.get(event, MISSING) if isinstance(hooks, dict) else MISSING
+        if entries is not MISSING and not isinstance(entries, list):
+            raise config.broken(f"`hooks.{event}` must be a list")
+        found: list[str | int] | None = None
+        for index, entry in enumerate(entries if isinstance(entries, list) else []):
+            if wiring.shape == "flat":
+                if _is_ours(entry, adapter):
+                    found = ["hooks", event, index]
+                    break
+                continue
+            inner = entry.get("hooks") if isinstance(entry, dict) else None
+            for position, candidate in enumerate(inner if isinstance(inner, list) else []):
+                if _is_ours(candidate, adapter):
+                    found = ["hooks", event, index, "hooks", position]
+                    break
+            if found:
+                break
+        if found is None:
+            matcher = wiring.matchers.get(event)
+            group = {**({"matcher": matcher} if matcher else {}), "hooks": [handler]}
+            config.append(["hooks", event], handler if wiring.shape == "flat" else group)
+            added.append(event)
+            continue
+        current = config.get(found)
+        # Only the fields we write are ours: a user's extra fields on our handler stay.
+        if any(current.get(key) != value for key, value in handler.items()):
+            config.set(found, {**current, **handler})
+            updated.append(event)
+    if added:
+        config.actions.append(f"added hooks {', '.join(added)} ({adapter.hook_command})")
+    if updated:
+        config.actions.append(f"updated hooks {', '.join(updated)} ({adapter.hook_command})")
+
+
+def _display(path: Path, repo_root: Path, home: Path) -> str:
+    if path.is_relative_to(repo_root):
+        return path.relative_to(repo_root).as_posix()
+    if path.is_relative_to(home):
+        return "~/" + path.relative_to(home).as_posix()
+    return str(path)
+
+
+def adapter_notes(adapter: Adapter) -> str | None:
+    """The ``notes`` of ``adapter`` in the bundled ``adapters.yaml``, if any."""
+    from teambrain_schema import AdaptersFile, ConfigProblem, load_config_file
+
+    path = bundled_adapters_file()
+    try:
+        loaded = load_config_file(AdaptersFile, path, path.parent)
+    except (OSError, ConfigProblem):
+        return None
+    return next((spec.notes for spec in loaded.adapters if spec.name == adapter.name), None)
+
+
+def plan_install(adapter: Adapter, repo_root: Path, *, home: Path | None = None) -> InstallPlan:
+    """Read and merge every file ``adapter`` needs; raises :class:`EnvironmentProblem` (exit 2)
+    naming the first file that cannot be merged. Nothing is written."""
+    user_home = home or Path.home()
+    configs: dict[Path, _Config] = {}
+
+    def open_config(relpath: str, fmt: str) -> _Config:
+        path = user_home / relpath[2:] if relpath.startswith("~/") else repo_root / relpath
+        if path.is_symlink():
+            path = path.resolve()  # edit the file a dotfiles symlink points at, keep the link
+        if path not in configs:
+            configs[path] = _Config(path, _display(path, repo_root, user_home), fmt)
+        return configs[path]
+
+    notes: list[str] = []
+    _merge_mcp(open_config(adapter.mcp.path, adapter.mcp.format), adapter, notes)
+    if adapter.hooks is not None:
+        wiring = adapter.hooks
+        hooks_path, hooks_format = wiring.path, wiring.format
+        alternate = wiring.alternate_path
+        if alternate and (repo_root / alternate).is_file():
+            hooks_path, hooks_format = alternate, "toml" if alternate.endswith(".toml") else "json"
+            notes.append(f"hooks go into the existing {alternate} (one hooks file per layer)")
+        _merge_hooks(open_config(hooks_path, hooks_format), adapter)
+    files = [
+        FileChange(config.path, config.display, config.before, config.text, config.actions)
+        for config in configs.values()
+    ]
+    return InstallPlan(adapter, repo_root, files, notes)
+
+
+def apply_install(plan: InstallPlan) -> list[Path]:
+    """Write the files ``plan`` changes (atomically, keeping their permissions)."""
+    written = []
+    for change in plan.files:
+        if not change.changed:
+            continue
+        mode = change.path.stat().st_mode & 0o777 if change.path.exists() else NEW_FILE_MODE
+        write_text_atomic(change.path, change.after, mode=mode)
+        written.append(change.path)
+    return written

@@ -1,0 +1,147 @@
+"""The primitives the capture hook needs, at the cost of a bare interpreter.
+
+``tb-capture`` runs on every agent tool call, so this module imports only modules that are
+built in or already loaded at start-up (``os``, ``sys``, ``time``, ``fcntl``, ``_json``): no
+``re``, ``json``, ``dataclasses``, ``pathlib``, ``typing`` or ``hashlib``. :mod:`._spool` builds
+its public API on these same functions, so there is one implementation of each.
+"""
+
+from __future__ import annotations
+
+import _json  # the C accelerator behind ``json``; importing ``json`` itself pulls in ``re``
+import fcntl
+import os
+import time
+
+HOME_ENV = "TEAMBRAIN_HOME"
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+SID_MAX = 128
+OPEN_SESSIONS_DIR = "open"  # spool/open/<sid>.json: the sessions tb-capture has open
+_SID_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_SID_REST = _SID_FIRST | frozenset("._-")
+_CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
+
+
+class JsonError(ValueError):
+    """Text that is not one JSON value."""
+
+
+class _ScanContext:
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = _CONSTANTS.__getitem__
+
+
+def _no_default(value: object) -> object:
+    raise TypeError(f"{value.__class__.__name__} is not JSON serializable")
+
+
+_scan = _json.make_scanner(_ScanContext)  # type: ignore[arg-type]  # typeshed wants an instance
+_encode = _json.make_encoder(
+    {}, _no_default, _json.encode_basestring, None, ":", ",", False, False, True
+)
+
+
+def loads(text: str) -> object:
+    """Parse one JSON document (what ``json.loads`` accepts, minus the ``re`` import)."""
+    start = len(text) - len(text.lstrip(" \t\n\r"))
+    try:
+        value, end = _scan(text, start)
+    except StopIteration:
+        raise JsonError("no JSON value") from None
+    except RecursionError:
+        raise JsonError("JSON nested too deeply") from None
+    except ValueError as exc:  # json.JSONDecodeError, raised by the C scanner
+        raise JsonError(str(exc)) from None
+    if text[end:].strip(" \t\n\r"):
+        raise JsonError(f"extra data after the JSON value at offset {end}")
+    return value
+
+
+def dumps(value: object) -> str:
+    """Compact JSON (``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``)."""
+    return "".join(_encode(value, 0))
+
+
+def teambrain_home() -> str:
+    """``$TEAMBRAIN_HOME`` when set, else ``~/.teambrain`` (as ``teambrain_schema`` says)."""
+    configured = os.environ.get(HOME_ENV)
+    if configured:
+        return os.path.expanduser(configured)
+    return os.path.join(os.path.expanduser("~"), ".teambrain")
+
+
+def safe_sid(raw: str) -> str:
+    """A file-name-safe session id: ``raw`` itself when it already is, else a stable hash of it."""
+    if (
+        0 < len(raw) <= SID_MAX
+        and raw[0] in _SID_FIRST
+        and all(char in _SID_REST for char in raw)
+        and raw not in (".", "..")
+    ):
+        return raw
+    import hashlib  # rare path: tools send UUID-like ids
+
+    return "h-" + hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def utc_stamp(epoch: float | None = None) -> str:
+    """ISO-8601 UTC with milliseconds and a ``Z`` (the envelope's ``t``)."""
+    moment = time.time() if epoch is None else epoch
+    whole = int(moment)
+    micros = round((moment - whole) * 1_000_000)  # as datetime.fromtimestamp rounds
+    if micros >= 1_000_000:
+        whole, micros = whole + 1, micros - 1_000_000
+    elif micros < 0:
+        whole, micros = whole - 1, micros + 1_000_000
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{micros // 1000:03d}Z"
+
+
+def make_private_dirs(path: str) -> None:
+    """Create directory ``path`` (and parents) with mode 0700."""
+    os.makedirs(path, mode=PRIVATE_DIR_MODE, exist_ok=True)
+
+
+def append_line(path: str, data: bytes) -> None:
+    """Append ``data`` (one line ending in a newline) to ``path`` atomically with respect to other
+    appenders: one ``write`` loop under ``flock`` on an ``O_APPEND`` descriptor. A torn line left
+    by a writer killed mid-append stays its own (unreadable) line instead of swallowing ours."""
+    make_private_dirs(os.path.dirname(path))
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE_MODE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def envelope(
+    ev: str, data: dict[str, object], keys: dict[str, str], *, epoch: float | None = None
+) -> dict[str, object]:
+    """An envelope v1 as a plain dict: ``v``, the join keys, ``t``, ``ev``, ``data``."""
+    return {
+        "v": 1,
+        "sid": keys["sid"],
+        "tool": keys["tool"],
+        "model": keys["model"],
+        "repo": keys["repo"],
+        "branch": keys["branch"],
+        "t": utc_stamp(epoch),
+        "ev": ev,
+        "data": data,
+    }
+
+
+def session_path(home: str, sid: str) -> str:
+    """``<home>/spool/sessions/<sid>.jsonl`` (``sid`` already file-name safe)."""
+    return os.path.join(home, "spool", "sessions", sid + ".jsonl")

@@ -1,0 +1,111 @@
+from pathlib import Path
+
+import pytest
+from teambrain_capture import (
+    ADAPTERS,
+    Adapter,
+    McpTarget,
+    bundled_adapters_file,
+    check_adapters,
+    register_adapter,
+    resolve_adapter,
+    supported_tools,
+)
+from teambrain_capture._hookmap import NORMALISERS
+from teambrain_schema import AdaptersFile, ExitCode, UserError, load_config_file
+
+ROOT = Path(__file__).resolve().parents[3]
+TOP_LEVEL = ROOT / "adapters.yaml"
+REQUIRED = {"claude-code", "cursor", "codex", "gemini-cli", "vscode", "windsurf"}
+
+
+def test_the_package_ships_a_byte_identical_copy() -> None:
+    assert bundled_adapters_file().read_bytes() == TOP_LEVEL.read_bytes(), (
+        "copy adapters.yaml to packages/capture/src/teambrain_capture/adapters.yaml"
+    )
+
+
+def test_adapters_yaml_and_the_code_registry_agree() -> None:
+    assert check_adapters(TOP_LEVEL) == []
+    assert check_adapters() == []
+    assert set(ADAPTERS) >= REQUIRED
+
+
+def test_every_adapter_with_hooks_has_a_normaliser_and_cites_docs() -> None:
+    assert {name for name, adapter in ADAPTERS.items() if adapter.hooks} == set(NORMALISERS)
+    loaded = load_config_file(AdaptersFile, TOP_LEVEL, ROOT)
+    for spec in loaded.adapters:
+        assert spec.docs and all(url.startswith("https://") for url in spec.docs)
+    text = TOP_LEVEL.read_text()
+    for adapter in ADAPTERS.values():
+        for url in adapter.docs:
+            assert url in text
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            (
+                "events: [sessionStart, beforeSubmitPrompt, postToolUse, sessionEnd]",
+                "events: [sessionStart, postToolUse]",
+            ),
+            "cursor.hooks.events",
+        ),
+        (("      key: servers\n", "      key: mcpServers\n"), "vscode.mcp.key"),
+        (("  - name: kiro\n", "  - name: kiro-ide\n"), "'kiro-ide' is not in the code registry"),
+        (
+            (
+                "handler: {type: command, timeout: 10}\n    notes: >-\n      Claude",
+                "handler: {type: command, timeout: 60}\n    notes: >-\n      Claude",
+            ),
+            "claude-code.hooks.handler",
+        ),
+        (("version: 1\n", "version: 2\n"), "version"),
+    ],
+)
+def test_drift_is_reported_with_its_place(
+    tmp_path: Path, edit: tuple[str, str], expected: str
+) -> None:
+    text = TOP_LEVEL.read_text()
+    assert edit[0] in text
+    drifted = tmp_path / "adapters.yaml"
+    drifted.write_text(text.replace(edit[0], edit[1], 1))
+    problems = check_adapters(drifted)
+    assert problems, "drift went unnoticed"
+    assert any(expected in problem.message for problem in problems), problems
+    assert all(problem.line >= 1 for problem in problems)
+
+
+def test_a_missing_adapter_is_reported(tmp_path: Path) -> None:
+    text = TOP_LEVEL.read_text()
+    drifted = tmp_path / "adapters.yaml"
+    drifted.write_text(text[: text.index("  # https://kiro.dev")])
+    assert [p.message for p in check_adapters(drifted)] == [
+        "adapter 'kiro' is registered in code but missing here"
+    ]
+
+
+def test_resolving_tools_by_name_and_alias() -> None:
+    assert resolve_adapter("claude-code").name == "claude-code"
+    assert resolve_adapter("Claude").name == "claude-code"
+    assert resolve_adapter("gemini").name == "gemini-cli"
+    assert resolve_adapter("copilot").name == "vscode"
+    with pytest.raises(UserError) as raised:
+        resolve_adapter("emacs")
+    assert raised.value.exit_code == ExitCode.USER_ERROR
+    assert str(raised.value) == f"unknown tool 'emacs'; supported: {', '.join(supported_tools())}"
+
+
+def test_register_refuses_a_taken_name() -> None:
+    with pytest.raises(ValueError, match="already registered: claude"):
+        register_adapter(
+            Adapter(
+                "other",
+                "Other",
+                ("https://x",),
+                McpTarget(".x.json", "json", "s"),
+                aliases=("claude",),
+            )
+        )
+    assert "other" not in ADAPTERS

@@ -1,0 +1,377 @@
+from pathlib import Path
+
+import pytest
+from hypothesis import given, strategies as st
+from teambrain_capture._hookmap import (
+    END,
+    IGNORE,
+    NORMALISERS,
+    PLAN,
+    PROMPT,
+    START,
+    TOOL,
+    classify_tool,
+    exit_code_of,
+    is_test_command,
+    repo_relative,
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        # Claude Code
+        ("Read", "explore"), ("Glob", "explore"), ("Grep", "explore"), ("LS", "explore"),
+        ("Edit", "edit"), ("MultiEdit", "edit"), ("Write", "edit"), ("NotebookEdit", "edit"),
+        ("Bash", "command"), ("TodoWrite", PLAN), ("ExitPlanMode", PLAN), ("TaskCreate", PLAN),
+        ("Task", None), ("WebFetch", None), ("WebSearch", None), ("mcp__teambrain__memory_search", None),
+        # Cursor
+        ("Shell", "command"), ("Delete", "edit"), ("SemanticSearch", "explore"), ("MCP:fetch", None),
+        # Codex
+        ("apply_patch", "edit"),
+        # Gemini CLI
+        ("read_file", "explore"), ("read_many_files", "explore"), ("list_directory", "explore"),
+        ("search_file_content", "explore"), ("glob", "explore"), ("write_file", "edit"),
+        ("replace", "edit"), ("run_shell_command", "command"), ("write_todos", PLAN),
+        ("google_web_search", None), ("web_fetch", None), ("mcp_teambrain_memory_context", None),
+        # VS Code
+        ("editFiles", "edit"), ("createFile", "edit"), ("readFile", "explore"), ("fileSearch", "explore"),
+        ("textSearch", "explore"), ("codebase", "explore"), ("runInTerminal", "command"),
+        ("run_in_terminal", "command"), ("get_terminal_output", "explore"), ("runTests", "test"),
+        ("manage_todo_list", PLAN),
+        ("something_else", None),
+    ],
+)  # fmt: skip
+def test_tool_names_map_to_kinds(name: str, kind: str | None) -> None:
+    assert classify_tool(name) == kind
+
+
+@pytest.mark.parametrize(
+    ("command", "is_test"),
+    [
+        ("pytest -q", True), ("python -m pytest tests/", True), ("uv run pytest -x", True),
+        ("make test", True), ("cd app && npm test", True), ("go test ./...", True),
+        ("cargo test --all", True), ("npx jest --watch=false", True), ("./node_modules/.bin/vitest run", True),
+        ("git commit -m 'add pytest fixture'", False), ("cat pytest.ini", False), ("ls", False),
+        ("make build", False), ("echo testing", False), ("pip install pytest-timeout", False),
+    ],
+)  # fmt: skip
+def test_test_commands_are_recognised(command: str, is_test: bool) -> None:
+    assert is_test_command(command) is is_test
+
+
+@pytest.mark.parametrize(
+    ("response", "code"),
+    [
+        ({"exit_code": 2}, 2), ({"exitCode": 0, "stdout": "x"}, 0), ({"returncode": 1}, 1),
+        ('{"exitCode":127,"stdout":""}', 127), ("Exit code 1\nboom", 1), ("Exit code: -9", -9),
+        ({"stdout": "ok"}, None), ("all good", None), ({"exit_code": True}, None), (None, None),
+    ],
+)  # fmt: skip
+def test_exit_codes_are_read_when_reported(response: object, code: int | None) -> None:
+    assert exit_code_of(response) == code
+
+
+def _claude(event: str, **fields: object) -> dict[str, object]:
+    return {
+        "session_id": "abc-123",
+        "transcript_path": "/t",
+        "cwd": "/repo",
+        "permission_mode": "default",
+        "hook_event_name": event,
+        **fields,
+    }
+
+
+def test_claude_code_payloads() -> None:
+    normalise = NORMALISERS["claude-code"]
+    start = normalise(_claude("SessionStart", source="startup", model="claude-sonnet-4-5"), {})
+    assert (start.kind, start.sid, start.model, start.cwd) == (
+        START,
+        "abc-123",
+        "claude-sonnet-4-5",
+        "/repo",
+    )
+    assert normalise(_claude("UserPromptSubmit", prompt="fix it"), {}).prompt == "fix it"
+    read = normalise(
+        _claude(
+            "PostToolUse",
+            tool_name="Read",
+            tool_input={"file_path": "/repo/a.py"},
+            tool_response={"file": {"content": "SECRET"}},
+        ),
+        {},
+    )
+    assert (read.kind, read.data) == (TOOL, {"kind": "explore", "path": "/repo/a.py"})
+    bash = normalise(
+        _claude(
+            "PostToolUse",
+            tool_name="Bash",
+            tool_input={"command": "pytest"},
+            tool_response={"stdout": "1 passed"},
+        ),
+        {},
+    )
+    assert bash.data == {"kind": "test", "exit_code": 0}
+    failed = normalise(
+        _claude(
+            "PostToolUseFailure",
+            tool_name="Bash",
+            tool_input={"command": "make build"},
+            error="Exit code 2\nmake: *** [all] Error 2",
+        ),
+        {},
+    )
+    assert failed.data == {"kind": "command", "exit_code": 2}
+    todo = normalise(
+        _claude(
+            "PostToolUse",
+            tool_name="TodoWrite",
+            tool_input={"todos": [{"content": "a"}, {"content": "b"}]},
+        ),
+        {},
+    )
+    assert (todo.kind, todo.data) == (PLAN, {"items": 2})
+    end = normalise(_claude("SessionEnd", reason="prompt_input_exit"), {})
+    assert (end.kind, end.reason) == (END, "prompt_input_exit")
+    assert normalise(_claude("Stop", stop_hook_active=False), {}).kind == IGNORE
+    no_cwd = normalise(
+        {"session_id": "s", "hook_event_name": "SessionStart"}, {"CLAUDE_PROJECT_DIR": "/p"}
+    )
+    assert no_cwd.cwd == "/p"
+
+
+def test_claude_hook_drops_cursor_and_vscode_payloads() -> None:
+    """Cursor and VS Code also run .claude/settings.json hooks, with their own payloads."""
+    normalise = NORMALISERS["claude-code"]
+    cursor_payload = {
+        "conversation_id": "c",
+        "cursor_version": "1.7.2",
+        "hook_event_name": "beforeSubmitPrompt",
+        "prompt": "x",
+    }
+    vscode_payload = {
+        "sessionId": "v",
+        "hookEventName": "UserPromptSubmit",
+        "prompt": "x",
+        "cwd": "/r",
+    }
+    assert normalise(cursor_payload, {}).kind == IGNORE
+    assert normalise(vscode_payload, {}).kind == IGNORE
+
+
+def test_cursor_payloads() -> None:
+    normalise = NORMALISERS["cursor"]
+    common = {
+        "conversation_id": "conv-1",
+        "generation_id": "g",
+        "model": "claude-opus-4-7-thinking-max",
+        "model_id": "claude-opus-4-7",
+        "cursor_version": "2.1",
+        "workspace_roots": ["/work/shop"],
+        "user_email": "a@b.c",
+        "transcript_path": None,
+    }
+    start = normalise(
+        {
+            **common,
+            "hook_event_name": "sessionStart",
+            "session_id": "conv-1",
+            "is_background_agent": False,
+        },
+        {},
+    )
+    assert (start.kind, start.sid, start.cwd, start.model) == (
+        START,
+        "conv-1",
+        "/work/shop",
+        "claude-opus-4-7",
+    )
+    shell = normalise(
+        {
+            **common,
+            "hook_event_name": "postToolUse",
+            "tool_name": "Shell",
+            "tool_input": {"command": "npm test"},
+            "tool_output": '{"exitCode":1,"stdout":"FAIL"}',
+            "cwd": "/work/shop",
+        },
+        {},
+    )
+    assert shell.data == {"kind": "test", "exit_code": 1}
+    write = normalise(
+        {
+            **common,
+            "hook_event_name": "postToolUse",
+            "tool_name": "Write",
+            "tool_input": {"file_path": "/work/shop/a.ts", "content": "x"},
+        },
+        {},
+    )
+    assert write.data == {"kind": "edit", "path": "/work/shop/a.ts"}
+    prompt = normalise(
+        {
+            **common,
+            "hook_event_name": "beforeSubmitPrompt",
+            "prompt": "add a test",
+            "attachments": [],
+        },
+        {},
+    )
+    assert (prompt.kind, prompt.prompt) == (PROMPT, "add a test")
+    end = normalise(
+        {
+            **common,
+            "hook_event_name": "sessionEnd",
+            "session_id": "conv-1",
+            "reason": "aborted",
+            "duration_ms": 5,
+        },
+        {},
+    )
+    assert (end.kind, end.reason) == (END, "aborted")
+    assert (
+        normalise({**common, "hook_event_name": "afterAgentThought", "text": "hmm"}, {}).kind
+        == IGNORE
+    )
+
+
+def test_codex_gemini_vscode_and_windsurf_payloads() -> None:
+    patch = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-a\n+b\n*** End Patch"
+    codex = NORMALISERS["codex"](
+        {
+            "session_id": "t1",
+            "turn_id": "u",
+            "cwd": "/r",
+            "model": "gpt-5.1-codex",
+            "hook_event_name": "PostToolUse",
+            "tool_name": "apply_patch",
+            "tool_use_id": "x",
+            "tool_input": {"command": patch},
+            "tool_response": "Success",
+            "permission_mode": "default",
+            "transcript_path": None,
+        },
+        {},
+    )
+    assert (codex.data, codex.model) == ({"kind": "edit", "path": "src/app.py"}, "gpt-5.1-codex")
+    bash = NORMALISERS["codex"](
+        {
+            "session_id": "t1",
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "cargo build"},
+            "tool_response": {"output": "x"},
+        },
+        {},
+    )
+    assert bash.data == {"kind": "command"}  # Codex fires PostToolUse after failures too: no guess
+    gemini = NORMALISERS["gemini-cli"](
+        {
+            "session_id": "g1",
+            "cwd": "/r",
+            "hook_event_name": "AfterTool",
+            "timestamp": "2026",
+            "tool_name": "read_file",
+            "tool_input": {"file_path": "/r/x.md"},
+            "tool_response": {"llmContent": "..."},
+        },
+        {},
+    )
+    assert gemini.data == {"kind": "explore", "path": "/r/x.md"}
+    assert (
+        NORMALISERS["gemini-cli"](
+            {"hook_event_name": "BeforeAgent", "prompt": "p"}, {"GEMINI_SESSION_ID": "env-sid"}
+        ).sid
+        == "env-sid"
+    )
+    vscode = NORMALISERS["vscode"](
+        {
+            "timestamp": "t",
+            "cwd": "/r",
+            "sessionId": "v1",
+            "hookEventName": "PostToolUse",
+            "tool_name": "editFiles",
+            "tool_input": {"files": ["src/main.ts"]},
+            "tool_use_id": "t",
+            "tool_response": "ok",
+        },
+        {},
+    )
+    assert (vscode.sid, vscode.data) == ("v1", {"kind": "edit", "path": "src/main.ts"})
+    assert (
+        NORMALISERS["vscode"](
+            {"sessionId": "v1", "hookEventName": "Stop", "stop_hook_active": False}, {}
+        ).kind
+        == END
+    )
+    windsurf = NORMALISERS["windsurf"]
+    run = windsurf(
+        {
+            "agent_action_name": "post_run_command",
+            "trajectory_id": "w1",
+            "execution_id": "e",
+            "tool_info": {"command_line": "pytest", "cwd": "/r"},
+        },
+        {},
+    )
+    assert (run.sid, run.cwd, run.data) == ("w1", "/r", {"kind": "test"})
+    read = windsurf(
+        {
+            "agent_action_name": "post_read_code",
+            "trajectory_id": "w1",
+            "tool_info": {"file_path": "/r/a.py"},
+        },
+        {},
+    )
+    assert read.data == {"kind": "explore", "path": "/r/a.py"}
+    prompt = windsurf(
+        {
+            "agent_action_name": "pre_user_prompt",
+            "trajectory_id": "w1",
+            "tool_info": {"user_prompt": "hello"},
+        },
+        {},
+    )
+    assert (prompt.kind, prompt.prompt) == (PROMPT, "hello")
+
+
+@given(
+    st.dictionaries(
+        st.text(max_size=10),
+        st.one_of(
+            st.none(),
+            st.text(max_size=10),
+            st.integers(),
+            st.lists(st.text(max_size=5)),
+            st.dictionaries(st.text(max_size=5), st.text(max_size=5)),
+        ),
+        max_size=8,
+    )
+)
+def test_normalisers_never_raise_on_odd_payloads(payload: dict[str, object]) -> None:
+    for event_key in ("hook_event_name", "hookEventName", "agent_action_name"):
+        for event in (
+            "SessionStart",
+            "PostToolUse",
+            "postToolUse",
+            "post_write_code",
+            "UserPromptSubmit",
+            "sessionEnd",
+        ):
+            for normalise in NORMALISERS.values():
+                hook = normalise({**payload, event_key: event}, {})
+                assert hook.kind in (START, PROMPT, TOOL, PLAN, END, IGNORE)
+
+
+def test_paths_outside_the_repository_are_dropped(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    assert repo_relative(str(root / "src/a.py"), str(root), str(root)) == "src/a.py"
+    assert repo_relative("src/a.py", str(root), str(root)) == "src/a.py"
+    assert repo_relative("a.py", str(root / "src"), str(root)) == "src/a.py"
+    assert repo_relative("../../etc/passwd", str(root), str(root)) is None
+    assert repo_relative("/home/me/.ssh/id_rsa", str(root), str(root)) is None
+    assert repo_relative(str(root), str(root), str(root)) == "."
+    (tmp_path / "link").symlink_to(root)
+    assert repo_relative(str(tmp_path / "link/src/a.py"), str(root), str(root)) == "src/a.py"

@@ -1,0 +1,161 @@
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+from teambrain_capture import apply_install, plan_install, resolve_adapter
+from teambrain_capture._jsonc import loads as jsonc_loads
+from teambrain_schema import EnvironmentProblem, ExitCode
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "repo"
+    (path / ".git").mkdir(parents=True)
+    return path
+
+
+def install(tool: str, repo: Path, home: Path | None = None) -> list[str]:
+    plan = plan_install(resolve_adapter(tool), repo, home=home)
+    apply_install(plan)
+    return [change.status for change in plan.files]
+
+
+def test_new_files_are_created_and_a_second_run_changes_nothing(repo: Path) -> None:
+    assert install("claude-code", repo) == ["create", "create"]
+    settings = json.loads((repo / ".claude/settings.json").read_text())
+    assert sorted(settings["hooks"]) == sorted(
+        ["SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "SessionEnd"]
+    )
+    assert (repo / ".mcp.json").stat().st_mode & 0o777 == 0o644
+    before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    assert install("claude-code", repo) == ["unchanged", "unchanged"]
+    assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
+
+
+def test_a_broken_file_stops_the_install_and_nothing_is_written(repo: Path) -> None:
+    (repo / ".claude").mkdir()
+    (repo / ".claude/settings.json").write_text(
+        '{"hooks": {},}'
+    )  # Claude Code settings are strict JSON
+    with pytest.raises(EnvironmentProblem) as raised:
+        plan_install(resolve_adapter("claude-code"), repo)
+    assert raised.value.exit_code == ExitCode.ENVIRONMENT_ERROR
+    assert str(raised.value).startswith(
+        ".claude/settings.json: not valid JSON (trailing comma at line 1, column 13)"
+    )
+    assert not (repo / ".mcp.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("relpath", "content", "message"),
+    [
+        (".mcp.json", "[]", "expected a JSON object at the top level"),
+        (".mcp.json", '{"mcpServers": []}', "`mcpServers` must be an object"),
+        (
+            ".claude/settings.json",
+            '{"hooks": {"SessionStart": {}}}',
+            "`hooks.SessionStart` must be a list",
+        ),
+        (".claude/settings.json", b"\xff\xfe{}", "not UTF-8 text"),
+    ],
+)
+def test_unusable_shapes_are_named(
+    repo: Path, relpath: str, content: str | bytes, message: str
+) -> None:
+    path = repo / relpath
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(EnvironmentProblem, match=message):
+        plan_install(resolve_adapter("claude-code"), repo)
+
+
+def test_a_users_own_teambrain_entry_is_kept(repo: Path) -> None:
+    custom = {"mcpServers": {"teambrain": {"command": "uvx", "args": ["teambrain-mcp-server"]}}}
+    (repo / ".mcp.json").write_text(json.dumps(custom))
+    plan = plan_install(resolve_adapter("claude-code"), repo)
+    assert plan.files[0].status == "unchanged"
+    assert any("kept your own `teambrain` server entry" in note for note in plan.notes)
+
+
+def test_our_handler_is_updated_in_place_and_user_fields_stay(repo: Path) -> None:
+    (repo / ".cursor").mkdir()
+    (repo / ".cursor/hooks.json").write_text(json.dumps({"version": 1, "hooks": {"postToolUse": [
+        {"command": "./format.sh"},
+        {"command": "tb-capture cursor", "timeout": 99, "matcher": "Shell|Write"},
+    ]}}, indent=2))  # fmt: skip
+    install("cursor", repo)
+    hooks = json.loads((repo / ".cursor/hooks.json").read_text())["hooks"]
+    assert hooks["postToolUse"] == [
+        {"command": "./format.sh"},
+        {"command": "tb-capture cursor", "timeout": 10, "matcher": "Shell|Write"},
+    ]
+    assert [
+        len(hooks[event]) for event in ("sessionStart", "beforeSubmitPrompt", "sessionEnd")
+    ] == [1, 1, 1]
+
+
+def test_windsurf_mcp_goes_to_the_user_file(repo: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    plan = plan_install(resolve_adapter("windsurf"), repo, home=home)
+    assert [change.display for change in plan.files] == [
+        "~/.codeium/windsurf/mcp_config.json",
+        ".windsurf/hooks.json",
+    ]
+    apply_install(plan)
+    assert json.loads((home / ".codeium/windsurf/mcp_config.json").read_text()) == {
+        "mcpServers": {"teambrain": {"command": "tb", "args": ["serve"]}}
+    }
+
+
+def test_a_symlinked_config_is_edited_where_it_points(repo: Path, tmp_path: Path) -> None:
+    dotfiles = tmp_path / "dotfiles" / "mcp.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text('{"mcpServers": {}}\n')
+    (repo / ".cursor").mkdir()
+    (repo / ".cursor/mcp.json").symlink_to(dotfiles)
+    install("cursor", repo)
+    assert (repo / ".cursor/mcp.json").is_symlink()
+    assert "teambrain" in json.loads(dotfiles.read_text())["mcpServers"]
+
+
+def test_codex_uses_an_existing_hooks_json(repo: Path) -> None:
+    (repo / ".codex").mkdir()
+    (repo / ".codex/hooks.json").write_text(
+        '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./stop.sh"}]}]}}'
+    )
+    plan = plan_install(resolve_adapter("codex"), repo)
+    apply_install(plan)
+    config = tomllib.loads((repo / ".codex/config.toml").read_text())
+    assert config == {"mcp_servers": {"teambrain": {"command": "tb", "args": ["serve"]}}}
+    hooks = json.loads((repo / ".codex/hooks.json").read_text())["hooks"]
+    assert hooks["Stop"][0]["hooks"][0]["command"] == "./stop.sh"
+    assert hooks["UserPromptSubmit"] == [
+        {"hooks": [{"type": "command", "command": "tb-capture codex", "timeout": 10}]}
+    ]
+
+
+def test_codex_toml_keeps_comments_and_is_idempotent(repo: Path) -> None:
+    (repo / ".codex").mkdir()
+    original = '# team defaults\nmodel = "o3"  # pinned\n\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "./stop.sh"\n'
+    (repo / ".codex/config.toml").write_text(original)
+    install("codex", repo)
+    text = (repo / ".codex/config.toml").read_text()
+    assert text.startswith(original)
+    config = tomllib.loads(text)
+    assert config["hooks"]["Stop"][0]["hooks"][0]["command"] == "./stop.sh"
+    assert config["hooks"]["PostToolUse"] == [
+        {"hooks": [{"type": "command", "command": "tb-capture codex", "timeout": 10}]}
+    ]
+    assert install("codex", repo) == ["unchanged"]
+
+
+def test_gemini_jsonc_with_comments_round_trips(repo: Path) -> None:
+    (repo / ".gemini").mkdir()
+    (repo / ".gemini/settings.json").write_text('{\n  // theme\n  "theme": "GitHub",\n}\n')
+    install("gemini-cli", repo)
+    text = (repo / ".gemini/settings.json").read_text()
+    assert "// theme" in text
+    settings = jsonc_loads(text)
+    assert settings["mcpServers"]["teambrain"] == {"command": "tb", "args": ["serve"]}
+    assert settings["hooks"]["AfterTool"][0]["matcher"] == "*"

@@ -1,0 +1,116 @@
+import datetime as dt
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+from teambrain_capture import make_event, safe_sid, utc_timestamp
+from teambrain_capture._lite import (
+    JsonError,
+    dumps,
+    envelope,
+    loads,
+    session_path,
+    teambrain_home,
+    utc_stamp,
+)
+from teambrain_schema import machine_layout, teambrain_home as schema_home
+
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text()),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=5), st.dictionaries(st.text(), inner, max_size=5)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300)
+@given(json_values)
+def test_dumps_and_loads_match_the_json_module(value: object) -> None:
+    text = dumps(value)
+    assert text == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    assert loads(text) == json.loads(text)
+    assert loads(f" \n{json.dumps(value, indent=2)}\t\n") == json.loads(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["", "   ", "{", "[1,]", '{"a": 1} x', "nul", '"abc', "[" * 100_000]
+)
+def test_loads_rejects_what_json_rejects(text: str) -> None:
+    with pytest.raises(JsonError):
+        loads(text)
+    with pytest.raises((ValueError, RecursionError)):
+        json.loads(text)
+
+
+_OLD_SAFE_SID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$")
+
+
+@settings(max_examples=500)
+@given(st.one_of(st.text(max_size=200), st.from_regex(_OLD_SAFE_SID, fullmatch=True)))
+def test_safe_sid_keeps_safe_ids_and_hashes_the_rest(raw: str) -> None:
+    sid = safe_sid(raw)
+    if _OLD_SAFE_SID.match(raw) and raw not in (".", ".."):
+        assert sid == raw
+    else:
+        assert sid.startswith("h-") and len(sid) == 34
+    assert _OLD_SAFE_SID.match(sid)
+
+
+@settings(max_examples=200)
+@given(st.floats(min_value=0, max_value=4_000_000_000, allow_nan=False))
+def test_utc_stamp_matches_the_spool_timestamp(epoch: float) -> None:
+    moment = dt.datetime.fromtimestamp(epoch, dt.UTC)
+    assert utc_stamp(moment.timestamp()) == utc_timestamp(moment)
+
+
+def test_envelope_matches_make_event() -> None:
+    from teambrain_capture import JoinKeys
+
+    keys = JoinKeys(sid="s", tool="t", model="m", repo="r", branch="b")
+    moment = dt.datetime(2026, 5, 1, 12, 0, 0, 123000, tzinfo=dt.UTC)
+    assert envelope(
+        "intent", {"summary": "x"}, keys.as_dict(), epoch=moment.timestamp()
+    ) == make_event("intent", {"summary": "x"}, keys, now=moment)
+
+
+def test_home_and_session_paths_agree_with_the_schema(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for configured in (str(tmp_path / "h"), "~/elsewhere", ""):
+        monkeypatch.setenv("TEAMBRAIN_HOME", configured)
+        assert teambrain_home() == str(schema_home())
+        assert session_path(teambrain_home(), "abc") == str(machine_layout().session_file("abc"))
+
+
+def test_the_hook_path_imports_only_cheap_builtins() -> None:
+    code = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "import teambrain_capture._hook\n"
+        "print(' '.join(sorted(set(sys.modules) - before)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ}
+    )
+    loaded = set(done.stdout.split())
+    heavy = {
+        "re",
+        "json",
+        "dataclasses",
+        "pathlib",
+        "typing",
+        "hashlib",
+        "datetime",
+        "pydantic",
+        "ruamel",
+        "tomlkit",
+        "subprocess",
+        "collections",
+    }
+    assert not loaded & heavy, loaded & heavy
