@@ -493,3 +493,44 @@ def test_keyword_search_looks_past_other_brains_best_matches(
     open_test_retriever(crowded, embedder=None).refresh()
     found = open_test_retriever(quiet, embedder=None).search("kafka", 5)
     assert titles(found) == ["Platform notes"]
+
+
+def test_patched_vectors_match_a_full_rebuild(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    from teambrain_retrieval import SqliteBackend
+
+    patched: list[int] = []
+    original = SqliteBackend._patched_matrix
+
+    def spy(self: SqliteBackend, *args: object) -> object:
+        patched.append(1)
+        return original(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SqliteBackend, "_patched_matrix", spy)
+    paths = [make_memory(f"Note {i}", f"Words about topic {i} and caching.") for i in range(6)]
+    live = open_test_retriever(layout)
+    live.search("caching", 3)  # builds the vector matrix
+    queries = ("caching topic 1", "topic 4", "new words")
+
+    def same_as_fresh() -> None:
+        live.refresh()
+        got = {q: live.backend.vector_ranking(q, 10) for q in queries}
+        fresh = open_test_retriever(layout)
+        fresh.refresh()
+        for query in queries:
+            want = fresh.backend.vector_ranking(query, 10)
+            assert sorted(
+                (round(s, 5), live.backend.docs([r])[r].path) for r, s in got[query]
+            ) == sorted((round(s, 5), fresh.backend.docs([r])[r].path) for r, s in want)
+
+    paths[0].write_text(paths[0].read_text().replace("topic 0", "new words entirely"))
+    same_as_fresh()
+    paths[1].unlink()
+    same_as_fresh()
+    make_memory("Note 9", "Fresh topic 4 words.", supersedes=[paths[4].name[:26]])
+    same_as_fresh()
+    paths[2].write_text(paths[2].read_text().replace("status: active", "status: retired"))
+    same_as_fresh()
+    assert len(patched) >= 4  # each change patched the matrix instead of rebuilding it

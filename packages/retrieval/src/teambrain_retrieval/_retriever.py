@@ -434,7 +434,13 @@ class Retriever:
                 "DELETE FROM files WHERE brain = ? AND path = ?",
                 [(source.brain_id, path) for path in gone],
             )
-        self.backend.mark_indexed(source.brain_id, source.layout.repo_root.as_posix())
+        recorded = self.db.execute(
+            "SELECT 1 FROM brains WHERE brain = ?", (source.brain_id,)
+        ).fetchone()
+        if file_rows or gone or orphan_docs or recorded is None:
+            # Nothing to record when nothing changed: writing would make every other process
+            # sharing index.db rebuild its caches.
+            self.backend.mark_indexed(source.brain_id, source.layout.repo_root.as_posix())
         for gone_path in gone:
             known.pop(gone_path, None)
         for _brain, path, mtime, size, sha, problem in file_rows:
