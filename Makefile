@@ -12,7 +12,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PYTHON := $(PYTHON)
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: help uv install lock demo test lint format types imports build-check check bench schemas clean
+.PHONY: help uv install inspector lock demo test lint format types imports build-check check bench schemas clean
 
 help: ## Show the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}'
@@ -23,6 +23,18 @@ uv: ## Install uv with pip when it is missing
 
 install: uv ## Create .venv with every workspace package and the dev tools (from uv.lock)
 	$(UV) sync --all-packages --locked
+	@$(MAKE) --no-print-directory inspector
+
+INSPECTOR := tests-integration/mcp-inspector
+inspector: ## The MCP Inspector CLI for the integration tests, from its lock file (needs npm)
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  echo "npm not found: the MCP Inspector test will be skipped"; \
+	elif ! cmp -s $(INSPECTOR)/package-lock.json $(INSPECTOR)/node_modules/.teambrain-lock; then \
+	  echo "Installing the MCP Inspector into $(INSPECTOR)/node_modules"; \
+	  ( cd $(INSPECTOR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error --prefer-offline ) \
+	    && cp $(INSPECTOR)/package-lock.json $(INSPECTOR)/node_modules/.teambrain-lock \
+	    || echo "warning: could not install the MCP Inspector (offline?); its test will fail until it is"; \
+	fi
 
 lock: uv ## Re-resolve uv.lock after changing dependencies
 	$(UV) lock

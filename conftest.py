@@ -1,11 +1,17 @@
 """Test-wide guards: a private TEAMBRAIN_HOME and HOME per test, a fixed git identity, and no
-network: any connection to a non-loopback address fails the test."""
+network: any connection to a non-loopback address fails the test. Also a local webhook
+endpoint for the code that posts to one (``tb digest``)."""
 
 from __future__ import annotations
 
 import ipaddress
+import json
 import socket
+import threading
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -82,3 +88,53 @@ def _isolated_home(
 def teambrain_home(_isolated_home: Path) -> Path:
     """The TEAMBRAIN_HOME of this test (not created yet)."""
     return _isolated_home
+
+
+@dataclass
+class LocalWebhook:
+    """A webhook endpoint on 127.0.0.1: records the JSON it is POSTed, answers ``status``."""
+
+    url: str = ""
+    received: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    status: int = 200
+    delay_s: float = 0.0
+    redirect_to: str | None = None
+
+
+@pytest.fixture
+def local_webhook() -> Iterator[LocalWebhook]:
+    """A local stand-in for Slack's incoming webhooks (tests never reach the network); the
+    URL's path ends in ``secret-token`` so tests can check it is never printed."""
+    state = LocalWebhook()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            state.received.append(json.loads(body))
+            state.headers.append(dict(self.headers))
+            time.sleep(state.delay_s)
+            try:
+                if state.redirect_to:
+                    self.send_response(302)
+                    self.send_header("Location", state.redirect_to)
+                else:
+                    self.send_response(state.status)
+                self.end_headers()
+                self.wfile.write(b"ok")
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeout tests)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    state.url = f"http://127.0.0.1:{server.server_address[1]}/services/T000/B000/secret-token"
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()

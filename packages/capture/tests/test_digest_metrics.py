@@ -1,5 +1,6 @@
 import datetime as dt
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -8,6 +9,8 @@ from teambrain_capture import (
     ComponentStatus,
     MetricsSnapshot,
     count_memories,
+    format_age,
+    index_status,
     recent_activity,
     record_feedback,
     render_metrics_json,
@@ -15,6 +18,7 @@ from teambrain_capture import (
 )
 from teambrain_schema import (
     BrainLayout,
+    IndexStats,
     MemoryFrontMatter,
     load_brain,
     machine_layout,
@@ -126,3 +130,59 @@ def test_metrics_count_torn_lines(teambrain_home: Path) -> None:
     machine.sessions.mkdir(parents=True)
     machine.session_file("torn").write_bytes(b'{"v":1,"sid":"torn","t":"20')
     assert recent_activity(machine).torn_lines == 1
+
+
+def test_index_freshness_against_the_brain_files(tmp_path: Path) -> None:
+    layout = BrainLayout(tmp_path)
+    write_memory(layout, IDS[0], "Required rule", priority="required")
+    write_memory(layout, IDS[1], "Advisory rule")
+    layout.retired.mkdir(parents=True)
+    indexed = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=5)  # after every write above
+    stats = IndexStats(
+        documents=2, embedder="local:minilm-l6-int8", vectors=2, last_indexed=indexed
+    )
+    now = indexed + dt.timedelta(minutes=3)
+    fresh = index_status(layout, stats, "a2ca89a5187d93c7", now=now)
+    assert fresh.state == "fresh"
+    assert (
+        fresh.detail
+        == "2 documents, indexed 3 min ago; no memory file changed since (HEAD a2ca89a)"
+    )
+    assert fresh.to_json()["changed_files"] == 0 and fresh.to_json()["head"] == "a2ca89a5187d93c7"
+
+    later = indexed.timestamp() + 60
+    edited = next(layout.class_dir("convention").glob(f"{IDS[1]}-*.md"))
+    os.utime(edited, (later, later))
+    stale = index_status(layout, stats, "a2ca89a5187d93c7", now=now)
+    assert stale.state == "stale" and stale.to_json()["changed_files"] == 1
+    assert stale.detail.startswith("1 memory file(s) changed since the last index 3 min ago")
+
+    os.utime(edited, (indexed.timestamp() - 60,) * 2)
+    edited.unlink()  # a removal shows only in its folder's mtime
+    os.utime(layout.class_dir("convention"), (later, later))
+    removed = index_status(layout, stats, None, now=now)
+    assert removed.state == "stale" and removed.to_json()["files_added_or_removed"] is True
+    assert "memory files added or removed" in removed.detail and "(no commit yet)" in removed.detail
+
+    missing = index_status(layout, None, None, now=now)
+    assert missing.state == "missing" and "tb reindex" in missing.detail
+    never = index_status(layout, IndexStats(documents=0, embedder="none"), "abc1234", now=now)
+    assert never.state == "missing"
+
+
+def test_ages_read_naturally() -> None:
+    assert [format_age(s) for s in (0, 59, 119, 120, 7199, 7200, 172799, 172800, -5)] == [
+        "0 s", "59 s", "119 s", "2 min", "119 min", "2 h", "47 h", "2 d", "0 s",
+    ]  # fmt: skip
+
+
+def test_an_index_stamped_in_whole_seconds_is_not_stale_within_its_second(tmp_path: Path) -> None:
+    layout = BrainLayout(tmp_path)
+    write_memory(layout, IDS[0], "Required rule")
+    whole = dt.datetime.now(dt.UTC).replace(microsecond=0) + dt.timedelta(seconds=10)
+    for path in [*layout.memories.rglob("*"), layout.memories]:
+        os.utime(path, (whole.timestamp() + 0.4,) * 2)  # written before the index caught up
+    stats = IndexStats(documents=1, embedder="none", last_indexed=whole)
+    assert index_status(layout, stats, "abc1234").state == "fresh"
+    precise = IndexStats(documents=1, embedder="none", last_indexed=whole.replace(microsecond=1))
+    assert index_status(layout, precise, "abc1234").state == "stale"

@@ -1,64 +1,9 @@
-import json
-import threading
-import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from teambrain_capture import SlackWebhook, post_slack, resolve_slack_webhook, user_dir
 from teambrain_schema import EnvironmentProblem, ExitCode
-
-
-@dataclass
-class FakeSlack:
-    """A local webhook endpoint: records what it is sent, answers with ``status``."""
-
-    url: str
-    received: list[dict[str, Any]] = field(default_factory=list)
-    headers: list[dict[str, str]] = field(default_factory=list)
-    status: int = 200
-    delay_s: float = 0.0
-    redirect_to: str | None = None
-
-
-@pytest.fixture
-def slack() -> Iterator[FakeSlack]:
-    state = FakeSlack(url="")
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers["Content-Length"]))
-            state.received.append(json.loads(body))
-            state.headers.append(dict(self.headers))
-            time.sleep(state.delay_s)
-            if state.redirect_to:
-                self.send_response(302)
-                self.send_header("Location", state.redirect_to)
-                self.end_headers()
-                return
-            try:
-                self.send_response(state.status)
-                self.end_headers()
-                self.wfile.write(b"ok")
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (the timeout test)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/services/T000/B000/secret-token"
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield state
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def configure(env_name: str = "TB_TEST_SLACK") -> None:
@@ -105,33 +50,33 @@ def test_https_and_loopback_http_are_accepted(teambrain_home: Path) -> None:
     assert local.webhook is not None
 
 
-def test_the_payload_is_posted_as_json(slack: FakeSlack) -> None:
-    post_slack(SlackWebhook("TB_TEST_SLACK", slack.url), {"text": "*digest* &lt;5"})
-    assert slack.received == [{"text": "*digest* &lt;5"}]
-    assert slack.headers[0]["Content-Type"].startswith("application/json")
+def test_the_payload_is_posted_as_json(local_webhook: Any) -> None:
+    post_slack(SlackWebhook("TB_TEST_SLACK", local_webhook.url), {"text": "*digest* &lt;5"})
+    assert local_webhook.received == [{"text": "*digest* &lt;5"}]
+    assert local_webhook.headers[0]["Content-Type"].startswith("application/json")
 
 
 @pytest.mark.parametrize("status", [400, 404, 500])
-def test_a_refusing_webhook_is_one_clear_line(slack: FakeSlack, status: int) -> None:
-    slack.status = status
+def test_a_refusing_webhook_is_one_clear_line(local_webhook: Any, status: int) -> None:
+    local_webhook.status = status
     with pytest.raises(EnvironmentProblem) as caught:
-        post_slack(SlackWebhook("TB_TEST_SLACK", slack.url), {"text": "x"})
+        post_slack(SlackWebhook("TB_TEST_SLACK", local_webhook.url), {"text": "x"})
     message = caught.value.message
     assert f"HTTP {status}" in message and "$TB_TEST_SLACK" in message
     assert "secret-token" not in message and "127.0.0.1" not in message and "\n" not in message
 
 
-def test_redirects_are_not_followed(slack: FakeSlack) -> None:
-    slack.redirect_to = slack.url + "/elsewhere"
+def test_redirects_are_not_followed(local_webhook: Any) -> None:
+    local_webhook.redirect_to = local_webhook.url + "/elsewhere"
     with pytest.raises(EnvironmentProblem, match="HTTP 302"):
-        post_slack(SlackWebhook("TB_TEST_SLACK", slack.url), {"text": "x"})
-    assert len(slack.received) == 1
+        post_slack(SlackWebhook("TB_TEST_SLACK", local_webhook.url), {"text": "x"})
+    assert len(local_webhook.received) == 1
 
 
-def test_a_slow_webhook_times_out(slack: FakeSlack) -> None:
-    slack.delay_s = 1.0
+def test_a_slow_webhook_times_out(local_webhook: Any) -> None:
+    local_webhook.delay_s = 1.0
     with pytest.raises(EnvironmentProblem) as caught:
-        post_slack(SlackWebhook("TB_TEST_SLACK", slack.url), {"text": "x"}, timeout=0.2)
+        post_slack(SlackWebhook("TB_TEST_SLACK", local_webhook.url), {"text": "x"}, timeout=0.2)
     assert "could not reach" in caught.value.message and "secret-token" not in caught.value.message
 
 

@@ -163,3 +163,25 @@ def test_read_blobs_returns_exact_bytes(
     repo = open_repo(path)
     ids = [repo.git("hash-object", "-w", "--stdin", input=b).stdout.decode().strip() for b in blobs]
     assert read_blobs(repo, [*ids, "0" * 40]) == [*blobs, None]
+
+
+def test_checkout_matches_only_an_identical_clean_brain(
+    brain_repo: Path, kit: SimpleNamespace
+) -> None:
+    from teambrain_sync import checkout_matches
+
+    first, _, third = _history(brain_repo, kit)
+    repo = open_repo(brain_repo)
+    index = (brain_repo / ".git" / "index").read_bytes()
+    assert checkout_matches(repo, third)
+    assert not checkout_matches(repo, first)  # the brain changed since
+    (brain_repo / "README.md").write_text("edited outside the brain\n")
+    assert checkout_matches(repo, third)
+    note = brain_repo / ".teambrain" / "memories" / "learnings" / "draft.md"
+    note.write_text("untracked")
+    assert not checkout_matches(repo, third)
+    note.unlink()
+    memory = next((brain_repo / ".teambrain" / "memories").rglob("*cache-warm-up.md"))
+    memory.write_text(memory.read_text() + "\nmore\n")
+    assert not checkout_matches(repo, third)
+    assert (brain_repo / ".git" / "index").read_bytes() == index  # status never rewrote it

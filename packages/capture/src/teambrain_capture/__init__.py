@@ -83,6 +83,7 @@ _EXPORTS: dict[str, str] = {
     "BucketFigures": "_digest",
     "aggregate": "_digest",
     "build_digest": "_digest",
+    "repo_join_key": "_digest",
     "ReportFormat": "_digest_render",
     "REPORT_FORMATS": "_digest_render",
     "render_digest": "_digest_render",
@@ -103,6 +104,8 @@ _EXPORTS: dict[str, str] = {
     "recent_activity": "_digest_metrics",
     "render_metrics_text": "_digest_metrics",
     "render_metrics_json": "_digest_metrics",
+    "index_status": "_digest_metrics",
+    "format_age": "_digest_metrics",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -163,6 +166,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         SpoolScan as SpoolScan,
         aggregate as aggregate,
         build_digest as build_digest,
+        repo_join_key as repo_join_key,
         scan_sessions as scan_sessions,
         summarise_session as summarise_session,
     )
@@ -180,6 +184,8 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         MemoryCounts as MemoryCounts,
         MetricsSnapshot as MetricsSnapshot,
         count_memories as count_memories,
+        format_age as format_age,
+        index_status as index_status,
         recent_activity as recent_activity,
         render_metrics_json as render_metrics_json,
         render_metrics_text as render_metrics_text,

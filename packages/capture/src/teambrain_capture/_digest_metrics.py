@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from teambrain_schema import Brain, MachineLayout
+from teambrain_schema import Brain, BrainLayout, IndexStats, MachineLayout
 
 from ._digest import DigestReport, build_digest
 from ._digest_cells import MIN_SESSIONS, SUPPRESSED_MARK, as_json
@@ -136,6 +138,81 @@ class MetricsSnapshot:
             },
             "suppression": {"min_sessions": MIN_SESSIONS, "marker": SUPPRESSED_MARK},
         }
+
+
+def format_age(seconds: float) -> str:
+    """``42 s``, ``5 min``, ``3 h``, ``2 d``: how long ago, for people."""
+    seconds = max(0.0, seconds)
+    for limit, unit, size in ((120, "s", 1), (7200, "min", 60), (172800, "h", 3600)):
+        if seconds < limit:
+            return f"{int(seconds // size)} {unit}"
+    return f"{int(seconds // 86400)} d"
+
+
+def _changes_since(layout: BrainLayout, moment: float) -> tuple[int, bool]:
+    """Memory and retired files modified after ``moment``, and whether a folder under them
+    changed after it (its mtime moves when a file in it is added, removed or renamed)."""
+    files = 0
+    folders = False
+    for top in (layout.memories, layout.retired):
+        for root, _dirs, names in os.walk(top):
+            try:
+                folders = folders or Path(root).stat().st_mtime > moment
+            except OSError:
+                folders = True
+            for name in names:
+                try:
+                    files += (Path(root) / name).stat().st_mtime > moment
+                except OSError:
+                    files += 1  # vanished while we looked: it changed
+    return files, folders
+
+
+def index_status(
+    layout: BrainLayout,
+    stats: IndexStats | None,
+    head: str | None,
+    *,
+    now: dt.datetime | None = None,
+) -> ComponentStatus:
+    """How fresh the search index is against the brain at ``head``: ``fresh`` when no memory
+    file changed since it was last brought up to date, else ``stale``; ``missing`` without an
+    index. ``stats`` is the retriever's (None when there is no index file)."""
+    reference = now or dt.datetime.now(dt.UTC)
+    at_head = f"HEAD {head[:7]}" if head else "no commit yet"
+    if stats is None or stats.last_indexed is None:
+        return ComponentStatus(
+            "missing",
+            f"this brain is not indexed yet ({at_head}); run `tb reindex` or search once",
+            {"head": head, "documents": None, "last_indexed": None, "changed_files": None},
+        )
+    indexed_at = stats.last_indexed.timestamp()
+    # The index may record whole seconds: a file written in that same second, before the
+    # index caught up, must not read as newer than it.
+    slack = 1.0 if stats.last_indexed.microsecond == 0 else 0.0
+    changed, moved = _changes_since(layout, indexed_at + slack)
+    age = format_age(reference.timestamp() - indexed_at)
+    facts: dict[str, Fact] = {
+        "head": head,
+        "documents": stats.documents,
+        "vectors": stats.vectors,
+        "last_indexed": stats.last_indexed.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+        "changed_files": changed,
+        "files_added_or_removed": moved,
+    }
+    if changed or moved:
+        what = f"{changed} memory file(s) changed" if changed else "memory files added or removed"
+        return ComponentStatus(
+            "stale",
+            f"{what} since the last index {age} ago ({at_head}); the next search catches up, "
+            "or run `tb reindex`",
+            facts,
+        )
+    return ComponentStatus(
+        "fresh",
+        f"{stats.documents} documents, indexed {age} ago; no memory file changed since ({at_head})",
+        facts,
+    )
 
 
 def recent_activity(machine: MachineLayout, *, now: dt.datetime | None = None) -> DigestReport:

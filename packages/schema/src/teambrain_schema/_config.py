@@ -52,6 +52,9 @@ class DistillConfig(_Config):
     )
     timeout_s: Annotated[float, Field(gt=0, le=600)] = 60.0
     max_retries: Annotated[int, Field(ge=0, le=10)] = 2
+    max_output_tokens: Annotated[int, Field(ge=256, le=64_000)] = Field(
+        default=4096, description="Most tokens one model answer may have (bounds re-ask cost)"
+    )
     max_calls: Annotated[int, Field(ge=1, le=10_000)] = 20
     max_input_tokens: Annotated[int, Field(ge=1)] = 200_000
 
@@ -191,7 +194,9 @@ distill:
   base_url: null
   fixtures: null
   timeout_s: 60.0
+  # Re-asks after an invalid answer (and re-sends after a timeout or server error).
   max_retries: 2
+  max_output_tokens: 4096
   # Cost cap per `tb distill` run.
   max_calls: 20
   max_input_tokens: 200000

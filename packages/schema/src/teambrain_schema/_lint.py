@@ -81,12 +81,15 @@ def expected_index_text(brain: Brain, reasons: Mapping[str, str] | None = None) 
     return render_index(active, retired, {**parse_retirement_reasons(existing), **(reasons or {})})
 
 
-def lint_brain(layout: BrainLayout, *, today: dt.date | None = None) -> LintReport:
-    """Run every rule over the brain at ``layout``."""
+def lint_brain(
+    layout: BrainLayout, *, today: dt.date | None = None, brain: Brain | None = None
+) -> LintReport:
+    """Run every rule over the brain at ``layout`` (``brain``: its files already loaded, so a
+    caller that has them does not parse every memory again)."""
     report = LintReport()
     config = _lint_config(layout, report)
     _lint_adapters(layout, report)
-    brain = load_brain(layout)
+    brain = brain if brain is not None else load_brain(layout)
     report.files_checked += len(brain.files)
     for problem in brain.problems:
         report.violations.append(

@@ -16,6 +16,7 @@ from teambrain_schema import (
     UserError,
     Violation,
     content_hash,
+    expected_index_text,
     find_injections,
     find_secrets,
     is_ulid,
@@ -23,7 +24,6 @@ from teambrain_schema import (
     new_memory_text,
     new_ulid,
     parse_memory,
-    regenerate_index,
     serialise_memory,
     slugify,
 )
@@ -218,14 +218,16 @@ def retire_memory(workspace: BrainWorkspace, memory_id: str, reason: str) -> Ret
 
 
 def refresh_index(workspace: BrainWorkspace, reasons: dict[str, str] | None = None) -> None:
-    """Regenerate INDEX.md in the workspace and record it in the proposal when it changed."""
-    if regenerate_index(workspace.layout, reasons):
-        workspace.sync_file(INDEX_RELPATH)
+    """Regenerate INDEX.md in the workspace and record it in the proposal when it changed
+    (retirement ``reasons`` by memory id are added to those INDEX.md already records)."""
+    text = expected_index_text(workspace.load(), reasons)
+    if workspace.read(INDEX_RELPATH) != text:
+        workspace.write(INDEX_RELPATH, text)
 
 
 def check_proposal(workspace: BrainWorkspace) -> ProposalCheck:
     """Lint the workspace and blame each error on the proposal or on the base brain."""
-    report: LintReport = lint_brain(workspace.layout)
+    report: LintReport = lint_brain(workspace.layout, brain=workspace.load())
     check = ProposalCheck()
     changed = set(workspace.changes)
     for violation in report.violations:

@@ -144,6 +144,21 @@ def has_brain(repo: GitRepo, sha: str) -> bool:
     return repo.rev_parse(f"{sha}:{BRAIN_DIRNAME}/brain.yaml") is not None
 
 
+def checkout_matches(repo: GitRepo, sha: str) -> bool:
+    """True when the work tree's ``.teambrain/`` is exactly the brain of commit ``sha``: the
+    same tree at HEAD, and nothing changed or untracked under it. Then the brain of ``sha``
+    can be read from the checkout (and its warm search index) instead of a copy."""
+    tree = repo.rev_parse(f"{sha}:{BRAIN_DIRNAME}")
+    if tree is None or repo.rev_parse(f"HEAD:{BRAIN_DIRNAME}") != tree:
+        return False
+    # GIT_OPTIONAL_LOCKS=0: status must not refresh (rewrite) the user's index.
+    done = repo.git(
+        "status", "--porcelain", "--untracked-files=all", "--", BRAIN_DIRNAME,
+        env={"GIT_OPTIONAL_LOCKS": "0"},
+    )  # fmt: skip
+    return not done.stdout.strip()
+
+
 def materialise_brain(repo: GitRepo, commit: ResolvedCommit, dest: Path) -> BrainLayout:
     """Write ``.teambrain/`` as it was at ``commit`` under ``dest`` and return its layout.
 

@@ -15,14 +15,19 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
 from teambrain_schema import (
     BRAIN_DIRNAME,
     Brain,
+    BrainFile,
     BrainLayout,
     EnvironmentProblem,
+    FileProblem,
+    FrontMatterError,
     UserError,
     load_brain,
+    parse_memory,
     write_bytes_atomic,
     write_text_atomic,
 )
@@ -31,20 +36,30 @@ from ._git import GitFailed, GitRepo
 from ._snapshot import ResolvedCommit, materialise_brain, read_blobs
 
 PROPOSAL_REF_PREFIX = "refs/heads/teambrain/"
+IGNORED_NAMES = frozenset({".gitkeep", ".DS_Store"})  # as load_brain ignores them
+Location = Literal["memories", "retired"]
 
 
 @dataclass
 class BrainWorkspace:
-    """An editable copy of the brain at ``base``; :meth:`commit` records the edits on a branch."""
+    """An editable copy of the brain at ``base``; :meth:`commit` records the edits on a branch.
+
+    The brain is parsed once (:meth:`load`) and then kept up to date file by file as the
+    proposal writes and removes memories: parsing every memory is the expensive part of
+    lint and INDEX.md, so a proposal pays for it once.
+    """
 
     repo: GitRepo
     base: ResolvedCommit
     layout: BrainLayout
     changes: dict[str, str | None] = field(default_factory=dict)
+    _brain: Brain | None = field(default=None, repr=False)
 
     def load(self) -> Brain:
-        """Every memory and retired file of the workspace, parsed."""
-        return load_brain(self.layout)
+        """Every memory and retired file of the workspace, parsed (once)."""
+        if self._brain is None:
+            self._brain = load_brain(self.layout)
+        return self._brain
 
     def path_of(self, relpath: str) -> Path:
         """The workspace file for a repository-relative path under ``.teambrain/``."""
@@ -62,11 +77,13 @@ class BrainWorkspace:
         """Create or replace ``relpath`` in the proposal."""
         write_text_atomic(self.path_of(relpath), text)
         self.changes[relpath] = text
+        self._track(relpath, text)
 
     def remove(self, relpath: str) -> None:
         """Delete ``relpath`` in the proposal."""
         self.path_of(relpath).unlink(missing_ok=True)
         self.changes[relpath] = None
+        self._track(relpath, None)
 
     def discard(self, relpath: str) -> None:
         """Drop this proposal's change to ``relpath``: the base's version comes back."""
@@ -79,11 +96,23 @@ class BrainWorkspace:
             path.unlink(missing_ok=True)
         else:
             write_bytes_atomic(path, data)
+        self._track(relpath, data.decode("utf-8", "replace") if data is not None else None)
 
     def sync_file(self, relpath: str) -> None:
         """Record whatever is on disk at ``relpath`` now (after an in-place regeneration)."""
         text = self.read(relpath)
         self.changes[relpath] = text
+
+    def _track(self, relpath: str, text: str | None) -> None:
+        """Keep the parsed brain in step with a memory or retired file that changed."""
+        if self._brain is None:
+            return
+        files = [f for f in self._brain.files if f.relpath != relpath]
+        if text is not None:
+            entry = _brain_file(self.layout, relpath, text)
+            if entry is not None:
+                files.append(entry)
+        self._brain = Brain(self.layout, files)
 
     def has_changes(self) -> bool:
         """True when the proposal differs from the base in at least one file."""
@@ -143,6 +172,21 @@ class BrainWorkspace:
                 ) from None
             raise
         return done.stdout.decode("ascii").strip()
+
+
+def _brain_file(layout: BrainLayout, relpath: str, text: str) -> BrainFile | None:
+    """What :func:`load_brain` would make of ``text`` at ``relpath`` (None: not a brain file)."""
+    parts = PurePosixPath(relpath).parts
+    if len(parts) < 3 or parts[1] not in ("memories", "retired") or parts[-1] in IGNORED_NAMES:
+        return None
+    location: Location = "memories" if parts[1] == "memories" else "retired"
+    folder = parts[2] if location == "memories" and len(parts) == 4 else None
+    try:
+        document = parse_memory(text)
+    except FrontMatterError as exc:
+        problem = FileProblem(relpath, exc.line, exc.rule, exc.message)
+        return BrainFile(relpath, location, folder, problem=problem)
+    return BrainFile(relpath, location, folder, document=document)
 
 
 def check_branch_name(repo: GitRepo, branch: str) -> None:

@@ -23,6 +23,12 @@ PROMPTS_README = """\
 
 `tb distill` builds its requests to the model from the templates in this folder. They are
 versioned with the brain: change them by pull request, like memories.
+
+- `distill-system.md`: the instructions (placeholder: `$max_candidates`).
+- `distill-session.md`: one request per session (placeholders: `$memories`, `$session`
+  (required), `$max_candidates`). Write `$$` for a literal dollar sign.
+
+Delete a template and run `tb init` to get this version's default back.
 """
 
 
@@ -59,6 +65,10 @@ def init_brain(layout: BrainLayout, created: list[str]) -> None:
     _ensure_file(
         layout.prompts / "README.md", PROMPTS_README, created, rel(layout.prompts / "README.md")
     )
+    from teambrain_distill import DEFAULT_PROMPTS
+
+    for name, text in DEFAULT_PROMPTS.items():
+        _ensure_file(layout.prompts / name, text, created, rel(layout.prompts / name))
     if not layout.index_md.exists() and regenerate_index(layout):
         created.append(rel(layout.index_md))
 

@@ -22,8 +22,9 @@ from .._review import open_target, report_review, target_json
 
 if TYPE_CHECKING:
     from teambrain_schema import BrainLayout, MemoryDraft
+    from teambrain_sync import GitRepo
 
-    from .._propose import Outcome, ProposeRun, SimilarMemory
+    from .._propose import NearDuplicateGuard, Outcome, ProposeRun, SimilarMemory
 
 _LABELS = {
     "proposed": "proposed",
@@ -103,33 +104,43 @@ def _draft_candidates(
     return found
 
 
-def near_duplicates(
-    layout: BrainLayout, commit: str, drafts: Sequence[MemoryDraft]
-) -> list[list[SimilarMemory]]:
-    """Retrieval's near-duplicate guard over the live memories of the brain at the base (an
-    in-memory index of that commit; embeddings come from the shared content-hash cache)."""
-    from teambrain_retrieval import open_retriever
+def near_duplicate_guard(repo: GitRepo) -> NearDuplicateGuard:
+    """Retrieval's near-duplicate guard over the live memories of the brain at the base: the
+    checkout's warm index when the checkout holds exactly that brain, else an in-memory index
+    of the base (embeddings come from the shared content-hash cache either way)."""
 
-    from .._propose import SimilarMemory
+    def guard(
+        layout: BrainLayout, commit: str, drafts: Sequence[MemoryDraft]
+    ) -> list[list[SimilarMemory]]:
+        from teambrain_retrieval import open_retriever
+        from teambrain_schema import BrainLayout
+        from teambrain_sync import checkout_matches
 
-    retriever = open_retriever(layout, ephemeral=True, commit=commit)
-    try:
-        return [
-            [
-                SimilarMemory(
-                    id=found.hit.id,
-                    title=found.hit.memory.title,
-                    path=found.hit.provenance.path,
-                    cosine=found.cosine,
-                    fts_strength=found.fts_strength,
-                    is_duplicate=found.is_duplicate,
-                )
-                for found in retriever.similar(draft.title, draft.body, k=5)
+        from .._propose import SimilarMemory
+
+        if checkout_matches(repo, commit):
+            retriever = open_retriever(BrainLayout(repo.root), commit=commit)
+        else:
+            retriever = open_retriever(layout, ephemeral=True, commit=commit)
+        try:
+            return [
+                [
+                    SimilarMemory(
+                        id=found.hit.id,
+                        title=found.hit.memory.title,
+                        path=found.hit.provenance.path,
+                        cosine=found.cosine,
+                        fts_strength=found.fts_strength,
+                        is_duplicate=found.is_duplicate,
+                    )
+                    for found in retriever.similar(draft.title, draft.body, k=5)
+                ]
+                for draft in drafts
             ]
-            for draft in drafts
-        ]
-    finally:
-        retriever.close()
+        finally:
+            retriever.close()
+
+    return guard
 
 
 def _line(outcome: Outcome) -> str:
@@ -202,7 +213,7 @@ def command(
     ]  # fmt: skip
     run = run_propose(
         chosen, repo=repo, target=target, machine=home, spool=spool, dry_run=dry_run,
-        push=not no_push, allow_similar=allow_similar, guard=near_duplicates,
+        push=not no_push, allow_similar=allow_similar, guard=near_duplicate_guard(repo),
     )  # fmt: skip
     mark_candidates(run, home)
     code = _exit_code(run)

@@ -39,22 +39,33 @@ def open_brain(ref: str | None, at: str | None) -> Iterator[Retriever]:
     if ref is None and at is None:
         yield build_retriever(require_brain())
         return
-    from teambrain_retrieval import brain_id_for
-    from teambrain_sync import brain_at, commit_at, open_repo, parse_timestamp, resolve_commit
+    from teambrain_retrieval import brain_id_for, open_retriever
+    from teambrain_schema import BrainLayout
+    from teambrain_sync import (
+        brain_at,
+        checkout_matches,
+        commit_at,
+        open_repo,
+        parse_timestamp,
+        resolve_commit,
+    )
 
     moment = parse_timestamp(at) if at is not None else None
     repo = open_repo(Path.cwd())
     commit = commit_at(repo, moment, ref or "HEAD") if moment else resolve_commit(repo, ref or "")
-    with brain_at(repo, commit) as snapshot:
-        when = commit.committed_at.strftime("%Y-%m-%d %H:%M:%S UTC")
-        say(f"the brain as of {commit.requested}: commit {commit.short} ({when})")
-        retriever = build_retriever(
-            snapshot.layout, commit=commit.sha, brain_id=brain_id_for(repo.root)
-        )
-        try:
-            yield retriever
-        finally:
-            retriever.close()
+    when = commit.committed_at.strftime("%Y-%m-%d %H:%M:%S UTC")
+    say(f"the brain as of {commit.requested}: commit {commit.short} ({when})")
+    with contextlib.ExitStack() as stack:
+        if checkout_matches(repo, commit.sha):
+            # The checkout holds exactly that brain: its warm index answers, pinned to the commit.
+            retriever = open_retriever(BrainLayout(repo.root), commit=commit.sha)
+        else:
+            snapshot = stack.enter_context(brain_at(repo, commit))
+            retriever = build_retriever(
+                snapshot.layout, commit=commit.sha, brain_id=brain_id_for(repo.root)
+            )
+        stack.callback(retriever.close)
+        yield retriever
 
 
 def format_hit(position: int, hit: Hit) -> str:

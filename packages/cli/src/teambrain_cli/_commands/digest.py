@@ -1,0 +1,123 @@
+"""``tb digest``: the FlightDeck v0 report — safe aggregates of this machine's agent sessions."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+from teambrain_capture import (
+    REPORT_FORMATS,
+    ReportFormat,
+    build_digest,
+    post_slack,
+    render_digest,
+    repo_join_key,
+    resolve_slack_webhook,
+    resolve_window,
+    slack_payload,
+    slack_text,
+    write_report,
+)
+from teambrain_schema import TeambrainError, UserError, find_brain, load_brain
+
+from .._context import machine
+from .._output import say
+
+SUFFIX_FORMATS: dict[str, ReportFormat] = {
+    ".json": "json",
+    ".md": "markdown",
+    ".markdown": "markdown",
+}
+
+
+def memory_titles() -> dict[str, str]:
+    """Titles of the memories of the brain here (none outside one), so reports name them."""
+    layout = find_brain()
+    if layout is None:
+        return {}
+    return {
+        memory_id: brain_file.document.front.title
+        for memory_id, brain_file in load_brain(layout).by_id().items()
+        if brain_file.document is not None
+    }
+
+
+@click.command("digest")
+@click.option(
+    "--format", "fmt", type=click.Choice(REPORT_FORMATS),
+    help="Print (or, with --out, write) the report as text, markdown or json instead of "
+    "composing the Slack message.",
+)  # fmt: skip
+@click.option(
+    "--out", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
+    help="Write the report to this file (atomically; never inside .teambrain/). The format "
+    "defaults from the suffix: .md markdown, .json json, else text.",
+)  # fmt: skip
+@click.option(
+    "--since", metavar="WHEN",
+    help="Start of the window: 2026-07-01, 2026-07-01T09:00Z, 7d, 12h, 2w (default 7d).",
+)  # fmt: skip
+@click.option(
+    "--until", metavar="WHEN",
+    help="End of the window, same forms (default now; a date includes that day).",
+)  # fmt: skip
+@click.option(
+    "--repo", metavar="NAME", help="Only sessions whose repo join key is exactly this; `.` means the repository "
+    "you are in (default: every repository).",
+)  # fmt: skip
+def command(
+    fmt: ReportFormat | None,
+    out: Path | None,
+    since: str | None,
+    until: str | None,
+    repo: str | None,
+) -> None:
+    """Aggregate the captured sessions of a window into a report nobody can be picked out of.
+
+    Every figure over fewer than 5 sessions shows `<5`, in every format. Without --format or
+    --out, composes a Slack message and posts it when a webhook is configured (the variable
+    named by digest.slack_webhook_env in $TEAMBRAIN_HOME/user/config.toml), else prints it as
+    a dry run.
+    """
+    # `--format json` stays parseable on failure, as `--json` does for other verbs.
+    with _json_failures(fmt == "json" and out is None):
+        window = resolve_window(since, until)
+        if repo == ".":
+            repo = repo_join_key(Path.cwd())
+            if repo is None:
+                raise UserError("--repo .: not inside a git repository")
+        home = machine()
+        report = build_digest(home, window, repo=repo)
+        titles = memory_titles()
+        if out is not None:
+            chosen = fmt or SUFFIX_FORMATS.get(out.suffix.lower(), "text")
+            target = write_report(out, render_digest(report, chosen, titles))
+            say(
+                f"Wrote the {chosen} digest to {target} (a derived file: never commit it to the brain)."
+            )
+            return
+        if fmt is not None:
+            click.echo(render_digest(report, fmt, titles), nl=False)
+            return
+        text = slack_text(report, titles)
+        lookup = resolve_slack_webhook(home)
+        if lookup.webhook is None:
+            click.echo(text)
+            say(f"Dry run: not posted to Slack ({lookup.reason}).")
+            return
+        post_slack(lookup.webhook, slack_payload(text))
+        say(f"Digest posted to Slack ({lookup.reason}).")
+
+
+@contextlib.contextmanager
+def _json_failures(enabled: bool) -> Iterator[None]:
+    try:
+        yield
+    except TeambrainError as exc:
+        if enabled:
+            error = {"message": exc.message, "exit_code": int(exc.exit_code)}
+            click.echo(json.dumps({"ok": False, "error": error}))
+        raise

@@ -1,0 +1,99 @@
+"""The driver interface and its registry (a plain dict, one place to look).
+
+A driver turns one :class:`Request` into a validated instance of the answer's schema, within
+the attempts an :class:`AttemptGuard` allows. Real drivers import their SDK lazily, inside
+their own module, so ``import teambrain_distill`` stays light and the fake needs no SDK.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel
+from teambrain_schema import DistillConfig
+
+from ._budget import AttemptGuard
+from ._request import Request
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+class Driver(Protocol):
+    """Sends requests to one kind of model."""
+
+    name: str
+
+    def generate(
+        self,
+        request: Request,
+        schema: type[ModelT],
+        *,
+        guard: AttemptGuard,
+        context: dict[str, Any] | None = None,
+    ) -> ModelT:
+        """The model's answer to ``request``, validated against ``schema`` (with ``context``
+        passed to its validators); invalid answers are re-asked while ``guard`` allows."""
+        ...
+
+
+# (config, brain directory ``.teambrain/`` or None) -> driver
+DriverFactory = Callable[[DistillConfig, Path | None], Driver]
+_REGISTRY: dict[str, DriverFactory] = {}
+
+
+def register_driver(name: str, factory: DriverFactory) -> None:
+    """Make ``distill.driver: <name>`` build drivers with ``factory``; a later registration
+    replaces an earlier one (tests use that to inject mocked HTTP transports)."""
+    _REGISTRY[name] = factory
+
+
+def driver_names() -> list[str]:
+    """The registered driver names."""
+    return sorted(_REGISTRY)
+
+
+def make_driver(config: DistillConfig, brain_dir: Path | None) -> Driver:
+    """The driver brain.yaml pins, built from the registry."""
+    factory = _REGISTRY.get(config.driver)
+    if factory is None:
+        from teambrain_schema import UserError
+
+        raise UserError(
+            f"distill.driver: unknown driver {config.driver!r} (known: {', '.join(driver_names())})"
+        )
+    return factory(config, brain_dir)
+
+
+def _fake(config: DistillConfig, brain_dir: Path | None) -> Driver:
+    from ._fake import FakeDriver, fixture_dir
+
+    return FakeDriver(fixture_dir(config, brain_dir))
+
+
+def _anthropic(config: DistillConfig, brain_dir: Path | None) -> Driver:
+    from ._anthropic import AnthropicDriver
+
+    return AnthropicDriver(config)
+
+
+def _openai(config: DistillConfig, brain_dir: Path | None) -> Driver:
+    from ._openai import OpenAIDriver
+
+    return OpenAIDriver(config)
+
+
+def _ollama(config: DistillConfig, brain_dir: Path | None) -> Driver:
+    from ._openai import OllamaDriver
+
+    return OllamaDriver(config)
+
+
+for _name, _factory in (
+    ("fake", _fake),
+    ("anthropic", _anthropic),
+    ("openai", _openai),
+    ("ollama", _ollama),
+):
+    register_driver(_name, _factory)

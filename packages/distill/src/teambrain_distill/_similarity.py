@@ -1,0 +1,108 @@
+"""Retrieval's similarity, plugged into the duplicate guard and the prompt.
+
+The index, the embedder and the tokeniser all come from teambrain_retrieval; nothing here
+computes embeddings of its own. When the index cannot be opened the run goes on with the exact
+checks only, and the report says so.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from teambrain_schema import BrainLayout, MachineLayout
+
+from ._dedup import Match, PairScores, SimilarLive
+
+if TYPE_CHECKING:
+    from teambrain_retrieval import Retriever
+
+
+def open_index(
+    layout: BrainLayout,
+    machine: MachineLayout,
+    warn: Callable[[str], None],
+    *,
+    scratch: Path | None = None,
+) -> Retriever | None:
+    """The brain's retriever, or None (with a note) when it cannot be opened.
+
+    With ``scratch`` (a dry run) nothing under ``$TEAMBRAIN_HOME`` is touched: the index is
+    built in memory, with a copy of index.db in ``scratch`` as its embedding cache.
+    """
+    try:
+        from teambrain_retrieval import open_retriever
+
+        if scratch is not None:
+            for suffix in ("", "-wal"):
+                source = Path(f"{machine.index_db}{suffix}")
+                if source.is_file():
+                    shutil.copyfile(source, scratch / source.name)
+            return open_retriever(layout, home=MachineLayout(scratch), ephemeral=True, warn=warn)
+        return open_retriever(layout, home=machine, warn=warn)
+    except Exception as exc:  # any failure here only costs the similarity checks
+        warn(f"similarity checks unavailable ({exc.__class__.__name__}: {exc}); exact checks only")
+        return None
+
+
+def similar_live(retriever: Retriever) -> SimilarLive:
+    """Live memories retrieval calls duplicates of a draft."""
+
+    def check(title: str, body: str) -> list[Match]:
+        return [
+            Match(
+                "memory",
+                found.hit.id,
+                found.hit.memory.title,
+                "similar",
+                path=found.hit.memory.path,
+                cosine=None if found.cosine is None else round(found.cosine, 3),
+                fts_strength=round(found.fts_strength, 3),
+            )
+            for found in retriever.similar(title, body)
+            if found.is_duplicate
+        ]
+
+    return check
+
+
+def pair_scores(retriever: Retriever) -> PairScores:
+    """Cosine (retrieval's embedder) and word overlap (retrieval's tokeniser) of a draft with
+    each pending candidate."""
+    from teambrain_retrieval import query_terms
+
+    cache: dict[str, Any] = {}
+
+    def vector(text: str) -> Any:
+        if text not in cache:
+            cache[text] = retriever.backend.embed_document(text)
+        return cache[text]
+
+    def scores(text: str, others: Sequence[str]) -> list[tuple[float | None, float]]:
+        mine = vector(text)
+        terms = set(query_terms(text))
+        result: list[tuple[float | None, float]] = []
+        for other in others:
+            theirs = vector(other)
+            cosine = None
+            if mine is not None and theirs is not None and mine.shape == theirs.shape:
+                cosine = float(mine @ theirs)
+            other_terms = set(query_terms(other))
+            overlap = (
+                2 * len(terms & other_terms) / (len(terms) + len(other_terms))
+                if terms and other_terms
+                else 0.0
+            )
+            result.append((cosine, overlap))
+        return result
+
+    return scores
+
+
+def related_ids(retriever: Retriever, query: str, k: int = 3) -> list[str]:
+    """Ids of the live memories most related to ``query`` (its bodies go into the prompt)."""
+    if not query.strip():
+        return []
+    return [hit.id for hit in retriever.search(query, k=k)]

@@ -1,0 +1,254 @@
+"""What the four tools do, independent of MCP: one brain, one machine, one session at a time.
+
+The retriever (SQLite, numpy, the embedding model) is opened on the first call that needs it,
+so the server answers ``initialize`` and ``tools/list`` before any of that is imported. It is
+kept for the life of the server; it notices brain changes (``git pull``, retirements) itself.
+Failures a user can fix raise :class:`TeambrainError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from teambrain_schema import (
+    BrainLayout,
+    EnvironmentProblem,
+    MachineLayout,
+    MemoryContextResult,
+    MemoryDraft,
+    MemoryFeedbackResult,
+    MemoryProposeResult,
+    MemorySearchResult,
+    TeambrainError,
+    UserError,
+    load_brain_config,
+)
+
+from ._heartbeat import HeartbeatWriter
+from ._target import Target
+
+if TYPE_CHECKING:
+    from teambrain_capture import JoinKeys
+    from teambrain_retrieval import Retriever
+
+DEFAULT_SEARCH_K = 8
+RetrieverFactory = Callable[[BrainLayout, MachineLayout], "Retriever"]
+
+
+def open_default_retriever(layout: BrainLayout, machine: MachineLayout) -> Retriever:
+    """The real retriever over ``layout`` with the machine's shared index. It checks the
+    memory files on every call (one ``stat`` per file), so a memory that arrived with
+    ``git pull`` or was retired is served or hidden on the very next call."""
+    from teambrain_retrieval import open_retriever
+
+    return open_retriever(layout, home=machine, refresh_interval=0.0)
+
+
+class BrainService:
+    """The brain a server serves, and the calls the tools make on it (thread-safe)."""
+
+    def __init__(
+        self,
+        target: Target,
+        machine: MachineLayout,
+        *,
+        session_hints: tuple[str, ...] = (),
+        heartbeat: HeartbeatWriter | None = None,
+        retriever_factory: RetrieverFactory = open_default_retriever,
+    ) -> None:
+        self.target = target
+        self.machine = machine
+        self.session_hints = session_hints
+        self.heartbeat = heartbeat
+        self._retriever_factory = retriever_factory
+        self._retriever: Retriever | None = None
+        self._retriever_key: tuple[Path, tuple[int, int] | None] | None = None
+        self._lock = threading.RLock()
+
+    # -- where -------------------------------------------------------------------------------
+
+    def layout(self) -> BrainLayout:
+        """The brain served, or a one-line error saying how to get one. Checked on every call,
+        so ``tb init`` after the server started works without a restart."""
+        root = self.target.repo_root
+        if root is None:
+            raise EnvironmentProblem(
+                f"{self.target.start} is not inside a git repository, so there is no brain to "
+                "serve; start the server in your repository (or pass --repo PATH) and run "
+                "`tb init` there"
+            )
+        layout = BrainLayout(root)
+        if not layout.root.is_dir():
+            raise EnvironmentProblem(
+                f"no teambrain brain in {root}; run `tb init` in that repository to create one"
+            )
+        return layout
+
+    def retriever(self) -> Retriever:
+        """The retriever for the served brain, opened on first use and again when brain.yaml
+        changed (a pulled budget or embedder setting applies without a restart)."""
+        layout = self.layout()
+        key = (layout.repo_root, _stamp(layout.brain_yaml))
+        with self._lock:
+            if self._retriever is None or self._retriever_key != key:
+                previous = self._retriever
+                self._retriever = self._retriever_factory(layout, self.machine)
+                self._retriever_key = key
+                if previous is not None:
+                    previous.close()
+            return self._retriever
+
+    def default_k(self) -> int:
+        """How many results ``memory_search`` returns when the agent does not say: the brain's
+        ``retrieval.k``."""
+        try:
+            return load_brain_config(self.layout()).retrieval.k
+        except TeambrainError:
+            return DEFAULT_SEARCH_K  # the call itself reports what is wrong with the brain
+
+    # -- the four tools ----------------------------------------------------------------------
+
+    def context(self) -> MemoryContextResult:
+        """Required memories, then the most relevant advisory ones for this session's
+        situation, within the brain's token budget."""
+        layout = self.layout()
+        from teambrain_retrieval import gather_situation
+
+        with self._lock:
+            retriever = self.retriever()
+            pack = retriever.context(gather_situation(layout.repo_root))
+            result = pack.to_result()
+            commit = retriever.commit
+        ids = [memory.id for memory in (*result.required, *result.relevant)]
+        self._record_retrieved(
+            layout, ids, commit=commit, via="context", token_estimate=result.token_estimate
+        )
+        self._observe(retriever)
+        return result
+
+    def search(self, query: str, k: int) -> MemorySearchResult:
+        """The ``k`` memories that best match ``query``, best first."""
+        layout = self.layout()
+        with self._lock:
+            retriever = self.retriever()
+            hits = retriever.search(query, k)
+            result = MemorySearchResult(results=[hit.to_result() for hit in hits])
+            commit = retriever.commit
+        self._record_retrieved(layout, [m.id for m in result.results], commit=commit, via="search")
+        self._observe(retriever)
+        return result
+
+    def propose(self, draft: MemoryDraft | dict[str, Any]) -> MemoryProposeResult:
+        """Validate ``draft`` and queue it in the local spool; the repository is not touched."""
+        from teambrain_capture import make_event, queue_candidate
+
+        layout = self.layout()
+        keys = self.session(layout)
+        candidate, _created = queue_candidate(
+            draft, "agent", sid=keys.sid if keys else None, machine=self.machine
+        )
+        if keys is not None:
+            data = {
+                "draft": candidate.draft.model_dump(mode="json", by_alias=True, exclude_none=True),
+                "candidate_id": candidate.candidate_id,
+            }
+            self._append(make_event("candidate_proposed", data, keys))
+        return MemoryProposeResult(candidate_id=candidate.candidate_id)
+
+    def feedback(self, memory_id: str, useful: bool) -> MemoryFeedbackResult:
+        """Record whether memory ``memory_id`` helped, under ``user/`` on this machine."""
+        from teambrain_capture import record_feedback
+
+        layout = self.layout()
+        if not self.knows(layout, memory_id):
+            raise UserError(
+                f"unknown memory id {memory_id}: no memory with that id in {layout.repo_root} "
+                "(use an id from memory_context or memory_search)"
+            )
+        keys = self.session(layout)
+        record_feedback(memory_id, useful, sid=keys.sid if keys else None, machine=self.machine)
+        return MemoryFeedbackResult()
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def knows(self, layout: BrainLayout, memory_id: str) -> bool:
+        """True when ``memory_id`` names a memory of this brain (active or retired) or one the
+        retriever serves (e.g. from the org brain)."""
+        if any(layout.memories.glob(f"*/{memory_id}-*.md")) or any(
+            layout.retired.glob(f"{memory_id}-*.md")
+        ):
+            return True
+        with self._lock:
+            return self.retriever().memory(memory_id) is not None
+
+    def session(self, layout: BrainLayout) -> JoinKeys | None:
+        """The agent session running in this repository, when a capture hook opened one. With a
+        session id from the launching tool, only that session counts."""
+        from teambrain_capture import find_active_session, safe_sid
+
+        if not self.session_hints:
+            return find_active_session(self.machine, layout.repo_root)
+        for hint in self.session_hints:
+            wanted = {hint, safe_sid(hint)}
+            keys = find_active_session(self.machine, layout.repo_root, sid=safe_sid(hint))
+            if keys is not None and keys.sid in wanted:
+                return keys
+        return None
+
+    def _record_retrieved(
+        self,
+        layout: BrainLayout,
+        ids: list[str],
+        *,
+        commit: str | None,
+        via: str,
+        token_estimate: int | None = None,
+    ) -> None:
+        from teambrain_capture import make_event
+
+        keys = self.session(layout)
+        if keys is None:
+            return
+        data: dict[str, Any] = {"ids": ids, "via": via}
+        if commit:
+            data["commit"] = commit
+        if token_estimate is not None:
+            data["token_estimate"] = token_estimate
+        self._append(make_event("memory_retrieved", data, keys))
+
+    def _append(self, event: dict[str, Any]) -> None:
+        from teambrain_capture import append_event
+
+        try:
+            append_event(self.machine, event)
+        except OSError:
+            # The agent's answer matters more than the record of it.
+            return
+
+    def _observe(self, retriever: Retriever) -> None:
+        if self.heartbeat is not None:
+            self.heartbeat.observe(brain_commit=retriever.commit, index=index_freshness(retriever))
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
+def index_freshness(retriever: Retriever) -> dict[str, Any]:
+    """What the heartbeat says about the index: size, embedder, when it last caught up."""
+    stats = retriever.stats()
+    return {
+        "commit": retriever.commit,
+        "documents": stats.documents,
+        "vectors": stats.vectors,
+        "embedder": stats.embedder,
+        "last_indexed": stats.last_indexed.isoformat() if stats.last_indexed else None,
+        "degraded": stats.degraded,
+    }

@@ -1,0 +1,1 @@
+"""One module per MCP tool; each exposes ``register(server, service)``."""

@@ -1,0 +1,71 @@
+"""How a tool answers: its result in both forms, or an MCP tool error the agent can act on."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+from pydantic import BaseModel, ValidationError
+from teambrain_schema import ULID_PATTERN, TeambrainError
+
+T = TypeVar("T")
+ModelT = TypeVar("ModelT", bound=BaseModel)
+_MAX_SHOWN = 40
+_EXAMPLE_ID = "01KB2F0A1S9Y4Q7V3C8D5E6F01"
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 1] + "…"
+
+
+def describe_arguments_error(exc: ValidationError) -> str:
+    """Every problem of ``exc`` as ``field: what is wrong (got value)``, joined by ``; ``."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(part) for part in error.get("loc", ()))
+        kind = error.get("type", "")
+        if kind == "missing":
+            message = "required"
+        elif kind in ("extra_forbidden", "unexpected_keyword_argument"):
+            message = "unknown field"
+        elif kind == "string_pattern_mismatch" and ULID_PATTERN in str(
+            error.get("ctx", {}).get("pattern", "")
+        ):
+            message = f"must be a memory id, 26 characters such as {_EXAMPLE_ID}"
+            message += f" (got {_shown(error.get('input'))})"
+        else:
+            message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
+            if "input" in error and not isinstance(error["input"], dict | list):
+                message += f" (got {_shown(error['input'])})"
+        problems.append(f"{where}: {message}" if where else message)
+    return "; ".join(problems)
+
+
+def contract(model: type[ModelT], **values: Any) -> ModelT:
+    """``values`` validated as the contract's ``model``, or a :class:`ToolError` naming the
+    field."""
+    try:
+        return model.model_validate(values)
+    except ValidationError as exc:
+        raise ToolError(f"invalid arguments: {describe_arguments_error(exc)}") from None
+
+
+def answer(call: Callable[[], T]) -> T:
+    """Run ``call``; a :class:`TeambrainError` becomes a :class:`ToolError` with its one-line
+    message (anything else is a crash the SDK reports without leaking its text)."""
+    try:
+        return call()
+    except TeambrainError as exc:
+        raise ToolError(exc.message) from None
+
+
+def reply(result: BaseModel, text: str) -> CallToolResult:
+    """``result`` as ``structuredContent`` (checked against the tool's output schema) and
+    ``text`` as the one text block the model reads."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)],
+        structured_content=result.model_dump(mode="json", by_alias=True),
+    )

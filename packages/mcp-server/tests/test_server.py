@@ -1,0 +1,164 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from teambrain_mcp_server import SERVER_NAME, TOOL_NAMES, build_server, package_version
+from teambrain_schema import (
+    MachineLayout,
+    MemoryContextResult,
+    MemoryDraft,
+    MemoryFeedbackResult,
+    MemoryProposeResult,
+    MemorySearchInput,
+    MemorySearchResult,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+def _strip_titles(schema: Any) -> Any:
+    """A JSON schema without the cosmetic keys that differ between a model and a signature."""
+    if isinstance(schema, dict):
+        return {
+            key: _strip_titles(value)
+            for key, value in schema.items()
+            if key not in ("title", "description")
+        }
+    if isinstance(schema, list):
+        return [_strip_titles(item) for item in schema]
+    return schema
+
+
+async def test_server_is_teambrain_with_exactly_the_contract_tools(brain_repo: Path) -> None:
+    async with Client(build_server(brain_repo)) as client:
+        assert client.server_info is not None
+        assert client.server_info.name == SERVER_NAME == "teambrain"
+        assert client.server_info.version == package_version()
+        assert client.instructions and "memory_context" in client.instructions
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert tuple(sorted(tools)) == tuple(sorted(TOOL_NAMES))
+    hints = {
+        name: tool.annotations.model_dump(by_alias=True, exclude_none=True)
+        for name, tool in tools.items()
+        if tool.annotations is not None
+    }
+    assert hints["memory_context"]["readOnlyHint"] is True
+    assert hints["memory_search"]["readOnlyHint"] is True
+    assert hints["memory_propose"]["readOnlyHint"] is False
+    assert hints["memory_propose"]["destructiveHint"] is False
+    assert hints["memory_feedback"]["readOnlyHint"] is False
+    assert hints["memory_feedback"]["destructiveHint"] is False
+    assert all(hint["openWorldHint"] is False for hint in hints.values())
+    for tool in tools.values():
+        assert tool.description and len(tool.description) > 80
+
+
+async def test_inputs_and_outputs_are_the_contract_models(brain_repo: Path) -> None:
+    async with Client(build_server(brain_repo)) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+
+    search = tools["memory_search"].input_schema
+    contract = MemorySearchInput.model_json_schema()
+    assert search["required"] == ["query"]
+    assert _strip_titles(search["properties"]) == _strip_titles(contract["properties"])
+
+    assert tools["memory_context"].input_schema.get("properties", {}) == {}
+
+    propose = tools["memory_propose"].input_schema
+    assert propose["required"] == ["draft"]
+    draft_ref = propose["properties"]["draft"]["$ref"].rsplit("/", 1)[-1]
+    assert _strip_titles(propose["$defs"][draft_ref]["properties"]) == _strip_titles(
+        MemoryDraft.model_json_schema(by_alias=True)["properties"]
+    )
+
+    feedback = tools["memory_feedback"].input_schema
+    assert sorted(feedback["required"]) == ["id", "useful"]
+    assert feedback["properties"]["useful"]["type"] == "boolean"
+    assert "pattern" in feedback["properties"]["id"]
+
+    for name, model in (
+        ("memory_context", MemoryContextResult),
+        ("memory_search", MemorySearchResult),
+        ("memory_propose", MemoryProposeResult),
+        ("memory_feedback", MemoryFeedbackResult),
+    ):
+        output = tools[name].output_schema
+        assert output is not None, name
+        assert _strip_titles(output["properties"]) == _strip_titles(
+            model.model_json_schema(by_alias=True, mode="serialization")["properties"]
+        ), name
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "expected"),
+    [
+        ("memory_search", {"query": "", "k": 3}, "query:"),
+        ("memory_search", {"query": "   \n "}, "query:"),
+        ("memory_search", {}, "query: required"),
+        ("memory_search", {"query": 42}, "query:"),
+        (
+            "memory_search",
+            {"query": "payments", "k": 0},
+            "k: Input should be greater than or equal to 1",
+        ),
+        ("memory_search", {"query": "payments", "k": -3}, "k:"),
+        (
+            "memory_search",
+            {"query": "payments", "k": 51},
+            "k: Input should be less than or equal to 50",
+        ),
+        ("memory_search", {"query": "payments", "k": 10**12}, "k:"),
+        ("memory_search", {"query": "payments", "k": "many"}, "k:"),
+        ("memory_search", {"query": "payments", "k": 2.5}, "k:"),
+        ("memory_search", {"query": "x" * 2001}, "query:"),
+        ("memory_search", {"query": "payments", "limit": 3}, "unknown argument(s) limit"),
+        ("memory_context", {"query": "payments"}, "memory_context takes no arguments"),
+        ("memory_feedback", {"id": "01KB2F0A1S9Y4Q7V3C8D5E6F01"}, "useful: required"),
+        ("memory_feedback", {"id": "not-a-memory", "useful": True}, "id: must be a memory id"),
+        ("memory_feedback", {"id": "01KB2F0A1S9Y4Q7V3C8D5E6F01", "useful": "yes"}, "useful:"),
+        ("memory_feedback", {"id": 7, "useful": True}, "id:"),
+        ("memory_propose", {}, "draft: required"),
+        ("memory_propose", {"draft": "remember this"}, "draft:"),
+        ("nope", {}, "nope: unknown tool; teambrain's tools are memory_context"),
+    ],
+)
+async def test_bad_arguments_are_tool_errors_with_a_clear_message(
+    brain_repo: Path, machine: MachineLayout, tool: str, arguments: dict[str, Any], expected: str
+) -> None:
+    async with Client(build_server(brain_repo)) as client:
+        result = await client.call_tool(tool, arguments)
+        assert result.is_error
+        assert result.structured_content is None
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert expected in text, text
+        assert "\n" not in text and "errors.pydantic.dev" not in text
+        assert not machine.candidates.exists() or not any(machine.candidates.iterdir())
+        # The server is still fine after a bad call.
+        again = await client.call_tool(
+            "memory_propose",
+            {"draft": {"class": "learning", "title": "Still alive", "body": "The server lives."}},
+        )
+        assert not again.is_error
+
+
+async def test_a_crash_inside_a_tool_is_a_tool_error_and_the_server_survives(
+    brain_repo: Path,
+) -> None:
+    def broken(*_args: object) -> Any:
+        raise RuntimeError("disk on fire: /secret/path")
+
+    server = build_server(brain_repo, retriever_factory=broken)
+    async with Client(server) as client:
+        for _ in range(2):
+            result = await client.call_tool("memory_search", {"query": "payments"})
+            assert result.is_error
+            text = result.content[0].text  # type: ignore[union-attr]
+            assert "memory_search" in text and "/secret/path" not in text
+        fine = await client.call_tool(
+            "memory_propose",
+            {"draft": {"class": "map", "title": "Where the cart lives", "body": "In checkout."}},
+        )
+        assert not fine.is_error

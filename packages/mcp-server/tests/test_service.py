@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from teambrain_mcp_server import build_server
+
+pytestmark = pytest.mark.anyio
+
+CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("memory_context", {}),
+    ("memory_search", {"query": "payments"}),
+    ("memory_propose", {"draft": {"class": "map", "title": "Cart", "body": "In checkout."}}),
+    ("memory_feedback", {"id": "01KB2F0A1S9Y4Q7V3C8D5E6F01", "useful": True}),
+]
+
+
+async def test_without_a_brain_every_tool_says_to_run_tb_init(
+    bare_repo: Path, make_brain: Callable[..., object]
+) -> None:
+    async with Client(build_server(bare_repo)) as client:
+        assert len((await client.list_tools()).tools) == 4
+        for name, arguments in CALLS:
+            result = await client.call_tool(name, arguments)
+            assert result.is_error, name
+            text = result.content[0].text  # type: ignore[union-attr]
+            assert text.startswith(f"{name}: no teambrain brain in {bare_repo}")
+            assert "run `tb init`" in text
+        # `tb init` while the server runs: the next call works without a restart.
+        make_brain(bare_repo, memories=False)
+        result = await client.call_tool(*CALLS[2])
+        assert not result.is_error
+
+
+async def test_outside_a_repository_the_tools_say_where_to_start(tmp_path: Path) -> None:
+    server = build_server(cwd=tmp_path, env={})
+    async with Client(server) as client:
+        for name, arguments in CALLS:
+            result = await client.call_tool(name, arguments)
+            text = result.content[0].text  # type: ignore[union-attr]
+            assert result.is_error and "is not inside a git repository" in text
+            assert "--repo" in text and "tb init" in text

@@ -1,0 +1,131 @@
+"""`tb digest` and `tb metrics` end to end: the installed `tb`, a real git repository, the demo's
+session generator filling a real spool, a local HTTP server standing in for Slack."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+Tb = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def week(repo: Path, teambrain_home: Path) -> Path:
+    """The demo generator's week of sessions (seed 2: 48 sessions, one torn line)."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "demo" / "gen_sessions.py")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "wrote 48 synthetic sessions" in done.stdout
+    return repo
+
+
+def digest_json(tb: Tb, repo: Path, *args: str) -> dict[str, Any]:
+    done = tb("digest", "--format", "json", *args, cwd=repo)
+    assert done.returncode == 0, done.stderr
+    data: dict[str, Any] = json.loads(done.stdout)
+    return data
+
+
+def test_the_generated_week_digests_with_small_cells_hidden(week: Path, tb: Tb) -> None:
+    data = digest_json(tb, week)
+    assert data["sessions"]["total"] == 48
+    assert data["spool"]["torn_lines"] == 1
+    # The generator's content does not depend on the date: these figures are fixed by the seed.
+    # codex is rare in the demo week: it is folded away with the next-smallest tool (cursor).
+    assert data["sessions"]["by_tool"] == {"claude-code": 28, "(other)": 20}
+    assert data["sessions"]["by_outcome"] == {"committed": 34, "abandoned": 7, "(other)": 7}
+    assert data["candidates"] == {"proposed": "<5", "sessions_proposing": "<5"}
+    assert data["tests"] == {
+        "runs": 64,
+        "sessions_with_tests": 37,
+        "failures": 10,
+        "sessions_with_failures": 9,
+    }
+    trend = data["sessions"]["trend"]
+    assert "<5" in [b["sessions"] for b in trend] and any(
+        isinstance(b["sessions"], int) for b in trend
+    )
+    efficiency = data["context_efficiency"]
+    assert (
+        efficiency["explore_per_session_with_memory"]
+        < efficiency["explore_per_session_without_memory"]
+    )
+    # The same cells are hidden in Markdown.
+    markdown = tb("digest", "--format", "markdown", cwd=week).stdout
+    assert "| Candidates proposed | <5 |" in markdown
+    assert f"| Sessions | {data['sessions']['total']} |" in markdown
+    # Another repository's filter sees none of these sessions.
+    assert digest_json(tb, week, "--repo", "elsewhere")["sessions"]["total"] == "<5"
+
+
+def test_dry_run_and_report_files(week: Path, tb: Tb, tmp_path: Path) -> None:
+    done = tb("digest", cwd=week)
+    assert done.returncode == 0
+    assert done.stdout.startswith("*teambrain digest*") and "Dry run" in done.stderr
+    out = tmp_path / "reports" / "digest.md"
+    out.parent.mkdir()
+    done = tb("digest", "--format", "markdown", "--out", str(out), cwd=week)
+    assert done.returncode == 0 and out.read_text().startswith("# teambrain digest")
+    assert tb("init", cwd=week).returncode == 0
+    inside = week / ".teambrain" / "memories" / "learnings" / "digest.md"
+    done = tb("digest", "--format", "markdown", "--out", str(inside), cwd=week)
+    assert done.returncode == 1 and not inside.exists()
+    assert done.stderr.count("\n") == 1 and "never written inside a brain" in done.stderr
+
+
+def test_the_digest_is_posted_to_a_configured_webhook(
+    week: Path, tb: Tb, teambrain_home: Path, local_webhook: Any
+) -> None:
+    url, received = local_webhook.url, local_webhook.received
+    (teambrain_home / "user").mkdir(parents=True, exist_ok=True)
+    (teambrain_home / "user" / "config.toml").write_text(
+        '[digest]\nslack_webhook_env = "ACME_SLACK"\n'
+    )
+    done = tb("digest", cwd=week, env={"ACME_SLACK": url})
+    assert done.returncode == 0, done.stderr
+    assert (
+        done.stdout == "" and "posted to Slack" in done.stderr and "secret-token" not in done.stderr
+    )
+    assert len(received) == 1 and "*48* sessions" in received[0]["text"]
+    # The variable set but not an https URL: exit 2, and the value is not echoed.
+    done = tb("digest", cwd=week, env={"ACME_SLACK": "http://chat.example/secret-token"})
+    assert done.returncode == 2 and "secret-token" not in done.stderr + done.stdout
+
+
+def test_metrics_on_an_indexed_brain(week: Path, tb: Tb, git_run: Any) -> None:
+    assert tb("init", cwd=week).returncode == 0
+    shutil.copytree(
+        ROOT / "demo" / "brain" / "memories", week / ".teambrain" / "memories", dirs_exist_ok=True
+    )
+    assert tb("reindex", cwd=week).returncode == 0
+    git_run("add", "-A", cwd=week)
+    git_run("commit", "-qm", "brain", cwd=week)
+    head = git_run("rev-parse", "HEAD", cwd=week).strip()
+    done = tb("metrics", "--json", cwd=week)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["memories"] == {
+        "active": 7, "required": 2, "expired": 0, "superseded": 0, "retired": 0, "unreadable": 0,
+    }  # fmt: skip
+    assert data["index"]["state"] == "fresh" and data["index"]["head"] == head
+    assert data["index"]["documents"] == 7
+    assert data["embedder"]["state"] == "in use" and data["embedder"]["name"].startswith("local:")
+    assert data["serve"]["state"] == "not running"
+    assert data["last_7_days"]["sessions"] == 48 and data["spool"]["torn_lines"] == 1
+    # An edited memory makes the index stale until the next search or reindex.
+    memory = next((week / ".teambrain" / "memories" / "map").glob("*.md"))
+    memory.write_text(memory.read_text() + "\nAlso see src/shop/cart.\n")
+    text = tb("metrics", cwd=week).stdout
+    assert "Index        stale — 1 memory file(s) changed since the last index" in text
+    assert tb("reindex", cwd=week).returncode == 0
+    assert json.loads(tb("metrics", "--json", cwd=week).stdout)["index"]["state"] == "fresh"
