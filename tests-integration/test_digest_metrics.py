@@ -4,6 +4,7 @@ session generator filling a real spool, a local HTTP server standing in for Slac
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -99,3 +100,32 @@ def test_the_digest_is_posted_to_a_configured_webhook(
     # The variable set but not an https URL: exit 2, and the value is not echoed.
     done = tb("digest", cwd=week, env={"ACME_SLACK": "http://chat.example/secret-token"})
     assert done.returncode == 2 and "secret-token" not in done.stderr + done.stdout
+
+
+def test_metrics_on_an_indexed_brain(week: Path, tb: Tb, git_run: Any) -> None:
+    assert tb("init", cwd=week).returncode == 0
+    shutil.copytree(
+        ROOT / "demo" / "brain" / "memories", week / ".teambrain" / "memories", dirs_exist_ok=True
+    )
+    assert tb("reindex", cwd=week).returncode == 0
+    git_run("add", "-A", cwd=week)
+    git_run("commit", "-qm", "brain", cwd=week)
+    head = git_run("rev-parse", "HEAD", cwd=week).strip()
+    done = tb("metrics", "--json", cwd=week)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["memories"] == {
+        "active": 7, "required": 2, "expired": 0, "superseded": 0, "retired": 0, "unreadable": 0,
+    }  # fmt: skip
+    assert data["index"]["state"] == "fresh" and data["index"]["head"] == head
+    assert data["index"]["documents"] == 7
+    assert data["embedder"]["state"] == "in use" and data["embedder"]["name"].startswith("local:")
+    assert data["serve"]["state"] == "not running"
+    assert data["last_7_days"]["sessions"] == 48 and data["spool"]["torn_lines"] == 1
+    # An edited memory makes the index stale until the next search or reindex.
+    memory = next((week / ".teambrain" / "memories" / "map").glob("*.md"))
+    memory.write_text(memory.read_text() + "\nAlso see src/shop/cart.\n")
+    text = tb("metrics", cwd=week).stdout
+    assert "Index        stale — 1 memory file(s) changed since the last index" in text
+    assert tb("reindex", cwd=week).returncode == 0
+    assert json.loads(tb("metrics", "--json", cwd=week).stdout)["index"]["state"] == "fresh"

@@ -24,3 +24,6 @@ print("candidates:", report["candidates"])'
 
 step "Reports never land in the brain, where they would be indexed as memory"
 show_status tb digest --format markdown --out .teambrain/memories/learnings/digest.md
+
+step "Local health and context efficiency"
+show tb metrics

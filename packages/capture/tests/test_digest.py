@@ -24,6 +24,7 @@ from teambrain_capture import (
     aggregate,
     build_digest,
     record_feedback,
+    repo_join_key,
     resolve_window,
     scan_sessions,
     summarise_session,
@@ -339,3 +340,18 @@ def test_json_shows_numbers_only_for_groups_of_five(specs: list[dict[str, Any]])
         for key in ("by_tool", "by_model", "by_outcome"):
             shown = sum(v for k, v in data["sessions"][key].items() if k != OTHER_KEY)
             assert total - shown == 0 or total - shown >= MIN_SESSIONS
+
+
+def test_the_repo_join_key_of_a_checkout_is_what_capture_records(tmp_path: Path) -> None:
+    import subprocess
+
+    checkout = tmp_path / "Shop"
+    (checkout / "src").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(checkout)], check=True)
+    assert repo_join_key(checkout / "src") == "Shop"  # no remote: the folder name
+    subprocess.run(
+        ["git", "-C", str(checkout), "remote", "add", "origin", "git@github.com:Acme/Shop.git"],
+        check=True,
+    )
+    assert repo_join_key(checkout) == "github.com/acme/shop"
+    assert repo_join_key(Path("/")) is None

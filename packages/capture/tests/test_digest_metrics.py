@@ -174,3 +174,15 @@ def test_ages_read_naturally() -> None:
     assert [format_age(s) for s in (0, 59, 119, 120, 7199, 7200, 172799, 172800, -5)] == [
         "0 s", "59 s", "119 s", "2 min", "119 min", "2 h", "47 h", "2 d", "0 s",
     ]  # fmt: skip
+
+
+def test_an_index_stamped_in_whole_seconds_is_not_stale_within_its_second(tmp_path: Path) -> None:
+    layout = BrainLayout(tmp_path)
+    write_memory(layout, IDS[0], "Required rule")
+    whole = dt.datetime.now(dt.UTC).replace(microsecond=0) + dt.timedelta(seconds=10)
+    for path in [*layout.memories.rglob("*"), layout.memories]:
+        os.utime(path, (whole.timestamp() + 0.4,) * 2)  # written before the index caught up
+    stats = IndexStats(documents=1, embedder="none", last_indexed=whole)
+    assert index_status(layout, stats, "abc1234").state == "fresh"
+    precise = IndexStats(documents=1, embedder="none", last_indexed=whole.replace(microsecond=1))
+    assert index_status(layout, precise, "abc1234").state == "stale"

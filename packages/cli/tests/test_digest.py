@@ -1,6 +1,5 @@
 import datetime as dt
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -10,13 +9,6 @@ from teambrain_cli._main import run
 from teambrain_schema import machine_layout
 
 MEMORY = "01KB2F0A1S9Y4Q7V3C8D5E6F01"
-
-
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def write_week(sessions: int = 6, tool: str = "claude-code") -> None:
@@ -168,3 +160,24 @@ def test_an_empty_spool_is_a_report_of_nothing(
     assert run(["digest", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["sessions"]["total"] == "<5" and data["spool"]["torn_lines"] == 0
+
+
+def test_repo_dot_means_the_repository_here(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_week(5, tool="cursor")  # recorded for acme/shop
+    machine = machine_layout()
+    now = dt.datetime.now(dt.UTC)
+    for i in range(5):  # recorded for this checkout (no remote: its folder name)
+        keys = JoinKeys(sid=f"here-{i}", tool="codex", model="m", repo=repo.name, branch="main")
+        append_event(
+            machine, make_event("session_start", {}, keys, now=now - dt.timedelta(hours=i + 1))
+        )
+    assert run(["digest", "--format", "json", "--repo", "."]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["window"]["repo"] == repo.name and data["sessions"]["by_tool"] == {"codex": 5}
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    monkeypatch.chdir(outside)
+    assert run(["digest", "--repo", "."]) == 1
+    assert "--repo .: not inside a git repository" in capsys.readouterr().err

@@ -281,7 +281,7 @@ def test_index_db_uses_wal_and_records_migrations(
     retriever = open_test_retriever(layout)
     assert retriever.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     names = [row[0] for row in retriever.db.execute("SELECT name FROM migrations")]
-    assert names == ["m001_initial"]
+    assert names == ["m001_initial", "m002_lookup_indexes"]
 
 
 # ---------------------------------------------------------------- answers
@@ -462,3 +462,75 @@ def test_an_unusable_home_falls_back_to_a_temporary_index(
     retriever = open_test_retriever(layout, home=MachineLayout(blocker / "home"))
     assert titles(retriever.search("searchable", 5)) == ["Still searchable"]
     assert any("temporary index" in notice for notice in notices)
+
+
+def test_a_long_lived_retriever_stays_right_when_another_process_rebuilds(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    first = make_memory("Kafka topics", "Created by terraform.")
+    server = open_test_retriever(layout)
+    assert titles(server.search("kafka", 5)) == ["Kafka topics"]
+    open_test_retriever(layout).rebuild()  # e.g. `tb reindex` in another process
+    first.write_text(first.read_text().replace("terraform", "pulumi"))
+    make_memory("Kafka retention", "Seven days of retention.")
+    hits = server.search("kafka", 5)
+    assert sorted(titles(hits)) == ["Kafka retention", "Kafka topics"]
+    assert "pulumi" in next(h for h in hits if h.memory.title == "Kafka topics").memory.body
+    assert server.stats().documents == 2
+
+
+def test_keyword_search_looks_past_other_brains_best_matches(
+    tmp_path: Path, new_brain: NewBrain, write: Write, open_test_retriever: OpenRetriever,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    import teambrain_retrieval._backend as backend_module
+
+    monkeypatch.setattr(backend_module, "FTS_WINDOW", 3)
+    crowded, quiet = new_brain(tmp_path / "crowded"), new_brain(tmp_path / "quiet")
+    for i in range(60):  # more than the first window (3 + 40 candidates)
+        write(crowded, f"Kafka kafka note {i}", "Kafka kafka kafka topics and kafka streams.")
+    write(quiet, "Platform notes", "We also run a kafka cluster somewhere.")
+    open_test_retriever(crowded, embedder=None).refresh()
+    found = open_test_retriever(quiet, embedder=None).search("kafka", 5)
+    assert titles(found) == ["Platform notes"]
+
+
+def test_patched_vectors_match_a_full_rebuild(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    from teambrain_retrieval import SqliteBackend
+
+    patched: list[int] = []
+    original = SqliteBackend._patched_matrix
+
+    def spy(self: SqliteBackend, *args: object) -> object:
+        patched.append(1)
+        return original(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SqliteBackend, "_patched_matrix", spy)
+    paths = [make_memory(f"Note {i}", f"Words about topic {i} and caching.") for i in range(6)]
+    live = open_test_retriever(layout)
+    live.search("caching", 3)  # builds the vector matrix
+    queries = ("caching topic 1", "topic 4", "new words")
+
+    def same_as_fresh() -> None:
+        live.refresh()
+        got = {q: live.backend.vector_ranking(q, 10) for q in queries}
+        fresh = open_test_retriever(layout)
+        fresh.refresh()
+        for query in queries:
+            want = fresh.backend.vector_ranking(query, 10)
+            assert sorted(
+                (round(s, 5), live.backend.docs([r])[r].path) for r, s in got[query]
+            ) == sorted((round(s, 5), fresh.backend.docs([r])[r].path) for r, s in want)
+
+    paths[0].write_text(paths[0].read_text().replace("topic 0", "new words entirely"))
+    same_as_fresh()
+    paths[1].unlink()
+    same_as_fresh()
+    make_memory("Note 9", "Fresh topic 4 words.", supersedes=[paths[4].name[:26]])
+    same_as_fresh()
+    paths[2].write_text(paths[2].read_text().replace("status: active", "status: retired"))
+    same_as_fresh()
+    assert len(patched) >= 4  # each change patched the matrix instead of rebuilding it

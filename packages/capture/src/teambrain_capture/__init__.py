@@ -83,6 +83,7 @@ _EXPORTS: dict[str, str] = {
     "BucketFigures": "_digest",
     "aggregate": "_digest",
     "build_digest": "_digest",
+    "repo_join_key": "_digest",
     "ReportFormat": "_digest_render",
     "REPORT_FORMATS": "_digest_render",
     "render_digest": "_digest_render",
@@ -165,6 +166,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         SpoolScan as SpoolScan,
         aggregate as aggregate,
         build_digest as build_digest,
+        repo_join_key as repo_join_key,
         scan_sessions as scan_sessions,
         summarise_session as summarise_session,
     )

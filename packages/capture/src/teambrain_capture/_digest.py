@@ -13,6 +13,7 @@ import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -35,6 +36,7 @@ from ._digest_cells import (
     hide_small_cells,
 )
 from ._digest_window import ReportWindow
+from ._gitinfo import find_git, repo_identity
 from ._spool import read_jsonl, session_files
 from ._user import FeedbackVote, read_feedback
 
@@ -402,6 +404,16 @@ def _median(values: Sequence[float | int | None], *, digits: int) -> Figure:
     if not present:
         return figure(0, 0)
     return figure(statistics.median(present), len(present), digits=digits)
+
+
+def repo_join_key(start: Path) -> str | None:
+    """The ``repo`` join key capture records for sessions in the repository enclosing ``start``
+    (the normalised origin remote, else the folder name); None outside a git repository."""
+    found = find_git(str(start))
+    if found is None:
+        return None
+    root, _git_dir, common_dir = found
+    return repo_identity(root, common_dir)
 
 
 def build_digest(

@@ -187,7 +187,10 @@ def index_status(
             {"head": head, "documents": None, "last_indexed": None, "changed_files": None},
         )
     indexed_at = stats.last_indexed.timestamp()
-    changed, moved = _changes_since(layout, indexed_at)
+    # The index may record whole seconds: a file written in that same second, before the
+    # index caught up, must not read as newer than it.
+    slack = 1.0 if stats.last_indexed.microsecond == 0 else 0.0
+    changed, moved = _changes_since(layout, indexed_at + slack)
     age = format_age(reference.timestamp() - indexed_at)
     facts: dict[str, Fact] = {
         "head": head,

@@ -39,6 +39,9 @@ TITLE_WEIGHT = 2.0
 BODY_WEIGHT = 1.0
 TAGS_WEIGHT = 1.5
 EMBED_BATCH = 64
+# Keyword matches read before filtering, beyond the ones wanted; more are read only when filters
+# reject too many.
+FTS_WINDOW = 160
 
 Progress = Callable[[int, int], None]
 
@@ -165,10 +168,16 @@ class SqliteBackend:
         self.degraded: str | None = None if embedder else no_embedder_reason
         self._generation = 0
         self._snapshot: _Snapshot | None = None
+        # What changed through this connection since the snapshot: rows written or deleted,
+        # texts embedded. Small changes then patch the vector matrix instead of rebuilding it.
+        self._dirty_rows: set[int] = set()
+        self._dirty_keys: set[str] = set()
+        self._full_rebuild = True
         self._lock = threading.RLock()
         self._query_vectors: dict[str, Any] = {}
-        # True when documents may lack vectors (after writes; at start, to catch up).
-        self.vectors_pending = True
+        # Texts written since the last embedding pass, by embed key; None: unknown (at start),
+        # so the first pass looks at every document.
+        self._pending: dict[str, str] | None = None
 
     # ------------------------------------------------------------------ SQL pieces
 
@@ -206,32 +215,55 @@ class SqliteBackend:
         (data_version,) = self._q1("PRAGMA data_version") or (0,)
         return (int(data_version), self._generation)
 
-    def _changed(self) -> None:
+    def _changed(
+        self, rows: Iterable[int] | None = None, keys: Iterable[str] | None = None
+    ) -> None:
+        """Invalidate the caches: ``rows``/``keys`` say what changed (None: anything)."""
         self._generation += 1
-        self._snapshot = None
+        if rows is None and keys is None:
+            self._full_rebuild = True
+        self._dirty_rows.update(rows or ())
+        self._dirty_keys.update(keys or ())
+
+    def _excluded(self) -> frozenset[str]:
+        brains, params = self._brains_clause()
+        excluded: set[str] = set()
+        for (supersedes,) in self._q(
+            f"SELECT d.supersedes FROM docs d WHERE {brains} AND d.status = 'active' "
+            "AND d.retired = 0 AND d.supersedes != '[]'",
+            params,
+        ):
+            excluded.update(json.loads(supersedes))
+        # A memory with a retired copy is retired, whatever its other copy says.
+        for (doc_id,) in self._q(
+            f"SELECT d.id FROM docs d WHERE {brains} AND (d.retired = 1 OR d.status != 'active')",
+            params,
+        ):
+            excluded.add(doc_id)
+        return frozenset(excluded)
 
     def snapshot(self) -> _Snapshot:
-        """Caches valid for the current contents of the index (rebuilt after any change)."""
+        """Caches valid for the current contents of the index: rebuilt after another process
+        wrote to it, patched after small writes through this one."""
         version = self._version()
         with self._lock:
-            if self._snapshot is not None and self._snapshot.version == version:
-                return self._snapshot
-            brains, params = self._brains_clause()
-            excluded: set[str] = set()
-            for (supersedes,) in self._q(
-                f"SELECT d.supersedes FROM docs d WHERE {brains} AND d.status = 'active' "
-                "AND d.retired = 0 AND d.supersedes != '[]'",
-                params,
+            old = self._snapshot
+            if old is not None and old.version == version:
+                return old
+            snap = _Snapshot(version, self._excluded())
+            if (
+                old is not None
+                and old.version[0] == version[0]
+                and not self._full_rebuild
+                and old.vectors_built
+                and self.embedder is not None
             ):
-                excluded.update(json.loads(supersedes))
-            # A memory with a retired copy is retired, whatever its other copy says.
-            for (doc_id,) in self._q(
-                f"SELECT d.id FROM docs d WHERE {brains} AND (d.retired = 1 OR d.status != 'active')",
-                params,
-            ):
-                excluded.add(doc_id)
-            self._snapshot = _Snapshot(version, frozenset(excluded))
-            return self._snapshot
+                snap.vectors = self._patched_matrix(old.vectors, snap)
+                snap.vectors_built = True
+            self._dirty_rows, self._dirty_keys = set(), set()
+            self._full_rebuild = False
+            self._snapshot = snap
+            return snap
 
     def _is_live(self, expires: str | None, doc_id: str, snap: _Snapshot, today: str) -> bool:
         return (expires is None or expires > today) and doc_id not in snap.excluded
@@ -245,18 +277,23 @@ class SqliteBackend:
 
     def upsert(self, docs: Iterable[IndexableDoc], source: Source = "memory") -> int:
         """Write ``docs`` without embedding them; returns how many rows were written."""
-        count = 0
+        rowids = []
         with self.db:
             for doc in docs:
-                self._upsert_one(doc, doc.source or source)
-                count += 1
-        if count:
-            self._changed()
-            self.vectors_pending = True
-        return count
+                rowids.append(self._upsert_one(doc, doc.source or source))
+        if rowids:
+            self._changed(rows=rowids)
+        return len(rowids)
 
-    def _upsert_one(self, doc: IndexableDoc, source: str) -> None:
+    @property
+    def vectors_pending(self) -> bool:
+        """True when some document may still lack a vector."""
+        return self._pending is None or bool(self._pending)
+
+    def _upsert_one(self, doc: IndexableDoc, source: str) -> int:
         text = embed_text(doc.title, doc.body)
+        if self._pending is not None:
+            self._pending[embed_key(text)] = text
         values = (
             doc.brain, source, doc.id, doc.path, doc.title, doc.body, " ".join(doc.tags),
             doc.class_, doc.scope, doc.status, doc.priority,
@@ -284,6 +321,7 @@ class SqliteBackend:
             "INSERT INTO doc_paths(rowid, mention) VALUES (?, ?)",
             [(rowid, mention) for mention in extract_mentions(doc.body, doc.tags)],
         )
+        return int(rowid)
 
     def remove(self, ids: list[str]) -> None:
         """Remove documents by id from the served brains (unknown ids are ignored)."""
@@ -301,17 +339,20 @@ class SqliteBackend:
 
     def remove_paths(self, brain: str, paths: Iterable[str], source: str = "memory") -> int:
         """Remove the documents read from ``paths`` of ``brain``; returns how many."""
-        removed = 0
+        removed: list[int] = []
         with self.db:
             for path in paths:
-                self.db.execute(
-                    "DELETE FROM docs WHERE brain = ? AND source = ? AND path = ?",
-                    (brain, source, path),
+                removed.extend(
+                    row[0]
+                    for row in self._q(
+                        "DELETE FROM docs WHERE brain = ? AND source = ? AND path = ? "
+                        "RETURNING rowid",
+                        (brain, source, path),
+                    )
                 )
-                removed += self.db.changes()
         if removed:
-            self._changed()
-        return removed
+            self._changed(rows=removed)
+        return len(removed)
 
     def clear_brain(self, brain: str) -> None:
         """Forget every document of ``brain`` (before a rebuild)."""
@@ -327,11 +368,26 @@ class SqliteBackend:
         self._warn(f"semantic search is off, using keyword search only: {name}: {reason}")
         self.embedder = None
         self._snapshot = None
+        self._full_rebuild = True
 
     def missing_vectors(self) -> list[tuple[str, str]]:
         """(embed_key, text) of served documents that have no cached vector yet."""
         if self.embedder is None:
             return []
+        if self._pending is not None:
+            keys = list(self._pending)
+            present: set[str] = set()
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                present.update(
+                    key
+                    for (key,) in self._q(
+                        f"SELECT key FROM {self.vectors_table} WHERE embedder = ? AND key IN "
+                        f"({','.join('?' for _ in chunk)})",
+                        [self.embedder.name, *chunk],
+                    )
+                )
+            return [(key, text) for key, text in self._pending.items() if key not in present]
         brains, params = self._brains_clause()
         rows = self._q(
             f"SELECT DISTINCT d.embed_key, d.title, d.body FROM docs d WHERE {brains} AND NOT "
@@ -346,8 +402,8 @@ class SqliteBackend:
 
         On an embedder failure, search degrades to keyword search (said once) — never raises.
         """
-        self.vectors_pending = False
         todo = self.missing_vectors()
+        self._pending = {}
         if not todo or self.embedder is None:
             return 0
         done = 0
@@ -372,44 +428,95 @@ class SqliteBackend:
             done += len(batch)
             if progress:
                 progress(done, len(todo))
-        self._changed()
+        self._changed(keys=[key for key, _ in todo])
         return done
+
+    def _matrix_rows(self, extra: str = "1", params: Sequence[Any] = ()) -> list[Any]:
+        assert self.embedder is not None
+        live, live_params = self._live_clause(None)
+        return self._q(
+            f"SELECT d.rowid, d.id, d.expires, v.dim, v.vec FROM docs d JOIN "
+            f"{self.vectors_table} v ON v.embedder = ? AND v.key = d.embed_key WHERE {live} "
+            f"AND ({extra})",
+            [self.embedder.name, *live_params, *params],
+        )
+
+    def _build_matrix(
+        self, rows: list[Any], snap: _Snapshot, base: _VectorMatrix | None = None
+    ) -> _VectorMatrix | None:
+        import numpy as np
+
+        dims = [r[3] for r in rows]
+        if base is not None:
+            dim = int(base.matrix.shape[1])
+        elif rows:
+            dim = max(set(dims), key=dims.count)
+        else:
+            return None
+        rows = [r for r in rows if r[3] == dim]
+        never = dt.date.max.toordinal()
+        new_matrix = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32).reshape(
+            len(rows), dim
+        )
+        new_expires = np.array(
+            [dt.date.fromisoformat(r[2]).toordinal() if r[2] else never for r in rows],
+            dtype=np.int64,
+        )
+        rowids, ids = [r[0] for r in rows], [r[1] for r in rows]
+        if base is not None:
+            rowids, ids = base.rowids + rowids, base.ids + ids
+            new_matrix = np.concatenate([base.matrix, new_matrix])
+            new_expires = np.concatenate([base.expires, new_expires])
+        if not rowids:
+            return None
+        return _VectorMatrix(
+            rowids=rowids,
+            ids=ids,
+            matrix=new_matrix,
+            expires=new_expires,
+            excluded=np.array([doc_id in snap.excluded for doc_id in ids], dtype=np.bool_),
+            any_expiry=bool((new_expires != never).any()),
+        )
+
+    def _patched_matrix(self, old: _VectorMatrix | None, snap: _Snapshot) -> _VectorMatrix | None:
+        """``old`` with the rows written or embedded since replaced (a few rows, not all)."""
+        rows = []
+        dirty = list(self._dirty_rows)
+        for start in range(0, len(dirty), 500):
+            chunk = dirty[start : start + 500]
+            rows += self._matrix_rows(f"d.rowid IN ({','.join('?' for _ in chunk)})", chunk)
+        keys = list(self._dirty_keys)
+        for start in range(0, len(keys), 500):
+            some_keys = keys[start : start + 500]
+            rows += self._matrix_rows(
+                f"d.embed_key IN ({','.join('?' for _ in some_keys)})", some_keys
+            )
+        changed = self._dirty_rows | {r[0] for r in rows}
+        unique = list({r[0]: r for r in rows}.values())
+        base = None
+        if old is not None:
+            import numpy as np
+
+            keep = np.array([rowid not in changed for rowid in old.rowids], dtype=np.bool_)
+            base = _VectorMatrix(
+                rowids=[r for r, k in zip(old.rowids, keep, strict=True) if k],
+                ids=[i for i, k in zip(old.ids, keep, strict=True) if k],
+                matrix=old.matrix[keep],
+                expires=old.expires[keep],
+                excluded=old.excluded[keep],
+                any_expiry=old.any_expiry,
+            )
+            if not base.rowids:
+                base = None
+        return self._build_matrix(unique, snap, base)
 
     def _vector_matrix(self, snap: _Snapshot) -> _VectorMatrix | None:
         if snap.vectors_built:
             return snap.vectors
-        import numpy as np
-
         snap.vectors_built = True
         if self.embedder is None:
             return None
-        live, params = self._live_clause(None)
-        rows = self._q(
-            f"SELECT d.rowid, d.id, d.expires, v.dim, v.vec FROM docs d JOIN "
-            f"{self.vectors_table} v ON v.embedder = ? AND v.key = d.embed_key WHERE {live} "
-            "ORDER BY d.rowid",
-            [self.embedder.name, *params],
-        )
-        if not rows:
-            return None
-        dim = max({r[3] for r in rows}, key=[r[3] for r in rows].count)
-        rows = [r for r in rows if r[3] == dim]
-        matrix = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32).reshape(
-            len(rows), dim
-        )
-        never = dt.date.max.toordinal()
-        expires = np.array(
-            [dt.date.fromisoformat(r[2]).toordinal() if r[2] else never for r in rows],
-            dtype=np.int64,
-        )
-        snap.vectors = _VectorMatrix(
-            rowids=[r[0] for r in rows],
-            ids=[r[1] for r in rows],
-            matrix=matrix,
-            expires=expires,
-            excluded=np.array([r[1] in snap.excluded for r in rows], dtype=np.bool_),
-            any_expiry=bool((expires != never).any()),
-        )
+        snap.vectors = self._build_matrix(self._matrix_rows(), snap)
         return snap.vectors
 
     def embed_query(self, text: str) -> Vectors | None:
@@ -457,22 +564,51 @@ class SqliteBackend:
     def fts_ranking(
         self, query: str, limit: int = CANDIDATES, sources: Sequence[str] | None = None
     ) -> list[tuple[int, float]]:
-        """Best-first (rowid, bm25) of live documents for ``query`` (bm25: lower is better)."""
+        """Best-first (rowid, bm25) of live documents for ``query`` (bm25: lower is better).
+
+        The common case reads the best few hundred matches from the FTS table alone and
+        filters those; only when filters reject too many of them (other brains sharing the
+        index, many retired memories) does it rank every match joined with its document.
+        """
         match = sanitise_fts_query(query)
         if not match:
             return []
         snap = self.snapshot()
         today = self._today().isoformat()
         live, params = self._live_clause(sources)
+        score = f"bm25(docs_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}, {TAGS_WEIGHT})"
+        window = FTS_WINDOW + limit + len(snap.excluded)
+        first = self._q(
+            f"SELECT rowid, {score} AS score FROM docs_fts WHERE docs_fts MATCH ? "
+            "ORDER BY score LIMIT ?",
+            [match, window],
+        )
+        if first:
+            marks = ",".join("?" for _ in first)
+            passing = {
+                rowid: (expires, doc_id)
+                for rowid, doc_id, expires in self._q(
+                    f"SELECT d.rowid, d.id, d.expires FROM docs d WHERE d.rowid IN ({marks}) "
+                    f"AND {live}",
+                    [*(row[0] for row in first), *params],
+                )
+            }
+            ranked = [
+                (rowid, float(value))
+                for rowid, value in first
+                if rowid in passing and self._is_live(*passing[rowid], snap, today)
+            ]
+            if len(ranked) >= limit or len(first) < window:
+                return ranked[:limit]
         rows = self._q(
-            f"SELECT d.rowid, d.id, d.expires, bm25(docs_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}, "
-            f"{TAGS_WEIGHT}) AS score FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid "
-            f"WHERE docs_fts MATCH ? AND {live} ORDER BY score LIMIT ?",
+            f"SELECT d.rowid, d.id, d.expires, {score} AS score FROM docs_fts JOIN docs d "
+            f"ON d.rowid = docs_fts.rowid WHERE docs_fts MATCH ? AND {live} "
+            "ORDER BY score LIMIT ?",
             [match, *params, limit + len(snap.excluded) + 16],
         )
         ranked = [
-            (rowid, float(score))
-            for rowid, doc_id, expires, score in rows
+            (rowid, float(value))
+            for rowid, doc_id, expires, value in rows
             if self._is_live(expires, doc_id, snap, today)
         ]
         return ranked[:limit]
@@ -497,10 +633,11 @@ class SqliteBackend:
         if count <= 0:
             return []
         top = np.argpartition(-scores, count - 1)[:count]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return [
+        found = [
             (matrix.rowids[int(i)], float(scores[int(i)])) for i in top if np.isfinite(scores[i])
         ]
+        # Ties go to the older row, so the order never depends on how the matrix was built.
+        return sorted(found, key=lambda item: (-item[1], item[0]))
 
     def vector_ranking(self, query: str, limit: int = CANDIDATES) -> list[tuple[int, float]]:
         """Best-first (rowid, cosine) of live documents for ``query``'s embedding."""

@@ -101,7 +101,19 @@ def m001_initial(db: apsw.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[apsw.Connection], None]] = [m001_initial]
+def m002_lookup_indexes(db: apsw.Connection) -> None:
+    """Indexes for the lookups a search makes after a change: documents by embedded text, and
+    the few documents that supersede others or are retired (partial indexes stay tiny)."""
+    db.execute(
+        """
+        CREATE INDEX docs_by_embed_key ON docs(embed_key);
+        CREATE INDEX docs_superseding ON docs(brain) WHERE supersedes != '[]';
+        CREATE INDEX docs_not_active ON docs(brain) WHERE retired = 1 OR status != 'active';
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [m001_initial, m002_lookup_indexes]
 
 
 def _now() -> str:

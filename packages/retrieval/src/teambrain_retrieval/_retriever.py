@@ -52,6 +52,7 @@ DUPLICATE_TERM_OVERLAP = 0.8
 _SCAN_SHARE = 50.0
 _SCAN_FREE_S = 0.002
 _SCAN_MAX_INTERVAL_S = 2.0
+_MEMORY_CACHE = 4096
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -173,6 +174,11 @@ class _BrainSource:
     stamps: dict[str, Stamp] | None = None
     last_scan: float = 0.0
     scan_cost: float = 0.0
+    # What the index holds for this brain, remembered between refreshes while no other
+    # process has written to index.db (``data_version`` unchanged).
+    known: dict[str, tuple[int, int, str, str | None]] | None = None
+    indexed: set[str] | None = None
+    data_version: int | None = None
 
 
 def _recovering(method: Callable[P, R]) -> Callable[P, R]:
@@ -221,6 +227,9 @@ class Retriever:
         self._today = today
         self._refresh_interval = refresh_interval
         self._lock = threading.RLock()
+        # Parsed memories by stored row: validating front-matter again on every answer is the
+        # slowest part of turning hits into results.
+        self._memories: dict[tuple[int, str, str, str], Memory] = {}
         self._embedder_reason = "none: keyword search only (retrieval.embedder.provider: none)"
         self._embedder = self._choose_embedder(embedder)
         self._sources = [self._main_source(), *self._org_sources()]
@@ -305,7 +314,7 @@ class Retriever:
             self.db = connect(self.home.index_db)
             self.backend = self._make_backend()
             for source in self._sources:
-                source.stamps = None
+                source.stamps, source.known, source.indexed = None, None, None
 
     def _make_backend(self) -> SqliteBackend:
         served = [ServedBrain(s.brain_id, s.scopes) for s in self._sources]
@@ -327,6 +336,10 @@ class Retriever:
         if self._commit_override is not None:
             return self._commit_override
         return head_commit(self.layout.repo_root)
+
+    def _data_version(self) -> int:
+        row = self.db.execute("PRAGMA data_version").fetchone()
+        return int(row[0]) if row else 0
 
     def _due(self, source: _BrainSource, now: float) -> bool:
         if source.stamps is None:
@@ -353,19 +366,27 @@ class Retriever:
 
     def _apply_changes(self, source: _BrainSource, stamps: dict[str, Stamp]) -> RefreshReport:
         db = self.db
-        known = {
-            path: (mtime, size, sha, problem)
-            for path, mtime, size, sha, problem in db.execute(
-                "SELECT path, mtime_ns, size, sha256, problem FROM files WHERE brain = ?",
-                (source.brain_id,),
-            )
-        }
-        indexed = {
-            path
-            for (path,) in db.execute(
-                "SELECT path FROM docs WHERE brain = ? AND source = 'memory'", (source.brain_id,)
-            )
-        }
+        if (
+            source.known is not None
+            and source.indexed is not None
+            and source.data_version == self._data_version()
+        ):
+            known, indexed = dict(source.known), set(source.indexed)
+        else:
+            known = {
+                path: (mtime, size, sha, problem)
+                for path, mtime, size, sha, problem in db.execute(
+                    "SELECT path, mtime_ns, size, sha256, problem FROM files WHERE brain = ?",
+                    (source.brain_id,),
+                )
+            }
+            indexed = {
+                path
+                for (path,) in db.execute(
+                    "SELECT path FROM docs WHERE brain = ? AND source = 'memory'",
+                    (source.brain_id,),
+                )
+            }
         added = changed = unchanged = 0
         upserts: list[IndexableDoc] = []
         drop: list[str] = []
@@ -413,7 +434,21 @@ class Retriever:
                 "DELETE FROM files WHERE brain = ? AND path = ?",
                 [(source.brain_id, path) for path in gone],
             )
-        self.backend.mark_indexed(source.brain_id, source.layout.repo_root.as_posix())
+        recorded = self.db.execute(
+            "SELECT 1 FROM brains WHERE brain = ?", (source.brain_id,)
+        ).fetchone()
+        if file_rows or gone or orphan_docs or recorded is None:
+            # Nothing to record when nothing changed: writing would make every other process
+            # sharing index.db rebuild its caches.
+            self.backend.mark_indexed(source.brain_id, source.layout.repo_root.as_posix())
+        for gone_path in gone:
+            known.pop(gone_path, None)
+        for _brain, path, mtime, size, sha, problem in file_rows:
+            known[path] = (mtime, size, sha, problem)
+        indexed.difference_update([*drop, *removed_docs, *orphan_docs])
+        indexed.update(doc.path for doc in upserts)
+        source.known, source.indexed = known, indexed
+        source.data_version = self._data_version()
         return RefreshReport(
             added=added, changed=changed, removed=len(removed_docs) + len(orphan_docs),
             unchanged=unchanged, problems=problems,
@@ -448,7 +483,7 @@ class Retriever:
                 self.backend.clear_brain(source.brain_id)
                 with self.db:
                     self.db.execute("DELETE FROM files WHERE brain = ?", (source.brain_id,))
-                source.stamps = None
+                source.stamps, source.known, source.indexed = None, None, None
                 report = report.merged(self._refresh_source(source, force=True))
             embedded = self.backend.ensure_vectors(progress)
             return RefreshReport(
@@ -484,8 +519,15 @@ class Retriever:
             if doc is None or doc.id in seen:
                 continue
             seen.add(doc.id)
-            front = MemoryFrontMatter.model_validate_json(_front_json(doc))
-            memory = Memory.model_construct(front=front, body=doc.body, path=doc.path)
+            cache_key = (doc.rowid, doc.content_hash, doc.path, doc.doc_json)
+            memory = self._memories.get(cache_key)
+            if memory is None:
+                front = MemoryFrontMatter.model_validate_json(_front_json(doc))
+                memory = Memory.model_construct(front=front, body=doc.body, path=doc.path)
+                if len(self._memories) >= _MEMORY_CACHE:
+                    self._memories.clear()
+                self._memories[cache_key] = memory
+            front = memory.front
             if doc.brain not in commits:
                 commits[doc.brain] = self._commit_of(doc.brain)
             provenance = Provenance(

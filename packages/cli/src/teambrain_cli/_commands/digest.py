@@ -14,13 +14,14 @@ from teambrain_capture import (
     build_digest,
     post_slack,
     render_digest,
+    repo_join_key,
     resolve_slack_webhook,
     resolve_window,
     slack_payload,
     slack_text,
     write_report,
 )
-from teambrain_schema import TeambrainError, find_brain, load_brain
+from teambrain_schema import TeambrainError, UserError, find_brain, load_brain
 
 from .._context import machine
 from .._output import say
@@ -51,17 +52,22 @@ def memory_titles() -> dict[str, str]:
     "composing the Slack message.",
 )  # fmt: skip
 @click.option(
-    "--out", type=click.Path(dir_okay=False, path_type=Path),
+    "--out", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
     help="Write the report to this file (atomically; never inside .teambrain/). The format "
     "defaults from the suffix: .md markdown, .json json, else text.",
 )  # fmt: skip
 @click.option(
-    "--since", help="Start of the window: 2026-07-01, 2026-07-01T09:00Z, 7d, 12h, 2w (default 7d)."
-)
+    "--since", metavar="WHEN",
+    help="Start of the window: 2026-07-01, 2026-07-01T09:00Z, 7d, 12h, 2w (default 7d).",
+)  # fmt: skip
 @click.option(
-    "--until", help="End of the window, same forms (default now; a date includes that day)."
-)
-@click.option("--repo", help="Only sessions whose repo join key is exactly this (default: all).")
+    "--until", metavar="WHEN",
+    help="End of the window, same forms (default now; a date includes that day).",
+)  # fmt: skip
+@click.option(
+    "--repo", metavar="NAME", help="Only sessions whose repo join key is exactly this; `.` means the repository "
+    "you are in (default: every repository).",
+)  # fmt: skip
 def command(
     fmt: ReportFormat | None,
     out: Path | None,
@@ -79,6 +85,10 @@ def command(
     # `--format json` stays parseable on failure, as `--json` does for other verbs.
     with _json_failures(fmt == "json" and out is None):
         window = resolve_window(since, until)
+        if repo == ".":
+            repo = repo_join_key(Path.cwd())
+            if repo is None:
+                raise UserError("--repo .: not inside a git repository")
         home = machine()
         report = build_digest(home, window, repo=repo)
         titles = memory_titles()
