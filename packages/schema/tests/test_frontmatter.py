@@ -176,3 +176,17 @@ def test_yaml_significant_titles_survive(title: str) -> None:
          "priority": "advisory", "title": title, "created": "2026-01-02"}
     )  # fmt: skip
     assert parse_memory(new_memory_text(front, "b")).front.title == title
+
+
+def test_serialising_a_changed_document_twice_gives_the_same_text_and_leaves_it_alone() -> None:
+    from teambrain_schema._yaml import to_plain
+
+    document = parse_memory(HAND_WRITTEN)
+    parsed = to_plain(document.data)
+    changed = document.replace(front=document.front.model_copy(update={"status": "retired"}))
+    first = serialise_memory(changed)
+    assert to_plain(document.data) == parsed
+    assert serialise_memory(changed) == first
+    assert serialise_memory(document) == HAND_WRITTEN
+    other = document.replace(front=document.front.model_copy(update={"priority": "advisory"}))
+    assert "status: active" in serialise_memory(other)

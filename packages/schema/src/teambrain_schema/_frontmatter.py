@@ -6,6 +6,7 @@ read; a changed one keeps its comments and key order (ruamel.yaml round-trip mod
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
@@ -133,7 +134,8 @@ def _updated_mapping(existing: Any, front: MemoryFrontMatter) -> Any:
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     values = front.model_dump(mode="python", by_alias=True)
-    target = existing if existing is not None else CommentedMap()
+    # Work on a copy: serialising must not change the parsed document it came from.
+    target = copy.deepcopy(existing) if existing is not None else CommentedMap()
     for key in FRONT_MATTER_KEYS:
         value = values.get(key)
         if key == "evidence" and value is None:
