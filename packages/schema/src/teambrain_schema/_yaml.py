@@ -35,31 +35,39 @@ def _represent_null(representer: Any, _data: None) -> Any:
     return representer.represent_scalar("tag:yaml.org,2002:null", "null")
 
 
-def _check_events(text: str, max_depth: int) -> None:
-    """Reject anchors, aliases, explicit tags and deep nesting before anything is built.
+class _EventGuard:
+    """Inspects each parser event as the composer pulls it: anchors, aliases, explicit tags and
+    deep nesting are refused before anything is built, in the same single pass as the load.
 
-    Scanning the event stream is linear in the input, so a billion-laughs document is refused
-    without ever being expanded.
+    Aliases are refused at the event, so a billion-laughs document is never expanded.
     """
-    from ruamel.yaml import events
 
-    depth = 0
-    for event in _yaml().parse(StringIO(text)):
+    def __init__(self, get_event: Any, max_depth: int) -> None:
+        from ruamel.yaml import events
+
+        self._get_event = get_event
+        self._events = events
+        self._max_depth = max_depth
+        self._depth = 0
+
+    def __call__(self) -> Any:
+        event = self._get_event()
+        events = self._events
         line = event.start_mark.line + 1 if event.start_mark is not None else None
         if isinstance(event, events.AliasEvent):
             raise YamlProblem("aliases (*name) are not allowed", line)
-        anchor = getattr(event, "anchor", None)
-        if anchor:
+        if getattr(event, "anchor", None):
             raise YamlProblem("anchors (&name) are not allowed", line)
         tag = getattr(event, "tag", None)
         if tag is not None and not (isinstance(event, events.ScalarEvent) and _implicit(event)):
             raise YamlProblem(f"explicit tags are not allowed ({tag})", line)
         if isinstance(event, (events.MappingStartEvent, events.SequenceStartEvent)):
-            depth += 1
-            if depth > max_depth:
-                raise YamlProblem(f"nesting deeper than {max_depth} levels", line)
+            self._depth += 1
+            if self._depth > self._max_depth:
+                raise YamlProblem(f"nesting deeper than {self._max_depth} levels", line)
         elif isinstance(event, (events.MappingEndEvent, events.SequenceEndEvent)):
-            depth -= 1
+            self._depth -= 1
+        return event
 
 
 def _implicit(event: Any) -> bool:
@@ -76,8 +84,9 @@ def load_yaml(
     if len(text) > max_chars:
         raise YamlProblem(f"YAML is {len(text)} characters; the limit is {max_chars}")
     try:
-        _check_events(text, max_depth)
-        return _yaml().load(text)
+        constructor, parser = _yaml().get_constructor_parser(StringIO(text))
+        parser.get_event = _EventGuard(parser.get_event, max_depth)
+        return constructor.get_single_data()
     except YamlProblem:
         raise
     except MarkedYAMLError as exc:
