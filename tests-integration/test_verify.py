@@ -145,3 +145,24 @@ def test_outside_a_repository_the_brain_checks_are_unverified(tmp_path: Path, tb
     done = tb("verify", "--json", cwd=tmp_path)
     checks = {c["id"]: c["status"] for c in json.loads(done.stdout)["checks"]}
     assert done.returncode == 2 and checks["memory-fences"] == "UNVERIFIED"
+
+
+def test_sync_reading_user_dir_fails(brain_repo: Path, tb, tmp_path: Path) -> None:
+    import teambrain_sync
+
+    shadow = tmp_path / "shadow"
+    shutil.copytree(Path(teambrain_sync.__file__).parent, shadow / "teambrain_sync")
+    git_module = shadow / "teambrain_sync" / "_git.py"
+    source = git_module.read_text()
+    planted = source.replace(
+        "def open_repo(start: Path | None = None) -> GitRepo:\n",
+        "def open_repo(start: Path | None = None) -> GitRepo:\n"
+        "    import os as _os\n"
+        "    _os.listdir(_os.path.join(_os.environ['TEAMBRAIN_HOME'], 'user'))\n",
+    )
+    assert planted != source
+    git_module.write_text(planted)
+    done = tb("verify", "--json", cwd=brain_repo, env={"PYTHONPATH": str(shadow)})
+    assert done.returncode == 3
+    check = next(c for c in json.loads(done.stdout)["checks"] if c["id"] == "sync-user-isolation")
+    assert check["status"] == "FAIL" and any("user" in line for line in check["evidence"])

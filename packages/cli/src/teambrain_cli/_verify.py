@@ -10,6 +10,7 @@ import ast
 import importlib.metadata
 import importlib.util
 import json
+import os
 import stat
 import subprocess
 import sys
@@ -175,53 +176,43 @@ def check_machine_dirs(machine: MachineLayout) -> CheckResult:
     )
 
 
-SYNC_PROBE = """
-import os, sys, json
-user = os.path.realpath(os.path.join(sys.argv[1], "user"))
-opened = []
-def hook(event, args):
-    if event in ("open", "os.listdir", "os.scandir") and args and isinstance(args[0], (str, bytes, os.PathLike)):
-        path = os.path.realpath(os.fsdecode(args[0]))
-        if path == user or path.startswith(user + os.sep):
-            opened.append(event + " " + path)
-sys.addaudithook(hook)
-import teambrain_sync
-exercised = teambrain_sync.exercise_read_paths(sys.argv[2]) if hasattr(teambrain_sync, "exercise_read_paths") else []
-print(json.dumps({"opened": opened, "exercised": exercised}))
-"""
-
-
 def check_sync_user_isolation(machine: MachineLayout, repo_root: Path | None) -> CheckResult:
-    """Run the sync package under an audit hook: it never opens anything under user/."""
+    """Exercise every sync operation under an audit hook: none opens anything under user/."""
     title = "Sync cannot read ~/.teambrain/user/"
     if importlib.util.find_spec("teambrain_sync") is None:
         return CheckResult(
             "sync-user-isolation", title, "UNVERIFIED", "teambrain-sync is not installed"
         )
-    done = subprocess.run(
-        [sys.executable, "-c", SYNC_PROBE, str(machine.home), str(repo_root or "")],
-        capture_output=True, text=True, check=False, timeout=120,
-    )  # fmt: skip
-    if done.returncode != 0:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "tb verify", "GIT_AUTHOR_EMAIL": "verify@localhost",
+           "GIT_COMMITTER_NAME": "tb verify", "GIT_COMMITTER_EMAIL": "verify@localhost", "GIT_TERMINAL_PROMPT": "0"}  # fmt: skip
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "teambrain_cli._sync_probe", str(machine.home), str(repo_root or "")],
+            capture_output=True, text=True, check=False, timeout=180, env=env,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return CheckResult(
+            "sync-user-isolation", title, "UNVERIFIED", f"the sync probe could not run: {exc}"
+        )
+    if done.returncode != 0 or not done.stdout.strip():
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         return CheckResult(
             "sync-user-isolation", title, "UNVERIFIED", f"the sync probe could not run: {last}"
         )
     report = json.loads(done.stdout.strip().splitlines()[-1])
-    if report["opened"]:
+    if report["accesses"]:
         return CheckResult(
             "sync-user-isolation",
             title,
             "FAIL",
-            "sync opened files under user/",
-            _clip(report["opened"]),
+            "sync touched files under user/",
+            _clip(report["accesses"]),
         )
-    what = ", ".join(report["exercised"]) or "import only"
     return CheckResult(
         "sync-user-isolation",
         title,
         "PASS",
-        f"no file under user/ opened while exercising sync ({what})",
+        "no access under user/ while exercising sync: " + ", ".join(report["exercised"]),
     )
 
 
