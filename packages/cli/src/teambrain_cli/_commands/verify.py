@@ -26,6 +26,10 @@ def run_checks(*, strict: bool) -> list[CheckResult]:
         _verify.check_memory_fences(layout),
         _verify.check_provenance(),
     ]
+    if strict:
+        from .._sandbox import check_sandbox_egress
+
+        results.append(check_sandbox_egress(home, layout))
     return results
 
 
