@@ -567,3 +567,31 @@ def test_allow_similar_lets_the_reviewer_decide(
     assert out["results"][0]["similar"][0]["id"] == FLAKY
     message = git_run("log", "-1", "--format=%B", out["commit"], cwd=user)
     assert "similar live memories (proposed with --allow-similar):" in message and FLAKY in message
+
+
+def test_time_travel_still_serves_a_relative_org_brain(
+    team: dict[str, Path], tb_fast: Run, git_run: Run, tmp_path: Path
+) -> None:
+    user = team["user"]
+    org = tmp_path / "org"  # a sibling checkout of the organisation's brain
+    org.mkdir()
+    git_run("init", "-q", "-b", "main", cwd=org)
+    assert tb_fast("init", cwd=org).returncode == 0
+    (org / ".teambrain/memories/conventions/01KB2F0A1S9Y4Q7V3C8D5E6F20-sign-commits.md").write_text(
+        "---\nid: 01KB2F0A1S9Y4Q7V3C8D5E6F20\nclass: convention\nscope: org\nstatus: active\n"
+        "priority: advisory\ntitle: Sign every release tag with the org key\ncreated: 2026-11-01\n"
+        "---\n\nSign release tags with `git tag -s` using the organisation's signing key.\n"
+    )
+    config = user / ".teambrain/brain.yaml"
+    config.write_text(config.read_text().replace("org_brain: null", "org_brain: ../org"))
+    git_run("commit", "-qam", "serve the org brain", cwd=user)
+    before = git_run("rev-parse", "HEAD", cwd=user).strip()
+    (user / "README.md").write_text("# later\n")
+    retire = _json(
+        tb_fast("retire", FLAKY, "obsolete", "--base", "main", "--no-push", "--json", cwd=user)
+    )
+    git_run("merge", "-q", "--ff-only", retire["branch"], cwd=user)  # the brain changed since
+    query = ("relevant", "--query", "sign release tags", "--k", "3", "--json")
+    past = tb_fast(*query, "--ref", before, cwd=user)
+    assert "01KB2F0A1S9Y4Q7V3C8D5E6F20" in _ids(past), past.stderr
+    assert "not served" not in past.stderr

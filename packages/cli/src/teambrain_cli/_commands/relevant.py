@@ -16,13 +16,17 @@ from .._output import emit_json, say
 
 if TYPE_CHECKING:
     from teambrain_retrieval import Hit, Retriever
-    from teambrain_schema import BrainLayout
+    from teambrain_schema import BrainConfig, BrainLayout
 
 MAX_K = 50
 
 
 def build_retriever(
-    layout: BrainLayout, *, commit: str | None = None, brain_id: str | None = None
+    layout: BrainLayout,
+    *,
+    commit: str | None = None,
+    brain_id: str | None = None,
+    config: BrainConfig | None = None,
 ) -> Retriever:
     """The retriever this verb reads through: the working tree's brain, or with ``commit`` a
     brain materialised from that commit (an in-memory index; provenance carries the commit)."""
@@ -30,7 +34,19 @@ def build_retriever(
 
     if commit is None:
         return open_retriever(layout)
-    return open_retriever(layout, ephemeral=True, commit=commit, brain_id=brain_id)
+    return open_retriever(layout, config=config, ephemeral=True, commit=commit, brain_id=brain_id)
+
+
+def _config_at(layout: BrainLayout, repo_root: Path) -> BrainConfig:
+    """brain.yaml of a materialised brain, with a relative ``org_brain`` resolved against the
+    real repository (the org brain is served as it is now; only this brain travels)."""
+    from teambrain_schema import load_brain_config
+
+    config = load_brain_config(layout)
+    org = config.org_brain
+    if org and not Path(org).expanduser().is_absolute():
+        config = config.model_copy(update={"org_brain": str(repo_root / org)})
+    return config
 
 
 @contextlib.contextmanager
@@ -62,8 +78,9 @@ def open_brain(ref: str | None, at: str | None) -> Iterator[Retriever]:
         else:
             snapshot = stack.enter_context(brain_at(repo, commit))
             retriever = build_retriever(
-                snapshot.layout, commit=commit.sha, brain_id=brain_id_for(repo.root)
-            )
+                snapshot.layout, commit=commit.sha, brain_id=brain_id_for(repo.root),
+                config=_config_at(snapshot.layout, repo.root),
+            )  # fmt: skip
         stack.callback(retriever.close)
         yield retriever
 
