@@ -121,3 +121,22 @@ def test_unreachable_server_is_unavailable_not_a_crash() -> None:
         OllamaEmbedder("m", "http://127.0.0.1:9", 1.0).embed_query("x")
     with pytest.raises(EmbedderUnavailable, match="http"):
         OllamaEmbedder("m", "file:///etc", 1.0).embed_query("x")
+
+
+@pytest.mark.parametrize(("preset", "expected"), [(None, "1"), ("3", "3")])
+def test_numpy_gets_a_single_threaded_blas_unless_the_user_chose(
+    preset: str | None, expected: str
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    code = (
+        "import os\nfrom teambrain_retrieval import HashEmbedder\n"
+        "HashEmbedder().embed_query('x')\nprint(os.environ['OPENBLAS_NUM_THREADS'])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.stdout.strip() == expected, done.stderr

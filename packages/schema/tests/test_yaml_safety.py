@@ -56,3 +56,9 @@ def test_billion_laughs_in_a_memory_file_is_a_front_matter_error() -> None:
 def test_arbitrary_text_never_raises_anything_but_front_matter_error(text: str) -> None:
     with contextlib.suppress(FrontMatterError):
         parse_memory("---\n" + text + "\n---\nbody\n")
+
+
+@pytest.mark.parametrize("text", ["._", "a: ._", "- ._"])
+def test_scalars_ruamel_cannot_construct_are_front_matter_errors(text: str) -> None:
+    with pytest.raises(FrontMatterError, match="invalid YAML value"):
+        parse_memory("---\n" + text + "\n---\nbody\n")

@@ -15,6 +15,7 @@ import json
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ import apsw
 from ._db import now_iso
 from ._embedders import EmbedderUnavailable
 from ._fusion import CANDIDATES, RRF_K, fuse_rrf
+from ._numpy import prepare_numpy
 from ._pathmatch import extract_mentions
 from ._query import sanitise_fts_query
 from ._scan import is_retired_path
@@ -175,6 +177,7 @@ class SqliteBackend:
         self._full_rebuild = True
         self._lock = threading.RLock()
         self._query_vectors: dict[str, Any] = {}
+        self._pool: ThreadPoolExecutor | None = None
         # Texts written since the last embedding pass, by embed key; None: unknown (at start),
         # so the first pass looks at every document.
         self._pending: dict[str, str] | None = None
@@ -444,6 +447,7 @@ class SqliteBackend:
     def _build_matrix(
         self, rows: list[Any], snap: _Snapshot, base: _VectorMatrix | None = None
     ) -> _VectorMatrix | None:
+        prepare_numpy()
         import numpy as np
 
         dims = [r[3] for r in rows]
@@ -495,6 +499,7 @@ class SqliteBackend:
         unique = list({r[0]: r for r in rows}.values())
         base = None
         if old is not None:
+            prepare_numpy()
             import numpy as np
 
             keep = np.array([rowid not in changed for rowid in old.rowids], dtype=np.bool_)
@@ -551,6 +556,7 @@ class SqliteBackend:
         """The cached vector of a document's text, if it has one."""
         if self.embedder is None:
             return None
+        prepare_numpy()
         import numpy as np
 
         row = self._q1(
@@ -619,6 +625,7 @@ class SqliteBackend:
         """Best-first (rowid, cosine) of live documents nearest to ``vector``."""
         if vector is None:
             return []
+        prepare_numpy()
         import numpy as np
 
         snap = self.snapshot()
@@ -639,6 +646,11 @@ class SqliteBackend:
         # Ties go to the older row, so the order never depends on how the matrix was built.
         return sorted(found, key=lambda item: (-item[1], item[0]))
 
+    def _worker(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="teambrain-embed")
+        return self._pool
+
     def vector_ranking(self, query: str, limit: int = CANDIDATES) -> list[tuple[int, float]]:
         """Best-first (rowid, cosine) of live documents for ``query``'s embedding."""
         return self.vector_ranking_for(self.embed_query(query), limit)
@@ -651,8 +663,14 @@ class SqliteBackend:
             return self.fts_ranking(query, max(k, 1), sources)[:k]
         if mode == "vector":
             return self.vector_ranking(query, max(k, CANDIDATES))[:k]
+        # The query's embedding (onnxruntime) and the keyword ranking (SQLite) both release
+        # the GIL: compute them side by side.
+        pending = None
+        if self.embedder is not None and query not in self._query_vectors:
+            pending = self._worker().submit(self.embed_query, query)
         lists = [[rowid for rowid, _ in self.fts_ranking(query, CANDIDATES, sources)]]
-        vectors = self.vector_ranking(query, CANDIDATES)
+        vector = pending.result() if pending is not None else self.embed_query(query)
+        vectors = self.vector_ranking_for(vector, CANDIDATES)
         if vectors:
             lists.append([rowid for rowid, _ in vectors])
         return fuse_rrf(lists, k=RRF_K, depth=CANDIDATES)[:k]

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from ._numpy import prepare_numpy
 from ._query import query_terms
 
 if TYPE_CHECKING:
@@ -84,6 +85,7 @@ def make_embedder(config: EmbedderConfig, repo_root: Path) -> Embedder | None:
 
 def normalise_rows(matrix: Any) -> Vectors:
     """``matrix`` as float32 rows of unit length (zero rows stay zero)."""
+    prepare_numpy()
     import numpy as np
 
     array = np.asarray(matrix, dtype=np.float32)
@@ -125,6 +127,7 @@ class HashEmbedder:
         return self._vectors(texts)
 
     def _vectors(self, texts: Sequence[str]) -> Vectors:
+        prepare_numpy()
         import numpy as np
 
         matrix = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -200,6 +203,7 @@ class _RemoteEmbedder:
         raise NotImplementedError
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        prepare_numpy()
         import numpy as np
 
         if not texts:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._embedders import EmbedderUnavailable, normalise_rows, register_embedder
+from ._numpy import prepare_numpy
 from ._wordpiece import TokenizerError, WordPieceTokenizer
 
 if TYPE_CHECKING:
@@ -127,6 +128,7 @@ class LocalOnnxEmbedder:
                 tokenizer = WordPieceTokenizer(self.model.tokenizer)
             except TokenizerError as exc:
                 raise EmbedderUnavailable(str(exc)) from None
+            prepare_numpy()  # onnxruntime imports numpy: let it get a one-thread BLAS
             try:
                 import onnxruntime as ort
             except ImportError:
@@ -147,6 +149,7 @@ class LocalOnnxEmbedder:
             self._session = session
 
     def _run(self, batch: list[list[int]]) -> Vectors:
+        prepare_numpy()
         import numpy as np
 
         width = max(len(ids) for ids in batch)
@@ -164,6 +167,7 @@ class LocalOnnxEmbedder:
         return normalise_rows(pooled)
 
     def _embed(self, texts: Sequence[str]) -> Vectors:
+        prepare_numpy()
         import numpy as np
 
         self.load()

@@ -26,6 +26,7 @@ from ._db import CORRUPTION_ERRORS, IndexCorrupt, connect, move_aside
 from ._embedders import Embedder, EmbedderUnavailable, make_embedder
 from ._fusion import CANDIDATES, RRF_K, fuse_rrf
 from ._git import head_commit
+from ._numpy import prepare_numpy
 from ._pathmatch import path_score
 from ._query import query_terms
 from ._scan import Stamp, read_doc, scan_stamps
@@ -673,6 +674,7 @@ class Retriever:
         return result[:k]
 
     def _cosine_of(self, vector: Any, doc: DocRow) -> float | None:
+        prepare_numpy()
         import numpy as np
 
         other = self.backend.stored_vector(doc.title, doc.body)

@@ -99,6 +99,10 @@ def load_yaml(
         raise YamlProblem(f"invalid YAML: {first}") from None
     except RecursionError:
         raise YamlProblem("YAML nesting too deep") from None
+    except (ValueError, IndexError) as exc:
+        # ruamel's scalar constructors can fail on odd plain scalars (e.g. `._` resolves as a
+        # float and then does not convert); still bad input, not a crash.
+        raise YamlProblem(f"invalid YAML value ({exc.__class__.__name__})") from None
 
 
 def dump_yaml(data: Any) -> str:
