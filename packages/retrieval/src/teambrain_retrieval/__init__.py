@@ -38,6 +38,11 @@ _EXPORTS: dict[str, str] = {
     "Trimmed": "_trim",
     "extract_mentions": "_pathmatch",
     "path_score": "_pathmatch",
+    # what index.db holds (tb verify) and pruning brains no longer here
+    "inventory_index": "_inventory",
+    "prune_index": "_inventory",
+    "IndexInventory": "_inventory",
+    "IndexedBrain": "_inventory",
     # embedders
     "Embedder": "_embedders",
     "EmbedderUnavailable": "_embedders",
@@ -85,6 +90,12 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         register_embedder as register_embedder,
     )
     from ._fusion import CANDIDATES as CANDIDATES, RRF_K as RRF_K, fuse_rrf as fuse_rrf
+    from ._inventory import (
+        IndexedBrain as IndexedBrain,
+        IndexInventory as IndexInventory,
+        inventory_index as inventory_index,
+        prune_index as prune_index,
+    )
     from ._local import (
         DEFAULT_LOCAL_MODEL as DEFAULT_LOCAL_MODEL,
         LOCAL_MODELS as LOCAL_MODELS,

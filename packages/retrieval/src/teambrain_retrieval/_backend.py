@@ -281,9 +281,16 @@ class SqliteBackend:
     def upsert(self, docs: Iterable[IndexableDoc], source: Source = "memory") -> int:
         """Write ``docs`` without embedding them; returns how many rows were written."""
         rowids = []
+        evicted = False
         with self.db:
             for doc in docs:
                 rowids.append(self._upsert_one(doc, doc.source or source))
+                evicted = evicted or is_retired_path(doc.path) or doc.status == "retired"
+        if evicted:
+            # FTS5 keeps deleted tokens in old segments until they merge: merge now, so a
+            # retired memory's words leave the file too (retirements are rare; this is cheap).
+            with self.db:
+                self.db.execute("INSERT INTO docs_fts(docs_fts) VALUES('optimize')")
         if rowids:
             self._changed(rows=rowids)
         return len(rowids)
@@ -294,13 +301,18 @@ class SqliteBackend:
         return self._pending is None or bool(self._pending)
 
     def _upsert_one(self, doc: IndexableDoc, source: str) -> int:
+        retired = is_retired_path(doc.path) or doc.status == "retired"
+        if retired:
+            # Eviction: a retired memory stays only as a tombstone (id, path, status) so the
+            # filters know it; its title, body and tags leave the index, and it has no vector.
+            doc = doc.model_copy(update={"title": "", "body": "", "tags": [], "evidence": None})
         text = embed_text(doc.title, doc.body)
-        if self._pending is not None:
+        if self._pending is not None and not retired:
             self._pending[embed_key(text)] = text
         values = (
             doc.brain, source, doc.id, doc.path, doc.title, doc.body, " ".join(doc.tags),
             doc.class_, doc.scope, doc.status, doc.priority,
-            int(is_retired_path(doc.path) or doc.status == "retired"),
+            int(retired),
             doc.created.isoformat() if doc.created else None, _expires(doc),
             json.dumps(doc.supersedes), doc.model_dump_json(by_alias=True), doc.content_hash,
             embed_key(text),
@@ -393,7 +405,7 @@ class SqliteBackend:
             return [(key, text) for key, text in self._pending.items() if key not in present]
         brains, params = self._brains_clause()
         rows = self._q(
-            f"SELECT DISTINCT d.embed_key, d.title, d.body FROM docs d WHERE {brains} AND NOT "
+            f"SELECT DISTINCT d.embed_key, d.title, d.body FROM docs d WHERE {brains} AND d.retired = 0 AND NOT "
             f"EXISTS (SELECT 1 FROM {self.vectors_table} v WHERE v.embedder = ? AND "
             "v.key = d.embed_key)",
             [*params, self.embedder.name],

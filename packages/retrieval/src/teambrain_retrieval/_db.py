@@ -142,6 +142,8 @@ def migrate(db: apsw.Connection) -> list[str]:
 
 def _configure(db: apsw.Connection, *, in_memory: bool) -> None:
     db.set_busy_timeout(BUSY_TIMEOUT_MS)
+    # Deleted content (a retired memory's text) is overwritten, not left in free pages.
+    db.execute("PRAGMA secure_delete=ON")
     if not in_memory:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
