@@ -210,3 +210,40 @@ def test_strict_catches_a_connection_attempt(brain_repo: Path, tb, tmp_path: Pat
     check = next(c for c in json.loads(done.stdout)["checks"] if c["id"] == "sandbox-egress")
     assert check["status"] == "FAIL" and "network attempt" in check["summary"]
     assert any("socket.connect 192.0.2.7:443" in line for line in check["evidence"])
+
+
+def test_an_index_holding_a_deleted_repository_fails_until_pruned(
+    brain_repo: Path, tb, tmp_path: Path, git_run
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    git_run("init", "-q", cwd=other)
+    assert tb("init", cwd=other).returncode == 0
+    shutil.copytree(DEMO_BRAIN, other / ".teambrain" / "memories", dirs_exist_ok=True)
+    assert tb("reindex", cwd=other).returncode == 0
+    assert tb("reindex", cwd=brain_repo).returncode == 0
+    shutil.rmtree(other)
+    code, checks = _verify(tb, brain_repo)
+    assert code == 3 and checks["index"]["status"] == "FAIL"
+    assert (
+        "no longer on this machine" in checks["index"]["summary"]
+        and "--prune" in checks["index"]["fix"]
+    )
+    pruned = tb("reindex", "--prune", cwd=brain_repo)
+    assert "Forgot brain" in pruned.stdout
+    code, checks = _verify(tb, brain_repo)
+    assert checks["index"]["status"] == "PASS"
+
+
+def test_retired_text_left_in_the_index_fails(brain_repo: Path, tb, teambrain_home: Path) -> None:
+    import apsw
+
+    assert tb("reindex", cwd=brain_repo).returncode == 0
+    db = apsw.Connection(str(teambrain_home / "index.db"))
+    db.execute(
+        "UPDATE docs SET retired = 1, status = 'retired' WHERE rowid = (SELECT min(rowid) FROM docs)"
+    )
+    db.close()
+    code, checks = _verify(tb, brain_repo)
+    assert code == 3 and checks["index"]["status"] == "FAIL"
+    assert "retired memory still has text" in checks["index"]["summary"]

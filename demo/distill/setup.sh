@@ -8,6 +8,7 @@ sha1=$(demo_commit src/shop/payments/gateway.py "payments: PaymentGateway.refund
 sha2=$(demo_commit tests/test_checkout.py "tests: FakeGateway records refunds")
 sha3=$(demo_commit tests/test_checkout.py "tests: checkout timeout advances fake_clock instead of sleeping")
 mkdir -p "$TEAMBRAIN_HOME/spool/sessions"
+umask 077  # spool files are private to the user, as tb-capture writes them (tb verify checks)
 for session in "$DEMO_DIR"/sessions/*.jsonl; do
   sed -e "s/c0ffee0000000000000000000000000000000001/$sha1/" \
       -e "s/c0ffee0000000000000000000000000000000002/$sha2/" \

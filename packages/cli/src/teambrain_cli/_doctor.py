@@ -221,45 +221,56 @@ def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
     return findings
 
 
-def _age(moment: object) -> str:
-    import datetime as dt
-
-    if not isinstance(moment, dt.datetime):
-        return "never"
-    seconds = max(0, int((dt.datetime.now(dt.UTC) - moment).total_seconds()))
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            return f"{seconds // size} {unit} ago"
-    return f"{seconds} s ago"
-
-
 def check_heartbeat(ctx: DoctorContext) -> Finding:
     """The MCP server's heartbeat: running, stopped cleanly, or died unannounced."""
-    from teambrain_mcp_server import read_heartbeat
+    import datetime as dt
 
-    entries = read_heartbeat(ctx.machine)
-    if ctx.repo is not None:
-        here = [e for e in entries if e.repo and Path(e.repo).resolve() == ctx.repo.resolve()]
-        entries = here or entries
-    if not entries:
-        return Finding(
-            "tb serve", "note", "no MCP server has run on this machine yet (agent tools start it)"
+    from ._status import serve_status
+
+    status = serve_status(ctx.machine, ctx.layout, dt.datetime.now(dt.UTC))
+    if status.state == "gone":
+        return Finding("tb serve", "problem", f"a server died without stopping: {status.detail}",
+                       f"restart the agent session; the server's errors are in {ctx.machine.logs}")  # fmt: skip
+    return Finding(
+        "tb serve",
+        "ok" if status.state == "running" else "note",
+        f"{status.state}: {status.detail}",
+    )
+
+
+def check_retrieval(ctx: DoctorContext) -> list[Finding]:
+    """The search index (present, fresh against HEAD) and the embedder (loads, or why not)."""
+    import datetime as dt
+
+    from ._status import retrieval_status
+
+    if ctx.layout is None or ctx.config is None:
+        return []
+    index, embedder = retrieval_status(ctx.layout, ctx.machine, dt.datetime.now(dt.UTC))
+    found = []
+    if index.state == "fresh":
+        found.append(Finding("index", "ok", index.detail))
+    elif index.state == "stale":
+        found.append(Finding("index", "note", index.detail))
+    else:
+        found.append(
+            Finding("index", "problem", f"{index.state}: {index.detail}", "run `tb reindex`")
         )
-    latest = entries[0]
-    where = f" for {latest.repo}" if latest.repo else ""
-    if latest.state == "serving":
-        return Finding(
-            "tb serve",
-            "ok",
-            f"serving{where} (pid {latest.pid}), last request {_age(latest.last_request)}, {latest.requests} requests",
+    provider = ctx.config.retrieval.embedder.provider
+    if embedder.state == "in use":
+        found.append(Finding("embedder", "ok", embedder.detail))
+    elif embedder.state == "configured":
+        found.append(Finding("embedder", "note", embedder.detail))
+    elif provider == "none":
+        found.append(
+            Finding("embedder", "note", "keyword search only (retrieval.embedder.provider: none)")
         )
-    if latest.state == "gone":
-        return Finding(
-            "tb serve", "problem",
-            f"the server{where} (pid {latest.pid}) died without stopping; last request {_age(latest.last_request)}",
-            f"restart the agent session; the server's errors are in {ctx.machine.logs}",
-        )  # fmt: skip
-    return Finding("tb serve", "note", f"stopped cleanly{where} {_age(latest.stopped)}")
+    else:
+        found.append(Finding(
+            "embedder", "problem", f"{provider} embedder unavailable, searching by keywords only: {embedder.detail}",
+            "reinstall teambrain-retrieval (it brings the model), or set retrieval.embedder.path to a model file",
+        ))  # fmt: skip
+    return found
 
 
 def gather(machine: MachineLayout) -> tuple[DoctorContext, list[Finding]]:
@@ -269,6 +280,7 @@ def gather(machine: MachineLayout) -> tuple[DoctorContext, list[Finding]]:
     ctx = DoctorContext(machine=machine, repo=repo, layout=layout, config=None)
     findings = [
         check_python(), check_git(), *check_repository(ctx), check_home(ctx),
-        check_adapters_registry(), *check_installed_tools(ctx), check_distill(ctx), check_heartbeat(ctx),
+        *check_retrieval(ctx), check_adapters_registry(), *check_installed_tools(ctx), check_distill(ctx),
+        check_heartbeat(ctx),
     ]  # fmt: skip
     return ctx, findings

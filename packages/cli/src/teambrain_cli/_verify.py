@@ -336,6 +336,52 @@ def check_memory_fences(
     )
 
 
+def check_index(machine: MachineLayout) -> CheckResult:
+    """The index holds only brains present on this machine and no retired memory's text."""
+    title = "The index holds only brains here and no retired memory"
+    try:
+        from teambrain_retrieval import inventory_index
+
+        inventory = inventory_index(machine)
+    except ImportError:
+        return CheckResult("index", title, "UNVERIFIED", "teambrain-retrieval is not installed")
+    except Exception as exc:  # a damaged file: the check cannot run, it is not a violation
+        return CheckResult(
+            "index",
+            title,
+            "UNVERIFIED",
+            f"cannot read {machine.index_db}: {exc}",
+            fix="run `tb reindex` (the index is derived)",
+        )
+    if inventory is None:
+        return CheckResult("index", title, "PASS", f"no index on this machine ({machine.index_db})")
+    problems = [
+        f"brain {b.brain} ({b.documents} documents) from {b.root or 'an unknown place'} is no longer on this machine"
+        for b in inventory.brains
+        if not b.present
+    ]
+    problems += [
+        f"retired memory still has text in the index: {entry}"
+        for entry in inventory.retired_with_text
+    ]
+    if problems:
+        return CheckResult(
+            "index",
+            title,
+            "FAIL",
+            problems[0],
+            _clip(problems),
+            "run `tb reindex --prune` (the index is derived; deleting it loses nothing)",
+        )
+    brains = ", ".join(f"{b.brain} ({b.documents})" for b in inventory.brains) or "none"
+    return CheckResult(
+        "index",
+        title,
+        "PASS",
+        f"brains: {brains}; {inventory.retired_tombstones} retired memories kept as text-free tombstones",
+    )
+
+
 def check_provenance(
     dists: list[InstalledDist] | None = None, index: str | None = None
 ) -> CheckResult:

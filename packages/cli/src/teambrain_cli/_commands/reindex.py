@@ -8,7 +8,7 @@ from typing import Any
 import click
 from teambrain_schema import regenerate_index
 
-from .._context import require_brain
+from .._context import machine, require_brain
 from .._output import say
 
 
@@ -34,15 +34,23 @@ class _EmbeddingProgress:
 
 
 @click.command("reindex")
-def command() -> None:
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Also forget brains whose repository is no longer on this machine.",
+)
+def command(prune: bool) -> None:
     """Regenerate .teambrain/INDEX.md and rebuild the search index from the memory files.
 
     The search index (in $TEAMBRAIN_HOME/index.db) is derived: rebuilding loses nothing.
     Embeddings of unchanged memories come from the cache and are not computed again.
     """
-    from teambrain_retrieval import open_retriever
+    from teambrain_retrieval import open_retriever, prune_index
 
     layout = require_brain()
+    if prune:
+        for brain in prune_index(machine()):
+            click.echo(f"Forgot brain {brain}: its repository is no longer on this machine.")
     changed = regenerate_index(layout)
     relpath = layout.relative(layout.index_md)
     click.echo(f"{relpath} regenerated." if changed else f"{relpath} is up to date.")

@@ -24,6 +24,7 @@ def run_checks(*, strict: bool) -> list[CheckResult]:
         _verify.check_sync_user_isolation(home, repo),
         _verify.check_llm_imports(),
         _verify.check_memory_fences(layout),
+        _verify.check_index(home),
         _verify.check_provenance(),
     ]
     if strict:

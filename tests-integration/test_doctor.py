@@ -1,0 +1,98 @@
+"""tb doctor from the installed console script: ready, and each problem with its one-line fix."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+BIN = str(Path(sys.executable).parent)
+
+
+def _doctor(tb, cwd: Path, **env: str) -> tuple[int, dict[str, dict[str, object]]]:
+    done = tb(
+        "doctor", "--json", cwd=cwd, env={"PATH": BIN + os.pathsep + os.environ["PATH"], **env}
+    )
+    report = json.loads(done.stdout)
+    assert report["ready"] is (done.returncode == 0)
+    return done.returncode, {f["name"]: f for f in report["findings"]}
+
+
+@pytest.fixture
+def ready_repo(repo: Path, tb) -> Path:
+    assert tb("init", cwd=repo).returncode == 0
+    assert tb("install", "claude-code", cwd=repo).returncode == 0
+    assert tb("reindex", cwd=repo).returncode == 0
+    return repo
+
+
+def test_a_ready_repository(ready_repo: Path, tb) -> None:
+    code, found = _doctor(tb, ready_repo)
+    assert code == 0, {k: v for k, v in found.items() if v["status"] == "problem"}
+    assert found["tool claude-code"]["status"] == "ok"
+    assert found["tool cursor"]["status"] == "note"
+    assert found["index"]["status"] == "ok" and found["embedder"]["status"] == "ok"
+    text = tb("doctor", cwd=ready_repo, env={"PATH": BIN + os.pathsep + os.environ["PATH"]})
+    assert text.returncode == 0 and "ok      python" in text.stdout
+
+
+def test_outside_a_repository(tmp_path: Path, tb) -> None:
+    code, found = _doctor(tb, tmp_path)
+    assert code == 2
+    assert found["repository"]["status"] == "problem" and found["repository"]["fix"]
+
+
+def test_each_problem_names_its_fix(ready_repo: Path, tb, teambrain_home: Path) -> None:
+    brain_yaml = ready_repo / ".teambrain" / "brain.yaml"
+    brain_yaml.write_text(
+        brain_yaml.read_text().replace("budget_tokens: 2000", "budget_tokens: 9000")
+    )
+    teambrain_home.chmod(0o755)
+    settings = ready_repo / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"hooks": {}}))  # our hooks removed by hand
+    code, found = _doctor(tb, ready_repo)
+    assert code == 2
+    assert "budget_tokens" in found["brain.yaml"]["detail"] and "line" in found["brain.yaml"]["fix"]
+    assert (
+        found["teambrain home"]["status"] == "problem"
+        and "chmod 700" in found["teambrain home"]["fix"]
+    )
+    assert (
+        found["tool claude-code"]["status"] == "problem"
+        and found["tool claude-code"]["fix"] == "run `tb install claude-code`"
+    )
+
+
+def test_credentials_are_checked_never_printed(ready_repo: Path, tb) -> None:
+    brain_yaml = ready_repo / ".teambrain" / "brain.yaml"
+    brain_yaml.write_text(
+        brain_yaml.read_text()
+        .replace("driver: fake", "driver: anthropic")
+        .replace(
+            "api_key_env: null\n  base_url: null\n  fixtures",
+            "api_key_env: TB_TEST_KEY\n  base_url: null\n  fixtures",
+        )
+    )
+    code, found = _doctor(tb, ready_repo)
+    assert code == 2 and "$TB_TEST_KEY is not set" in found["distill"]["detail"]
+    secret = "sk-ant-api03-" + "q" * 40
+    done = tb(
+        "doctor",
+        "--json",
+        cwd=ready_repo,
+        env={"TB_TEST_KEY": secret, "PATH": BIN + os.pathsep + os.environ["PATH"]},
+    )
+    assert secret not in done.stdout + done.stderr
+    assert json.loads(done.stdout)["ready"] is True
+
+
+def test_a_server_that_died_is_a_problem(ready_repo: Path, tb, teambrain_home: Path) -> None:
+    (teambrain_home / "logs").mkdir(exist_ok=True)
+    (teambrain_home / "logs" / "heartbeat.json").write_text(json.dumps({"servers": [
+        {"pid": 2**22 - 3, "started": "2026-12-01T10:00:00Z", "status": "serving", "repo": str(ready_repo),
+         "last_request": "2026-12-01T10:05:00Z", "requests": 3, "updated": "2026-12-01T10:05:00Z"}]}))  # fmt: skip
+    code, found = _doctor(tb, ready_repo)
+    assert code == 2 and found["tb serve"]["status"] == "problem", found["tb serve"]
