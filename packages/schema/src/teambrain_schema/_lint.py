@@ -21,6 +21,7 @@ from ._brain import (
 from ._config import AdaptersFile, BrainConfig
 from ._errors import EnvironmentProblem
 from ._index_md import parse_retirement_reasons, render_index
+from ._injection import find_injections
 from ._memory import MAX_BODY_WORDS, count_words
 from ._paths import BrainLayout
 from ._secrets import find_secrets
@@ -207,6 +208,25 @@ def _lint_file(brain_file: BrainFile, report: LintReport) -> None:
         )
     for finding in find_secrets(document.raw_body):
         add(Violation(path, body_line + finding.line - 1, "secret", f"{finding.rule} in body"))
+    # A memory merged without `tb propose` skipped its injection scan: lint is the backstop.
+    for injection in find_injections(front.title):
+        add(
+            Violation(
+                path,
+                document.field_line("title"),
+                "injection",
+                f"{injection.rule} in title: {injection.excerpt!r}",
+            )
+        )
+    for injection in find_injections(document.raw_body):
+        add(
+            Violation(
+                path,
+                body_line + injection.line - 1,
+                "injection",
+                f"{injection.rule}: {injection.excerpt!r}",
+            )
+        )
 
 
 def _body_start_line(original: str, raw_body: str) -> int:
