@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.metadata
+import logging
+import threading
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -41,6 +43,17 @@ def package_version() -> str:
         return "0+unknown"
 
 
+def prune_spool_quietly(machine: MachineLayout) -> int:
+    """Delete spool sessions past ``capture.retention_days``; a failure is logged, never raised."""
+    from teambrain_capture import load_user_config, prune_spool
+
+    try:
+        return prune_spool(machine, load_user_config(machine).retention_days)
+    except Exception as exc:  # pruning must never take the server down
+        logging.getLogger(__name__).warning("spool pruning skipped: %s", exc)
+        return 0
+
+
 class TeambrainServer(MCPServer[dict[str, Any]]):
     """MCPServer with teambrain's argument checking: unknown arguments are refused and invalid
     ones are described field by field in one line."""
@@ -52,6 +65,11 @@ class TeambrainServer(MCPServer[dict[str, Any]]):
         async def lifespan(_server: MCPServer[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
             if service.heartbeat is not None:
                 service.heartbeat.start()
+            # Agent tools start a server per session: a good moment to apply the spool's
+            # retention period, off the request path.
+            threading.Thread(
+                target=prune_spool_quietly, args=(service.machine,), daemon=True
+            ).start()
             try:
                 yield {}
             finally:
