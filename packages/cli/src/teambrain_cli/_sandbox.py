@@ -5,6 +5,8 @@ Linux: a user + network namespace (``unshare -rn``), whose only interface is a d
 macOS: ``sandbox-exec`` with a profile denying all network access. Every Python process started
 inside also carries an audit hook (through a generated ``sitecustomize``) that logs each
 ``socket.connect`` and name lookup to a file, so even an attempt the sandbox blocks is seen.
+Native code's attempts bypass that hook, so HOME points at an empty directory too: a library
+phoning home leaves its files there (onnxruntime's telemetry did), and any file is a failure.
 Everything runs on a scratch copy: nothing is written to your spool, index or repository.
 """
 
@@ -242,9 +244,11 @@ def check_sandbox_egress(machine: MachineLayout, layout: BrainLayout | None) -> 
         site.mkdir()
         (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
         log = root / "egress.log"
+        user_home = root / "user-home"  # anything written outside TEAMBRAIN_HOME shows up here
+        user_home.mkdir()
         repo = layout.repo_root if layout is not None else _scratch_brain(root)
         env = {
-            **os.environ, "TEAMBRAIN_HOME": str(home), "TEAMBRAIN_EGRESS_LOG": str(log),
+            **os.environ, "TEAMBRAIN_HOME": str(home), "TEAMBRAIN_EGRESS_LOG": str(log), "HOME": str(user_home),
             "PYTHONPATH": os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])]),
             "GIT_AUTHOR_NAME": "tb verify", "GIT_AUTHOR_EMAIL": "verify@localhost",
             "GIT_COMMITTER_NAME": "tb verify", "GIT_COMMITTER_EMAIL": "verify@localhost",
@@ -254,11 +258,22 @@ def check_sandbox_egress(machine: MachineLayout, layout: BrainLayout | None) -> 
         _exercise_retrieval(run)
         _exercise_serve(run)
         attempts = log.read_text().splitlines() if log.exists() else []
+        # Native code (a library's own telemetry) is invisible to the audit hook, but it leaves
+        # files behind, e.g. a device id under ~/.cache: anything written to HOME is reported.
+        strays = sorted(str(p.relative_to(user_home)) for p in user_home.rglob("*") if p.is_file())
     evidence = [
         f"sandbox: {what}",
         *(f"worked: {w}" for w in run.worked),
         *(f"failed: {f}" for f in run.failed),
     ]
+    if strays:
+        return CheckResult(
+            "sandbox-egress",
+            title,
+            "FAIL",
+            f"wrote outside $TEAMBRAIN_HOME: {strays[0]}",
+            [*evidence, *(f"wrote ~/{p}" for p in strays[:10])],
+        )
     if attempts:
         return CheckResult(
             "sandbox-egress",

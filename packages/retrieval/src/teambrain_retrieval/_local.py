@@ -7,6 +7,8 @@ numpy and onnxruntime are imported on the first embedding, never at import time.
 
 from __future__ import annotations
 
+import os
+
 import hashlib
 import threading
 from collections.abc import Callable, Sequence
@@ -129,10 +131,17 @@ class LocalOnnxEmbedder:
             except TokenizerError as exc:
                 raise EmbedderUnavailable(str(exc)) from None
             prepare_numpy()  # onnxruntime imports numpy: let it get a one-thread BLAS
+            # onnxruntime ships Microsoft telemetry (a device id under ~/.cache/Microsoft and
+            # DNS lookups of its collector); nothing leaves this machine, so switch it off
+            # before the library initialises, and again through its API.
+            os.environ["ORT_DISABLE_TELEMETRY"] = "1"
             try:
                 import onnxruntime as ort
             except ImportError:
                 raise EmbedderUnavailable("onnxruntime is not installed") from None
+            disable = getattr(ort, "disable_telemetry_events", None)
+            if callable(disable):
+                disable()
             options = ort.SessionOptions()
             options.intra_op_num_threads = self._threads
             options.inter_op_num_threads = 1
