@@ -56,15 +56,21 @@ def queue_candidate(
     proposer: Proposer,
     *,
     sid: str | None = None,
+    repo: str | None = None,
     machine: MachineLayout,
     now: dt.datetime | None = None,
 ) -> tuple[Candidate, bool]:
-    """Validate ``draft`` and queue it; returns (candidate, created). Queuing content that is
-    already pending returns the existing candidate with ``created=False``."""
+    """Validate ``draft`` and queue it for repository ``repo`` (its join key); returns
+    (candidate, created). Queuing content already pending for the same repository returns the
+    existing candidate with ``created=False``."""
     valid = validate_draft(draft)
     digest = valid.content_hash()
     for existing in list_candidates(machine).candidates:
-        if existing.content_hash == digest and existing.status == "pending":
+        if (
+            existing.content_hash == digest
+            and existing.status == "pending"
+            and existing.repo == repo
+        ):
             return existing, False
     try:
         candidate = Candidate(
@@ -74,6 +80,7 @@ def queue_candidate(
             draft=valid,
             content_hash=digest,
             sid=sid,
+            repo=repo,
         )
     except ValidationError as exc:
         message, _ = describe_validation_error(exc)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from teambrain_capture import list_candidates, queue_candidate, validate_draft
+from teambrain_capture import list_candidates, queue_candidate, repo_join_key, validate_draft
 from teambrain_schema import (
     BrainLayout,
     EnvironmentProblem,
@@ -198,6 +198,7 @@ class _Run:
     report: DistillReport
     now: dt.datetime
     retriever: Retriever | None
+    repo_key: str | None = None
 
 
 def distill(
@@ -292,8 +293,10 @@ def _distill_sessions(
     now: dt.datetime,
 ) -> None:
     memories = _live_memories(layout)
-    pending = list_candidates(machine).candidates
+    repo_key = repo_join_key(layout.repo_root)
+    pending = [c for c in list_candidates(machine).candidates if c.repo in (repo_key, None)]
     run = _Run(
+        repo_key=repo_key,
         layout=layout,
         machine=machine,
         options=options,
@@ -485,7 +488,7 @@ def _consider(
     if not run.options.dry_run:
         try:
             candidate, _created = queue_candidate(
-                draft, "distiller", sid=facts.sid, machine=run.machine
+                draft, "distiller", sid=facts.sid, repo=run.repo_key, machine=run.machine
             )
         except ValidationFailure as exc:
             report.dropped.append(DroppedProposal(facts.sid, draft.title, "invalid", exc.message))

@@ -143,13 +143,14 @@ class BrainService:
 
     def propose(self, draft: MemoryDraft | dict[str, Any]) -> MemoryProposeResult:
         """Validate ``draft`` and queue it in the local spool; the repository is not touched."""
-        from teambrain_capture import make_event, queue_candidate
+        from teambrain_capture import make_event, queue_candidate, repo_join_key
 
         layout = self.layout()
         keys = self.session(layout)
         candidate, _created = queue_candidate(
-            draft, "agent", sid=keys.sid if keys else None, machine=self.machine
-        )
+            draft, "agent", sid=keys.sid if keys else None, repo=repo_join_key(layout.repo_root),
+            machine=self.machine,
+        )  # fmt: skip
         if keys is not None:
             data = {
                 "draft": candidate.draft.model_dump(mode="json", by_alias=True, exclude_none=True),

@@ -8,7 +8,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from mcp import Client
-from teambrain_capture import JoinKeys, list_candidates, mark_session_active, read_jsonl
+from teambrain_capture import (
+    JoinKeys,
+    list_candidates,
+    mark_session_active,
+    read_jsonl,
+    repo_join_key,
+)
 from teambrain_mcp_server import build_server
 from teambrain_schema import MachineLayout, parse_event
 
@@ -48,6 +54,7 @@ async def test_a_valid_draft_is_queued_locally_and_the_repository_is_untouched(
     # The same content (whitespace aside) is one candidate.
     assert again.structured_content == result.structured_content
     [candidate] = list_candidates(machine).candidates
+    assert candidate.repo == repo_join_key(brain_repo)  # queued for this repository only
     assert candidate.candidate_id == candidate_id
     assert candidate.proposer == "agent" and candidate.sid is None
     assert candidate.draft.title == DRAFT["title"] and candidate.draft.class_ == "learning"

@@ -7,9 +7,8 @@ numpy and onnxruntime are imported on the first embedding, never at import time.
 
 from __future__ import annotations
 
-import os
-
 import hashlib
+import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass

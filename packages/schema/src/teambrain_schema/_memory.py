@@ -181,6 +181,10 @@ class Candidate(_Strict):
     draft: MemoryDraft
     content_hash: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
     sid: SessionId | None = None
+    repo: Annotated[str, StringConstraints(min_length=1, max_length=256)] | None = Field(
+        default=None,
+        description="Repository join key the draft was queued for (as capture records it)",
+    )
     status: Literal["pending", "proposed", "rejected"] = "pending"
     proposed_as: Ulid | None = Field(default=None, description="Memory id once proposed")
     note: Annotated[str, StringConstraints(max_length=500)] | None = None

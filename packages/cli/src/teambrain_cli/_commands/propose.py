@@ -36,12 +36,25 @@ _LABELS = {
 
 
 def _select(
-    ids: tuple[str, ...], propose_all: bool, drafts: tuple[str, ...], home: MachineLayout
+    ids: tuple[str, ...],
+    propose_all: bool,
+    drafts: tuple[str, ...],
+    home: MachineLayout,
+    repo_key: str | None,
 ) -> tuple[list[Candidate], list[Candidate]]:
-    """(the candidates to propose, the whole spool) — unknown ids are a user error."""
+    """(the candidates to propose, this repository's spool) — unknown ids are a user error.
+
+    The spool is machine-wide: ``--all`` takes only candidates queued for this repository (an
+    id named explicitly is taken whatever repository it was queued for)."""
     from teambrain_capture import list_candidates, load_candidate
 
     listing = list_candidates(home)
+    others = [c for c in listing.candidates if c.repo not in (repo_key, None)]
+    listing.candidates = [c for c in listing.candidates if c.repo in (repo_key, None)]
+    if propose_all and any(c.status == "pending" for c in others):
+        say(
+            f"tb: leaving {sum(c.status == 'pending' for c in others)} pending candidate(s) of other repositories alone"
+        )
     for path, reason in listing.broken:
         say(f"tb: skipping unreadable candidate {path}: {reason}")
     if propose_all and ids:
@@ -64,7 +77,11 @@ def _select(
 
 
 def _draft_candidates(
-    sources: tuple[str, ...], home: MachineLayout, spool: list[Candidate], dry_run: bool
+    sources: tuple[str, ...],
+    home: MachineLayout,
+    spool: list[Candidate],
+    dry_run: bool,
+    repo_key: str | None,
 ) -> list[Candidate]:
     """Hand-written drafts as candidates: the spool's candidate with the same content when
     there is one (so proposing a file twice does nothing), else queued in the spool like any
@@ -96,10 +113,11 @@ def _draft_candidates(
                     proposer="human",
                     draft=draft,
                     content_hash=draft.content_hash(),
+                    repo=repo_key,
                 )
             )
         else:
-            candidate, _ = queue_candidate(draft, "human", machine=home)
+            candidate, _ = queue_candidate(draft, "human", repo=repo_key, machine=home)
             found.append(candidate)
     return found
 
@@ -202,13 +220,16 @@ def command(
     Exit codes: 0 ok (duplicates are not failures) · 1 bad arguments · 2 no git, no repository
     or the push failed · 3 a candidate was rejected (the others are still proposed).
     """
+    from teambrain_capture import repo_join_key
+
     from .._propose import mark_candidates, run_propose
 
     home = machine()
     repo, target = open_target(base)
-    chosen, spool = _select(candidate_ids, propose_all, drafts, home)
+    repo_key = repo_join_key(repo.root)
+    chosen, spool = _select(candidate_ids, propose_all, drafts, home, repo_key)
     chosen += [
-        c for c in _draft_candidates(drafts, home, spool, dry_run)
+        c for c in _draft_candidates(drafts, home, spool, dry_run, repo_key)
         if c.candidate_id not in {k.candidate_id for k in chosen}
     ]  # fmt: skip
     run = run_propose(
