@@ -45,3 +45,39 @@ def test_the_same_draft_can_be_pending_for_two_repositories(tmp_path: Path) -> N
     again, created_again = queue_candidate(draft, "agent", repo="local/a", machine=machine_layout())
     assert created_first and created_second and not created_again
     assert first.candidate_id != second.candidate_id and again.candidate_id == first.candidate_id
+
+
+def test_two_proposals_and_a_retirement_from_one_base_merge_without_conflict(
+    repo: Path, tb, git_run
+) -> None:
+    import json
+    import shutil
+
+    demo = Path(__file__).resolve().parents[1] / "demo" / "brain" / "memories"
+    assert tb("init", cwd=repo).returncode == 0
+    shutil.copytree(demo, repo / ".teambrain" / "memories", dirs_exist_ok=True)
+    assert tb("reindex", cwd=repo).returncode == 0
+    git_run("add", "-A", cwd=repo)
+    git_run("commit", "-qm", "brain", cwd=repo)
+    draft = repo.parent / "draft.json"
+    draft.write_text(json.dumps({"class": "learning", "title": "Webhooks retry for three days",
+                                 "body": "Stripe retries failed webhooks for three days; make handlers idempotent."}))  # fmt: skip
+    proposed = tb("propose", "--draft", str(draft), "--no-push", "--json", cwd=repo)
+    assert proposed.returncode == 0, proposed.stderr
+    second = repo.parent / "second.json"
+    second.write_text(json.dumps({"class": "learning", "title": "Migrations lock the orders table",
+                                  "body": "Adding an index to orders locks it; use CREATE INDEX CONCURRENTLY."}))  # fmt: skip
+    proposed = tb("propose", "--draft", str(second), "--no-push", "--json", cwd=repo)
+    assert proposed.returncode == 0, proposed.stderr
+    retired = tb(
+        "retire",
+        "01KB2F0A1S9Y4Q7V3C8D5E6F06",
+        "we moved to OpenTelemetry logs",
+        "--no-push",
+        cwd=repo,
+    )
+    assert retired.returncode == 0, retired.stderr
+    branches = git_run("branch", "--format=%(refname:short)", cwd=repo).split()
+    for branch in sorted(b for b in branches if b.startswith("teambrain/")):
+        git_run("merge", "-q", "--no-edit", branch, cwd=repo)  # fails the test on a conflict
+    assert tb("lint", cwd=repo).returncode == 0

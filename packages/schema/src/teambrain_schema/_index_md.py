@@ -60,11 +60,12 @@ def render_index(
     out = [INDEX_HEADER]
     for memory_class in CLASS_FOLDERS:
         entries = [entry for entry in active if entry.memory_class == memory_class]
-        out.append(f"\n## {_CLASS_TITLES[memory_class]} ({len(entries)})\n\n")
+        # No counts in headings: every proposal would change them, so any two would conflict.
+        out.append(f"\n## {_CLASS_TITLES[memory_class]}\n\n")
         out.extend(_line(entry) + "\n" for entry in entries)
         if not entries:
             out.append("_None yet._\n")
-    out.append(f"\n## Retired ({len(retired)})\n\n")
+    out.append("\n## Retired\n\n")
     for entry in retired:
         reason = " ".join(reasons.get(entry.id, "no reason recorded").split())
         out.append(_line(entry) + f" · retired: {reason}\n")
