@@ -96,3 +96,15 @@ def test_a_server_that_died_is_a_problem(ready_repo: Path, tb, teambrain_home: P
          "last_request": "2026-12-01T10:05:00Z", "requests": 3, "updated": "2026-12-01T10:05:00Z"}]}))  # fmt: skip
     code, found = _doctor(tb, ready_repo)
     assert code == 2 and found["tb serve"]["status"] == "problem", found["tb serve"]
+
+
+def test_a_user_level_install_elsewhere_is_not_a_problem_here(repo: Path, tb, tmp_path: Path, git_run) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    git_run("init", "-q", cwd=other)
+    assert tb("install", "windsurf", cwd=other).returncode == 0  # writes ~/.codeium/... too
+    assert tb("init", cwd=repo).returncode == 0
+    assert tb("reindex", cwd=repo).returncode == 0
+    code, found = _doctor(tb, repo)
+    assert found["tool windsurf"]["status"] == "note", found["tool windsurf"]
+    assert code == 0

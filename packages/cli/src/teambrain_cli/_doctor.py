@@ -183,9 +183,12 @@ def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
                 Finding(label, "problem", exc.message, f"fix the file, then `tb install {name}`")
             )
             continue
+        # Only this repository's files say whether the tool is wired *here*: a user-level config
+        # (Windsurf's MCP file) mentions teambrain in every repository once installed anywhere.
         mentioned = any(
-            (change.before and "teambrain" in change.before)
-            or (change.before and "tb-capture" in change.before)
+            change.before is not None
+            and change.path.resolve().is_relative_to(ctx.repo.resolve())
+            and ("teambrain" in change.before or "tb-capture" in change.before)
             for change in plan.files
         )
         if plan.changed and not mentioned:
