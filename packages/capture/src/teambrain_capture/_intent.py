@@ -341,7 +341,8 @@ def summarise_intent(prompt: str) -> str:
     text = _HOME.sub("~", text)
     text = _REDACTED.sub(f" {_SECRET_WORD} ", text)
     words = _words(text)
-    haystack = prompt.lower()
+    # Whitespace-normalised, as the summary is: a copy that only re-spaced the prompt is a copy.
+    haystack = " ".join(prompt.lower().split())
     summary = _assemble(words, haystack)
     if find_secrets(summary):  # defence in depth: joins must not form a secret either
         summary = _REDACTED.sub(SECRET_MARK, redact_secrets(summary))[:MAX_INTENT_CHARS]
