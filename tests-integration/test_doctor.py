@@ -98,7 +98,9 @@ def test_a_server_that_died_is_a_problem(ready_repo: Path, tb, teambrain_home: P
     assert code == 2 and found["tb serve"]["status"] == "problem", found["tb serve"]
 
 
-def test_a_user_level_install_elsewhere_is_not_a_problem_here(repo: Path, tb, tmp_path: Path, git_run) -> None:
+def test_a_user_level_install_elsewhere_is_not_a_problem_here(
+    repo: Path, tb, tmp_path: Path, git_run
+) -> None:
     other = tmp_path / "other"
     other.mkdir()
     git_run("init", "-q", cwd=other)

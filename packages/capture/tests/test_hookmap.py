@@ -375,3 +375,29 @@ def test_paths_outside_the_repository_are_dropped(tmp_path: Path) -> None:
     assert repo_relative(str(root), str(root), str(root)) == "."
     (tmp_path / "link").symlink_to(root)
     assert repo_relative(str(tmp_path / "link/src/a.py"), str(root), str(root)) == "src/a.py"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "~/notes.txt",
+        "~bob/x.py",
+        "C:\\Users\\bob\\x.py",
+        "d:/work/x.py",
+        "\\\\server\\share\\x",
+        "src/a.py\nSECRET",
+        "src/\x1b[2Ja.py",
+        "../outside.py",
+    ],
+)
+def test_paths_that_are_not_clean_repo_paths_are_dropped(path: str) -> None:
+    assert repo_relative(path, "/repo", "/repo") is None
+
+
+@given(st.text(max_size=80))
+def test_a_recorded_path_is_always_a_clean_relative_path(path: str) -> None:
+    relative = repo_relative(path, "/repo/src", "/repo")
+    if relative is not None:
+        assert not relative.startswith(("/", "~", "..")) and all(
+            ord(c) >= 32 and ord(c) != 127 for c in relative
+        )

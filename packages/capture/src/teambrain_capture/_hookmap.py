@@ -437,6 +437,14 @@ NORMALISERS: dict[str, Normaliser] = {
 def repo_relative(path: str, cwd: str, root: str) -> str | None:
     """``path`` relative to the repository root, or None when it lies outside the repository
     (a path outside the repository is nobody's business)."""
+    if (
+        not path
+        or path.startswith("~")
+        or path.startswith("\\\\")  # a Windows UNC path
+        or (len(path) > 2 and path[0].isalpha() and path[1] == ":" and path[2] in "\\/")
+        or any(ord(char) < 32 or ord(char) == 127 for char in path)
+    ):
+        return None  # a home-relative, Windows or control-character path is not a repo path
     absolute = os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
     root = os.path.normpath(root)
     if absolute == root:
