@@ -23,8 +23,9 @@ def _keep(char: str) -> bool:
     if char in _INVISIBLE_BREAKS:
         return False
     category = unicodedata.category(char)
-    # Cc: control characters; Cf: format characters such as bidi overrides (but keep ZWJ for emoji).
-    return not (category == "Cc" or (category == "Cf" and char != "\u200d"))
+    # Cc: control characters; Cf: format characters such as bidi overrides and zero-width
+    # joiners (a ZWJ inside "team memory" would hide a forged header from every check).
+    return category not in ("Cc", "Cf")
 
 
 def sanitise_body(body: str) -> str:
@@ -32,8 +33,16 @@ def sanitise_body(body: str) -> str:
     anything that looks like another memory's header escaped."""
     text = body.replace("\r\n", "\n").replace("\r", "\n")
     text = "".join(char for char in text if _keep(char))
-    text = _PREFIX_LOOKALIKE.sub(r"\\[\1", text)
-    return text.strip("\n")
+    return "\n".join(_escape_lookalike(line) for line in text.split("\n")).strip("\n")
+
+
+def _escape_lookalike(line: str) -> str:
+    # Compatibility forms (fullwidth brackets, styled letters) fold to the real header under
+    # NFKC; a line that looks like a header once folded is shown folded, and escaped.
+    folded = unicodedata.normalize("NFKC", line)
+    if _PREFIX_LOOKALIKE.search(folded):
+        return _PREFIX_LOOKALIKE.sub(r"\\[\1", folded)
+    return line
 
 
 def fence_for(text: str) -> str:
@@ -88,5 +97,10 @@ def rendering_problem(memory_id: str, rendered: str) -> str | None:
 
 
 def forged_header_lines(body: str) -> list[int]:
-    """1-based lines of ``body`` that impersonate a memory header (an injection attempt)."""
-    return [body.count("\n", 0, match.start()) + 1 for match in _FORGED_HEADER.finditer(body)]
+    """1-based lines of ``body`` that impersonate a memory header (an injection attempt),
+    looked for after folding compatibility forms and dropping invisible format characters."""
+    lines = body.split("\n")
+    folded = "\n".join(
+        "".join(c for c in unicodedata.normalize("NFKC", line) if unicodedata.category(c) != "Cf") for line in lines
+    )
+    return [folded.count("\n", 0, match.start()) + 1 for match in _FORGED_HEADER.finditer(folded)]
