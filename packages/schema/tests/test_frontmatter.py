@@ -142,6 +142,21 @@ def test_hand_written_file_is_byte_identical_and_changes_keep_comments() -> None
         ),
         (HAND_WRITTEN.replace("created: 2026-11-20", "created: yesterday"), 9, "created"),
         (
+            HAND_WRITTEN.replace("created: 2026-11-20", "created: 86400"),
+            9,
+            "created: must be an ISO date",
+        ),
+        (
+            HAND_WRITTEN.replace("created: 2026-11-20", "created: 2026-02-30"),
+            9,
+            "day is out of range",
+        ),
+        (
+            HAND_WRITTEN.replace("created: 2026-11-20", "created: 2026-11-20T10:00:00"),
+            9,
+            "without a time",
+        ),
+        (
             HAND_WRITTEN.replace(
                 "id: 01JDQ8M6Z1V5K7G3X9T2B4N8RC", "id: 01jdq8m6z1v5k7g3x9t2b4n8rc"
             ),

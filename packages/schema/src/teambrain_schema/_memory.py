@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StringConstraints,
@@ -72,6 +73,18 @@ SessionId = Annotated[
 ]
 
 
+def _iso_date_only(value: object) -> object:
+    # The contract says ISO date: a number is not one (pydantic would read it as Unix time).
+    if isinstance(value, (int, float)):  # bool is an int too
+        raise ValueError("must be an ISO date such as 2026-11-16")
+    if isinstance(value, dt.datetime):
+        raise ValueError("must be a date without a time, such as 2026-11-16")
+    return value
+
+
+IsoDate = Annotated[dt.date, BeforeValidator(_iso_date_only)]
+
+
 def count_words(text: str) -> int:
     """Words in a memory body, as the 400-word limit counts them."""
     return len(re.findall(r"\S+", text))
@@ -107,7 +120,7 @@ class MemoryFrontMatter(_Strict):
     status: Status
     priority: Priority
     title: Title
-    created: dt.date
+    created: IsoDate
     evidence: Evidence | None = None
     supersedes: list[Ulid] = Field(default_factory=list)
     tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)

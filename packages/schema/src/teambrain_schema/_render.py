@@ -101,6 +101,7 @@ def forged_header_lines(body: str) -> list[int]:
     looked for after folding compatibility forms and dropping invisible format characters."""
     lines = body.split("\n")
     folded = "\n".join(
-        "".join(c for c in unicodedata.normalize("NFKC", line) if unicodedata.category(c) != "Cf") for line in lines
+        "".join(c for c in unicodedata.normalize("NFKC", line) if unicodedata.category(c) != "Cf")
+        for line in lines
     )
     return [folded.count("\n", 0, match.start()) + 1 for match in _FORGED_HEADER.finditer(folded)]

@@ -102,7 +102,35 @@ def load_yaml(
     except (ValueError, IndexError) as exc:
         # ruamel's scalar constructors can fail on odd plain scalars (e.g. `._` resolves as a
         # float and then does not convert); still bad input, not a crash.
-        raise YamlProblem(f"invalid YAML value ({exc.__class__.__name__})") from None
+        detail = (
+            str(exc).strip().splitlines()[0][:80] if str(exc).strip() else exc.__class__.__name__
+        )
+        raise YamlProblem(f"invalid YAML value ({detail})", _failing_scalar_line(text)) from None
+
+
+def _failing_scalar_line(text: str) -> int | None:
+    """The 1-based line of the first scalar that cannot be constructed (a failure path only:
+    the document already passed the event guard, so composing it again is safe)."""
+    from ruamel.yaml import nodes
+
+    yaml = _yaml()
+    try:
+        root = yaml.compose(StringIO(text))
+    except Exception:
+        return None
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, nodes.ScalarNode):
+            try:
+                yaml.constructor.construct_object(node, deep=True)
+            except (ValueError, IndexError, TypeError):
+                return int(node.start_mark.line) + 1
+        elif isinstance(node, nodes.MappingNode):
+            stack.extend(item for pair in reversed(node.value) for item in reversed(pair))
+        elif isinstance(node, nodes.SequenceNode):
+            stack.extend(reversed(node.value))
+    return None
 
 
 def dump_yaml(data: Any) -> str:
