@@ -113,6 +113,8 @@ async def test_inputs_and_outputs_are_the_contract_models(brain_repo: Path) -> N
         ("memory_search", {"query": "payments", "k": 10**12}, "k:"),
         ("memory_search", {"query": "payments", "k": "many"}, "k:"),
         ("memory_search", {"query": "payments", "k": 2.5}, "k:"),
+        ("memory_search", {"query": "payments", "k": True}, "k:"),
+        ("memory_search", {"query": "payments", "k": "8"}, "k:"),
         ("memory_search", {"query": "x" * 2001}, "query:"),
         ("memory_search", {"query": "payments", "limit": 3}, "unknown argument(s) limit"),
         ("memory_context", {"query": "payments"}, "memory_context takes no arguments"),

@@ -62,7 +62,7 @@ class MemorySearchInput(_Io):
     """``memory_search`` arguments."""
 
     query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
-    k: Annotated[int, Field(ge=1, le=MAX_SEARCH_K)] = 8
+    k: Annotated[int, Field(ge=1, le=MAX_SEARCH_K, strict=True)] = 8  # `true` is not a number
 
 
 class MemorySearchResult(_Io):

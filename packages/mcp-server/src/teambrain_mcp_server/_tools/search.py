@@ -31,6 +31,7 @@ K = Annotated[
     Field(
         ge=1,
         le=MAX_SEARCH_K,
+        strict=True,  # `true` or "8" is a mistake to report, not a number to guess
         description=f"How many memories to return (1-{MAX_SEARCH_K}); when omitted, the brain's "
         f"retrieval.k ({DEFAULT_SEARCH_K} unless configured)",
     ),
