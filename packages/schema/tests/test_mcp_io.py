@@ -1,6 +1,5 @@
 import pytest
 from pydantic import ValidationError
-
 from teambrain_schema import MemorySearchInput
 
 
