@@ -41,3 +41,21 @@ def test_outside_git_exits_2_with_one_line(tmp_path: Path, tb) -> None:
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "git repository" in done.stderr
     assert not (tmp_path / ".teambrain").exists()
+
+
+def test_a_teambrain_home_that_is_a_file_is_one_line_exit_2(repo: Path, tb, tmp_path: Path) -> None:
+    not_a_dir = tmp_path / "home-file"
+    not_a_dir.write_text("")
+    for verb in ("init", "lint", "reindex", "digest", "metrics", "audit"):
+        done = tb(verb, cwd=repo, env={"TEAMBRAIN_HOME": str(not_a_dir)})
+        assert done.returncode == 2, (verb, done.stderr)
+        assert done.stderr == f"tb: {not_a_dir} is not a directory (check TEAMBRAIN_HOME)\n", verb
+
+
+def test_reindex_says_when_it_cannot_keep_the_index(repo: Path, tb, tmp_path: Path) -> None:
+    assert tb("init", cwd=repo).returncode == 0
+    blocked = tmp_path / "home-file"
+    blocked.write_text("")
+    done = tb("reindex", cwd=repo, env={"TEAMBRAIN_HOME": str(blocked / "sub")})
+    assert done.returncode == 2
+    assert "could not be written" in done.stderr

@@ -33,3 +33,12 @@ def require_brain(start: Path | None = None) -> BrainLayout:
 def machine() -> MachineLayout:
     """The machine-local layout under ``$TEAMBRAIN_HOME`` (default ``~/.teambrain``)."""
     return machine_layout()
+
+
+def check_home() -> None:
+    """Exit 2 with one line when ``$TEAMBRAIN_HOME`` (or a directory in it) exists but is not a
+    directory, before any verb trips over it."""
+    home = machine_layout()
+    for path in (home.home, home.spool, home.sessions, home.candidates, home.logs):
+        if path.exists() and not path.is_dir():
+            raise EnvironmentProblem(f"{path} is not a directory (check TEAMBRAIN_HOME)")

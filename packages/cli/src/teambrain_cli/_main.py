@@ -17,6 +17,7 @@ import click
 from teambrain_schema import ExitCode, TeambrainError
 
 from . import _commands
+from ._context import check_home
 
 DEBUG_ENV = "TEAMBRAIN_DEBUG"
 
@@ -43,6 +44,7 @@ def cli() -> None:
 
     Exit codes: 0 ok · 1 user error · 2 environment error · 3 lint/validation failure.
     """
+    check_home()
 
 
 def _wants_json(argv: list[str]) -> bool:

@@ -6,7 +6,7 @@ import sys
 from typing import Any
 
 import click
-from teambrain_schema import regenerate_index
+from teambrain_schema import EnvironmentProblem, regenerate_index
 
 from .._context import machine, require_brain
 from .._output import say
@@ -60,6 +60,11 @@ def command(prune: bool) -> None:
         report = retriever.rebuild(progress)
     finally:
         progress.close()
+    if not machine().index_db.is_file():
+        raise EnvironmentProblem(
+            f"the search index could not be written to {machine().index_db} "
+            "(searches still work, from a temporary in-memory index); check TEAMBRAIN_HOME"
+        )
     indexed = report.added + report.changed
     status = retriever.embedder_status() if indexed else retriever.stats().embedder
     click.echo(
