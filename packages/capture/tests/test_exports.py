@@ -29,6 +29,6 @@ def test_public_api_is_pinned_and_resolves() -> None:
 
 def test_type_checking_reexports_match_the_lazy_table() -> None:
     source = Path(teambrain_capture.__file__).read_text()
-    assert set(re.findall(r"^\s+(\w+) as \1,$", source, flags=re.MULTILINE)) == set(
+    assert set(re.findall(r"(?:^\s+|import )(\w+) as \1\b", source, flags=re.MULTILINE)) == set(
         teambrain_capture.__all__
     )

@@ -43,5 +43,5 @@ def test_type_checking_reexports_match_the_lazy_table() -> None:
     from pathlib import Path
 
     source = Path(teambrain_schema.__file__).read_text()
-    typed = set(re.findall(r"^\s+(\w+) as \1,$", source, flags=re.MULTILINE))
+    typed = set(re.findall(r"(?:^\s+|import )(\w+) as \1\b", source, flags=re.MULTILINE))
     assert typed == set(teambrain_schema.__all__)

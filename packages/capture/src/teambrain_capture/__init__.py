@@ -7,11 +7,11 @@ library; candidate handling and the digest aggregation need pydantic and load it
 
 from __future__ import annotations
 
+from teambrain_schema import lazy_exports
+
 # Not ``typing.TYPE_CHECKING``: importing typing costs the capture hook milliseconds at start-up.
 # mypy treats any constant of this name as true.
 TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 _EXPORTS: dict[str, str] = {
     "JoinKeys": "_spool",
@@ -111,19 +111,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f".{module_name}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers

@@ -7,11 +7,11 @@ need pydantic load when first used.
 
 from __future__ import annotations
 
+from ._lazy import lazy_exports as lazy_exports  # re-exported
+
 # Not ``typing.TYPE_CHECKING``: importing typing costs the capture hook milliseconds at start-up.
 # mypy treats any constant of this name as true.
 TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 _EXPORTS: dict[str, str] = {
     # _errors (stdlib)
@@ -42,6 +42,7 @@ _EXPORTS: dict[str, str] = {
     "memory_token_cost": "_tokens",
     "write_text_atomic": "_atomic",
     "write_bytes_atomic": "_atomic",
+    "lazy_exports": "_lazy",
     # _secrets, _render (stdlib)
     "SecretFinding": "_secrets",
     "find_secrets": "_secrets",
@@ -157,19 +158,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f".{module_name}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
