@@ -93,6 +93,11 @@ class LocalOnnxEmbedder:
         self._threads = threads
         self._batch = batch_size
         self._session: Any = None
+        # Queries run on their own one-thread session: a query is one short sequence (two
+        # threads save ~2 ms on it), and during a search the other core is busy with the
+        # keyword half, which runs side by side with the query's embedding.
+        self._query_session: Any = None
+        self._weights: Path | None = None
         self._tokenizer: WordPieceTokenizer | None = None
         self._inputs: tuple[str, ...] = ()
         self._lock = threading.Lock()
@@ -110,53 +115,72 @@ class LocalOnnxEmbedder:
 
     def load(self) -> None:
         """Verify the files and create the onnxruntime session (raises EmbedderUnavailable)."""
-        if self._session is not None:
-            return
-        with self._lock:
-            if self._session is not None:
-                return
-            weights = self._weights_path or self.model.weights()
-            checks = [(self.model.tokenizer, self.model.tokenizer_sha256)]
-            checks.append(
-                (weights, self.model.weights_sha256 if self._pinned else self._configured_sha256)
-            )
-            for path, expected in checks:
-                if not path.is_file():
-                    raise EmbedderUnavailable(f"model file missing: {path}")
-                if file_sha256(path) != expected:
-                    raise EmbedderUnavailable(f"sha256 mismatch, refusing to run: {path}")
-            try:
-                tokenizer = WordPieceTokenizer(self.model.tokenizer)
-            except TokenizerError as exc:
-                raise EmbedderUnavailable(str(exc)) from None
-            prepare_numpy()  # onnxruntime imports numpy: let it get a one-thread BLAS
-            # onnxruntime ships Microsoft telemetry (a device id under ~/.cache/Microsoft and
-            # DNS lookups of its collector); nothing leaves this machine, so switch it off
-            # before the library initialises, and again through its API.
-            os.environ["ORT_DISABLE_TELEMETRY"] = "1"
-            try:
-                import onnxruntime as ort
-            except ImportError:
-                raise EmbedderUnavailable("onnxruntime is not installed") from None
-            disable = getattr(ort, "disable_telemetry_events", None)
-            if callable(disable):
-                disable()
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = self._threads
-            options.inter_op_num_threads = 1
-            options.log_severity_level = 3
-            try:
-                session = ort.InferenceSession(
-                    str(weights), sess_options=options, providers=["CPUExecutionProvider"]
-                )
-            except Exception as exc:  # onnxruntime raises its own exception types
-                first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                raise EmbedderUnavailable(f"cannot load {weights}: {first[:200]}") from None
-            self._inputs = tuple(node.name for node in session.get_inputs())
-            self._tokenizer = tokenizer
-            self._session = session
+        self._session_for(query=True)
 
-    def _run(self, batch: list[list[int]]) -> Vectors:
+    def _session_for(self, *, query: bool) -> Any:
+        """The document (``threads`` threads) or query (one thread) session, created once."""
+        session = self._query_session if query else self._session
+        if session is not None:
+            return session
+        with self._lock:
+            session = self._query_session if query else self._session
+            if session is not None:
+                return session
+            if self._weights is None:
+                self._verify()
+            assert self._weights is not None
+            session = self._new_session(self._weights, 1 if query else self._threads)
+            if query:
+                self._query_session = session
+            else:
+                self._session = session
+            return session
+
+    def _verify(self) -> None:
+        weights = self._weights_path or self.model.weights()
+        checks = [(self.model.tokenizer, self.model.tokenizer_sha256)]
+        checks.append(
+            (weights, self.model.weights_sha256 if self._pinned else self._configured_sha256)
+        )
+        for path, expected in checks:
+            if not path.is_file():
+                raise EmbedderUnavailable(f"model file missing: {path}")
+            if file_sha256(path) != expected:
+                raise EmbedderUnavailable(f"sha256 mismatch, refusing to run: {path}")
+        try:
+            self._tokenizer = WordPieceTokenizer(self.model.tokenizer)
+        except TokenizerError as exc:
+            raise EmbedderUnavailable(str(exc)) from None
+        self._weights = weights
+
+    def _new_session(self, weights: Path, threads: int) -> Any:
+        prepare_numpy()  # onnxruntime imports numpy: let it get a one-thread BLAS
+        # onnxruntime ships Microsoft telemetry (a device id under ~/.cache/Microsoft and
+        # DNS lookups of its collector); nothing leaves this machine, so switch it off
+        # before the library initialises, and again through its API.
+        os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+        try:
+            import onnxruntime as ort
+        except ImportError:
+            raise EmbedderUnavailable("onnxruntime is not installed") from None
+        disable = getattr(ort, "disable_telemetry_events", None)
+        if callable(disable):
+            disable()
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        try:
+            session = ort.InferenceSession(
+                str(weights), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # onnxruntime raises its own exception types
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            raise EmbedderUnavailable(f"cannot load {weights}: {first[:200]}") from None
+        self._inputs = tuple(node.name for node in session.get_inputs())
+        return session
+
+    def _run(self, session: Any, batch: list[list[int]]) -> Vectors:
         prepare_numpy()
         import numpy as np
 
@@ -169,16 +193,16 @@ class LocalOnnxEmbedder:
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
+        hidden = session.run(None, feeds)[0]
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return normalise_rows(pooled)
 
-    def _embed(self, texts: Sequence[str]) -> Vectors:
+    def _embed(self, texts: Sequence[str], *, query: bool = False) -> Vectors:
         prepare_numpy()
         import numpy as np
 
-        self.load()
+        session = self._session_for(query=query)
         assert self._tokenizer is not None
         encoded = [self._tokenizer.encode(text, self.model.max_tokens) for text in texts]
         out = np.zeros((len(texts), 0), dtype=np.float32)
@@ -186,7 +210,7 @@ class LocalOnnxEmbedder:
         order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
         for start in range(0, len(order), self._batch):
             chunk = order[start : start + self._batch]
-            vectors = self._run([encoded[i] for i in chunk])
+            vectors = self._run(session, [encoded[i] for i in chunk])
             if out.shape[1] == 0:
                 out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
             out[chunk] = vectors
@@ -196,7 +220,7 @@ class LocalOnnxEmbedder:
         return self._embed([self.model.document_prefix + text for text in texts])
 
     def embed_query(self, text: str) -> Vectors:
-        row: Vectors = self._embed([self.model.query_prefix + text])[0]
+        row: Vectors = self._embed([self.model.query_prefix + text], query=True)[0]
         return row
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from teambrain_schema import BRAIN_DIRNAME
@@ -31,30 +30,36 @@ def scan_stamps(layout: BrainLayout) -> dict[str, Stamp]:
     only for the stamp; reading later refuses links that leave the repository.
     """
     found: dict[str, Stamp] = {}
-    # Paths below are built from the brain folder's own spelling, so slicing it off is exact.
-    prefix_len = len(str(layout.root)) + 1
-    stack = [layout.memories, layout.retired]
+    root = str(layout.root)
+    # (directory, its relative path with a trailing slash): the prefix is built once per folder,
+    # not once per file — this loop runs before every search of a large brain.
+    stack = [
+        (
+            str(folder),
+            f"{BRAIN_DIRNAME}/" + os.path.relpath(folder, root).replace(os.sep, "/") + "/",
+        )
+        for folder in (layout.retired, layout.memories)
+    ]
     while stack:
-        directory = stack.pop()
+        directory, prefix = stack.pop()
         try:
-            entries = list(os.scandir(directory))
+            with os.scandir(directory) as entries:
+                for entry in entries:
+                    name = entry.name
+                    if name[0] == "." or name in _IGNORED:
+                        continue
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append((entry.path, f"{prefix}{name}/"))
+                            continue
+                        if not name.endswith(".md"):
+                            continue
+                        stat = entry.stat()
+                    except OSError:
+                        continue
+                    found[prefix + name] = (stat.st_mtime_ns, stat.st_size)
         except OSError:
             continue
-        for entry in entries:
-            name = entry.name
-            if name in _IGNORED or name.startswith("."):
-                continue
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
-                    continue
-                if not name.endswith(".md"):
-                    continue
-                stat = entry.stat()
-            except OSError:
-                continue
-            relpath = f"{BRAIN_DIRNAME}/" + entry.path[prefix_len:].replace(os.sep, "/")
-            found[relpath] = (stat.st_mtime_ns, stat.st_size)
     return found
 
 
