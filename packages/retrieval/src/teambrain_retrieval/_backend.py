@@ -41,6 +41,10 @@ TITLE_WEIGHT = 2.0
 BODY_WEIGHT = 1.0
 TAGS_WEIGHT = 1.5
 EMBED_BATCH = 64
+# A vector candidate the keyword half did not find must be at least this close to the query:
+# below it a memory is unrelated (MiniLM: unrelated texts ~0-0.15, a relevant SciFact abstract
+# ≥ 0.39 in 95% of cases), and "the nearest of 40" alone would always fill every answer.
+VECTOR_FLOOR = 0.2
 # Keyword matches read before filtering, beyond the ones wanted; more are read only when filters
 # reject too many.
 FTS_WINDOW = 160
@@ -123,6 +127,7 @@ class _VectorMatrix:
 
     rowids: list[int]
     ids: list[str]
+    sources: Any  # NDArray[np.str_]: each row's source (memory, codemap)
     matrix: Any  # NDArray[np.float32] (n, dim)
     expires: Any  # NDArray[np.int64]: first expired day as an ordinal, a huge value without TTL
     excluded: Any  # NDArray[np.bool_]: superseded or retired elsewhere
@@ -450,7 +455,7 @@ class SqliteBackend:
         assert self.embedder is not None
         live, live_params = self._live_clause(None)
         return self._q(
-            f"SELECT d.rowid, d.id, d.expires, v.dim, v.vec FROM docs d JOIN "
+            f"SELECT d.rowid, d.id, d.expires, v.dim, v.vec, d.source FROM docs d JOIN "
             f"{self.vectors_table} v ON v.embedder = ? AND v.key = d.embed_key WHERE {live} "
             f"AND ({extra})",
             [self.embedder.name, *live_params, *params],
@@ -479,8 +484,10 @@ class SqliteBackend:
             dtype=np.int64,
         )
         rowids, ids = [r[0] for r in rows], [r[1] for r in rows]
+        new_sources = np.array([r[5] for r in rows], dtype=np.str_)
         if base is not None:
             rowids, ids = base.rowids + rowids, base.ids + ids
+            new_sources = np.concatenate([base.sources, new_sources])
             new_matrix = np.concatenate([base.matrix, new_matrix])
             new_expires = np.concatenate([base.expires, new_expires])
         if not rowids:
@@ -488,6 +495,7 @@ class SqliteBackend:
         return _VectorMatrix(
             rowids=rowids,
             ids=ids,
+            sources=new_sources,
             matrix=new_matrix,
             expires=new_expires,
             excluded=np.array([doc_id in snap.excluded for doc_id in ids], dtype=np.bool_),
@@ -518,6 +526,7 @@ class SqliteBackend:
             base = _VectorMatrix(
                 rowids=[r for r, k in zip(old.rowids, keep, strict=True) if k],
                 ids=[i for i, k in zip(old.ids, keep, strict=True) if k],
+                sources=old.sources[keep],
                 matrix=old.matrix[keep],
                 expires=old.expires[keep],
                 excluded=old.excluded[keep],
@@ -632,22 +641,36 @@ class SqliteBackend:
         return ranked[:limit]
 
     def vector_ranking_for(
-        self, vector: Vectors | None, limit: int = CANDIDATES
+        self,
+        vector: Vectors | None,
+        limit: int = CANDIDATES,
+        sources: Sequence[str] | None = None,
     ) -> list[tuple[int, float]]:
         """Best-first (rowid, cosine) of live documents nearest to ``vector``."""
-        if vector is None:
+        if vector is None or self.embedder is None:
+            return []
+        snap = self.snapshot()
+        return self._nearest(self._vector_matrix(snap), vector, limit, sources)
+
+    def _nearest(
+        self,
+        matrix: _VectorMatrix | None,
+        vector: Vectors | None,
+        limit: int,
+        sources: Sequence[str] | None,
+    ) -> list[tuple[int, float]]:
+        """The matrix half of a vector search: no SQL, so it can run beside the keyword half."""
+        if vector is None or matrix is None or matrix.matrix.shape[1] != vector.shape[0]:
             return []
         prepare_numpy()
         import numpy as np
 
-        snap = self.snapshot()
-        matrix = self._vector_matrix(snap)
-        if matrix is None or matrix.matrix.shape[1] != vector.shape[0]:
-            return []
         scores: NDArray[np.float32] = matrix.matrix @ vector.astype(np.float32)
         if matrix.any_expiry:
             scores[matrix.expires <= self._today().toordinal()] = -np.inf
         scores[matrix.excluded] = -np.inf
+        if sources:
+            scores[~np.isin(matrix.sources, list(sources))] = -np.inf
         count = min(limit, len(scores))
         if count <= 0:
             return []
@@ -663,28 +686,47 @@ class SqliteBackend:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="teambrain-embed")
         return self._pool
 
-    def vector_ranking(self, query: str, limit: int = CANDIDATES) -> list[tuple[int, float]]:
+    def vector_ranking(
+        self, query: str, limit: int = CANDIDATES, sources: Sequence[str] | None = None
+    ) -> list[tuple[int, float]]:
         """Best-first (rowid, cosine) of live documents for ``query``'s embedding."""
-        return self.vector_ranking_for(self.embed_query(query), limit)
+        return self.vector_ranking_for(self.embed_query(query), limit, sources)
+
+    def _embed_and_rank(
+        self, query: str, matrix: _VectorMatrix | None, sources: Sequence[str] | None
+    ) -> list[tuple[int, float]]:
+        return self._nearest(matrix, self.embed_query(query), CANDIDATES, sources)
 
     def ranked(
         self, query: str, k: int, *, mode: str = "hybrid", sources: Sequence[str] | None = None
     ) -> list[tuple[int, float]]:
-        """(rowid, score) best first: ``hybrid`` (RRF), ``fts`` or ``vector`` alone."""
+        """(rowid, score) best first: ``hybrid`` (RRF), ``fts`` or ``vector`` alone.
+
+        In the hybrid, a vector candidate that the keyword half did not find counts only when
+        its cosine reaches :data:`VECTOR_FLOOR`.
+        """
         if mode == "fts":
             return self.fts_ranking(query, max(k, 1), sources)[:k]
         if mode == "vector":
-            return self.vector_ranking(query, max(k, CANDIDATES))[:k]
-        # The query's embedding (onnxruntime) and the keyword ranking (SQLite) both release
-        # the GIL: compute them side by side.
+            return self.vector_ranking(query, max(k, CANDIDATES), sources)[:k]
         pending = None
-        if self.embedder is not None and query not in self._query_vectors:
-            pending = self._worker().submit(self.embed_query, query)
-        lists = [[rowid for rowid, _ in self.fts_ranking(query, CANDIDATES, sources)]]
-        vector = pending.result() if pending is not None else self.embed_query(query)
-        vectors = self.vector_ranking_for(vector, CANDIDATES)
-        if vectors:
-            lists.append([rowid for rowid, _ in vectors])
+        if self.embedder is not None:
+            # The vector half (the query's embedding on onnxruntime, then one matrix product)
+            # and the keyword half (SQLite) both release the GIL: run them side by side. The
+            # matrix is taken here, so the worker never touches the database connection.
+            matrix = self._vector_matrix(self.snapshot())
+            if matrix is not None:
+                pending = self._worker().submit(self._embed_and_rank, query, matrix, sources)
+        keyword = [rowid for rowid, _ in self.fts_ranking(query, CANDIDATES, sources)]
+        lists = [keyword]
+        if pending is not None:
+            found = set(keyword)
+            vectors = [
+                rowid for rowid, cosine in pending.result()
+                if cosine >= VECTOR_FLOOR or rowid in found
+            ]  # fmt: skip
+            if vectors:
+                lists.append(vectors)
         return fuse_rrf(lists, k=RRF_K, depth=CANDIDATES)[:k]
 
     def search(self, q: str, k: int, sources: list[Source] | None = None) -> list[Scored]:

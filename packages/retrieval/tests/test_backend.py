@@ -1,0 +1,50 @@
+"""SqliteBackend directly: the source filter on both halves, and the vector floor."""
+
+import datetime as dt
+
+from teambrain_retrieval import HashEmbedder, ServedBrain, SqliteBackend
+from teambrain_retrieval._backend import VECTOR_FLOOR
+from teambrain_retrieval._db import connect
+from teambrain_schema import IndexableDoc, new_ulid
+
+
+def doc(title: str, body: str, source: str = "memory") -> IndexableDoc:
+    return IndexableDoc(
+        id=new_ulid(), source=source, brain="b", path=f".teambrain/memories/learnings/{title}.md",
+        title=title, body=body, class_="learning", scope="team", status="active",
+        priority="advisory", created=dt.date(2026, 11, 1), content_hash=title,
+    )  # fmt: skip
+
+
+def backend(*docs: IndexableDoc) -> SqliteBackend:
+    be = SqliteBackend(connect(None), [ServedBrain("b")], HashEmbedder())
+    for d in docs:
+        be.index([d], d.source)
+    return be
+
+
+def test_both_halves_honour_sources() -> None:
+    memory = doc("retry budget", "The retry budget of the payment client is three attempts.")
+    code = doc("retry budget code", "retry budget payment client attempts", source="codemap")
+    be = backend(memory, code)
+    everything = {hit.id for hit in be.search("retry budget payment client", 5)}
+    assert everything == {memory.id, code.id}
+    only = be.search("retry budget payment client", 5, sources=["memory"])
+    assert [hit.id for hit in only] == [memory.id]
+    vectors = be.vector_ranking("retry budget payment client", 5, sources=["codemap"])
+    assert [be.docs([rowid])[rowid].id for rowid, _ in vectors] == [code.id]
+
+
+def test_unrelated_vector_neighbours_do_not_fill_the_answer() -> None:
+    related = doc("Redis pool", "Raise the redis pool size to fifty connections in production.")
+    unrelated = doc("Lunch", "Tacos on Thursdays in the kitchen upstairs.")
+    be = backend(related, unrelated)
+    query = "redis pool connections"
+    cosines = dict(be.vector_ranking(query, 5))
+    rowid = {d.id: r for r, d in be.docs(list(cosines)).items()}
+    # Without the floor the vector half would rank every memory, however far.
+    assert set(rowid) == {related.id, unrelated.id}
+    assert cosines[rowid[unrelated.id]] < VECTOR_FLOOR <= cosines[rowid[related.id]]
+    assert [hit.id for hit in be.search(query, 5)] == [related.id]
+    # A keyword match keeps its vector vote, whatever its cosine.
+    assert [hit.id for hit in be.search("tacos", 5)] == [unrelated.id]
