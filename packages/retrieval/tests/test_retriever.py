@@ -305,6 +305,37 @@ def test_hits_carry_provenance_and_render_through_the_fence(
     assert result.provenance.evidence.commits == ["abcdef1"]
 
 
+def test_provenance_cites_head_only_for_files_exactly_as_committed(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(layout.repo_root), *args],
+                              capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+
+    committed = make_memory("Committed pool size", "Pool size is fifty.")
+    git("add", "-A")
+    git("commit", "-qm", "brain")
+    head = git("rev-parse", "HEAD")
+    make_memory("Uncommitted pool note", "Pool size notes not yet committed.")
+    retriever = open_test_retriever(layout)
+    by_title = {hit.memory.title: hit for hit in retriever.search("pool size", 5)}
+    assert by_title["Committed pool size"].provenance.commit == head
+    # A new file is in no commit: citing HEAD would send a reader to a tree without it.
+    assert by_title["Uncommitted pool note"].provenance.commit is None
+    # Edited after the commit: HEAD holds other words than the ones served.
+    committed.write_text(committed.read_text() + "\nAnd seventy at peak.\n")
+    hit = next(
+        h for h in retriever.search("pool size", 5) if h.memory.title == "Committed pool size"
+    )
+    assert "seventy" in hit.memory.body and hit.provenance.commit is None
+    git("add", "-A")
+    git("commit", "-qm", "more")
+    hit = next(
+        h for h in retriever.search("pool size", 5) if h.memory.title == "Committed pool size"
+    )
+    assert hit.provenance.commit == git("rev-parse", "HEAD") != head
+
+
 def test_commit_is_none_before_the_first_commit(
     layout: BrainLayout, open_test_retriever: OpenRetriever
 ) -> None:

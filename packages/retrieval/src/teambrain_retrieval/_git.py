@@ -98,3 +98,37 @@ def head_commit(repo_root: Path) -> str | None:
             return _rev_parse(repo_root)
         return None
     return _rev_parse(repo_root)
+
+
+def head_blobs(repo_root: Path, folder: str) -> dict[str, str]:
+    """Path (relative to ``repo_root``) → blob id of every file under ``folder`` in HEAD's tree.
+
+    One ``git ls-tree`` (no shell); empty when there is no git, no commit or git fails.
+    """
+    try:
+        done = subprocess.run(
+            ["git", "ls-tree", "-r", "-z", "--full-tree", "HEAD", "--", folder],
+            cwd=repo_root, capture_output=True, timeout=10, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    if done.returncode != 0:
+        return {}
+    blobs: dict[str, str] = {}
+    for record in done.stdout.split(b"\0"):
+        meta, tab, path = record.partition(b"\t")
+        parts = meta.split()
+        if tab and len(parts) == 3 and parts[1] == b"blob":
+            blobs[path.decode("utf-8", "surrogateescape")] = parts[2].decode("ascii")
+    return blobs
+
+
+def blob_id(data: bytes, *, sha256: bool = False) -> str:
+    """The id git gives a file with these bytes (sha1, or sha256 in a sha256 repository)."""
+    import hashlib
+
+    header = b"blob %d\0" % len(data)
+    digest = hashlib.sha256() if sha256 else hashlib.sha1(usedforsecurity=False)
+    digest.update(header)
+    digest.update(data)
+    return digest.hexdigest()

@@ -25,7 +25,7 @@ from ._backend import DocRow, Progress, ServedBrain, SqliteBackend, embed_text
 from ._db import CORRUPTION_ERRORS, IndexCorrupt, connect, move_aside
 from ._embedders import Embedder, EmbedderUnavailable, make_embedder
 from ._fusion import CANDIDATES, RRF_K, fuse_rrf
-from ._git import head_commit
+from ._git import blob_id, head_blobs, head_commit
 from ._numpy import prepare_numpy
 from ._pathmatch import path_score
 from ._query import query_terms
@@ -231,6 +231,8 @@ class Retriever:
         # Parsed memories by stored row: validating front-matter again on every answer is the
         # slowest part of turning hits into results.
         self._memories: dict[tuple[int, str, str, str], Memory] = {}
+        # Blob ids of the brain folder in HEAD's tree, by (brain, HEAD commit).
+        self._head_blobs: dict[tuple[str, str], dict[str, str]] = {}
         self._embedder_reason = "none: keyword search only (retrieval.embedder.provider: none)"
         self._embedder = self._choose_embedder(embedder)
         self._sources = [self._main_source(), *self._org_sources()]
@@ -500,19 +502,40 @@ class Retriever:
                 return source.display
         return brain
 
-    def _commit_of(self, brain: str) -> str | None:
-        if brain == self.brain_id:
-            return self.commit
-        for source in self._sources:
-            if source.brain_id == brain:
-                return head_commit(source.layout.repo_root)
-        return None
+    def _committed_at(self, brain: str, path: str, heads: dict[str, str | None]) -> str | None:
+        """The commit a served file can be cited at: HEAD, when the file is exactly as it is
+        in HEAD's tree; None when it is uncommitted or edited since (no commit holds it)."""
+        if brain == self.brain_id and self._commit_override is not None:
+            return self._commit_override  # read from a brain materialised at that commit
+        source = next((s for s in self._sources if s.brain_id == brain), None)
+        if source is None:
+            return None
+        if brain not in heads:
+            heads[brain] = head_commit(source.layout.repo_root)
+        head = heads[brain]
+        if head is None:
+            return None
+        key = (brain, head)
+        blobs = self._head_blobs.get(key)
+        if blobs is None:
+            if len(self._head_blobs) > 8:
+                self._head_blobs.clear()
+            blobs = head_blobs(source.layout.repo_root, source.layout.root.name)
+            self._head_blobs[key] = blobs
+        committed = blobs.get(path)
+        if committed is None:
+            return None
+        try:
+            data = (source.layout.repo_root / path).read_bytes()
+        except OSError:
+            return None
+        return head if blob_id(data, sha256=len(committed) == 64) == committed else None
 
     def _hits(self, ranked: Sequence[tuple[int, float]]) -> list[Hit]:
         from teambrain_schema import Memory, MemoryFrontMatter, Provenance
 
         docs = self.backend.docs([rowid for rowid, _ in ranked])
-        commits: dict[str, str | None] = {}
+        heads: dict[str, str | None] = {}
         hits: list[Hit] = []
         seen: set[str] = set()
         for rowid, score in ranked:
@@ -529,11 +552,9 @@ class Retriever:
                     self._memories.clear()
                 self._memories[cache_key] = memory
             front = memory.front
-            if doc.brain not in commits:
-                commits[doc.brain] = self._commit_of(doc.brain)
             provenance = Provenance(
                 path=doc.path,
-                commit=commits[doc.brain],
+                commit=self._committed_at(doc.brain, doc.path, heads),
                 created=front.created,
                 evidence=front.evidence,
                 brain=self._display(doc.brain),
