@@ -11,8 +11,9 @@ and onnxruntime load later still, when a search or an embedding needs them).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from teambrain_schema import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     # the facade
@@ -57,25 +58,15 @@ _EXPORTS: dict[str, str] = {
     "DEFAULT_LOCAL_MODEL": "_local",
 }
 
-# The local provider registers itself when its module loads; make sure it has.
-_REGISTERING = ("_local",)
-
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    for registering in _REGISTERING:
-        importlib.import_module(f".{registering}", __name__)
-    value = getattr(importlib.import_module(f".{module_name}", __name__), name)
-    globals()[name] = value
-    return value
+def _register_local() -> None:
+    """The local provider registers itself when its module loads; make sure it has."""
+    from . import _local
 
 
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, before=_register_local)
 
 
 if TYPE_CHECKING:  # explicit re-exports for type checkers
