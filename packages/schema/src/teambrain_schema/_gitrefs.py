@@ -1,0 +1,93 @@
+"""Reading a repository's HEAD from its ``.git`` files, without starting git (stdlib only).
+
+Shared by the capture hook (every agent tool call: spawning git costs more than the whole hook
+may) and retrieval (before every answer). Handles a ``.git`` directory or a linked work tree's
+``.git`` file, symbolic and detached HEADs, loose and packed refs, sha1 and sha256 ids. What it
+cannot read (a reftable repository, an unreadable HEAD) is None; callers may ask git then.
+"""
+
+from __future__ import annotations
+
+import os
+
+DETACHED = "HEAD"  # what ``git rev-parse --abbrev-ref HEAD`` says for a detached HEAD
+_HEX = frozenset("0123456789abcdef")
+
+
+def read_git_file(path: str) -> str | None:
+    """A small text file of the git directory (HEAD, a ref, config), or None if unreadable."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def is_sha(text: str) -> bool:
+    """True for a full object id: 40 (sha1) or 64 (sha256) lower-case hex digits."""
+    return len(text) in (40, 64) and all(char in _HEX for char in text)
+
+
+def git_dirs_at(work_tree: str) -> tuple[str, str] | None:
+    """``(git dir, common git dir)`` when ``work_tree`` itself holds ``.git`` (no walking up)."""
+    dot_git = os.path.join(work_tree, ".git")
+    if os.path.isdir(dot_git):
+        git_dir = dot_git
+    elif os.path.isfile(dot_git):  # a linked work tree or submodule: "gitdir: <path>"
+        content = (read_git_file(dot_git) or "").strip()
+        if not content.startswith("gitdir:"):
+            return None
+        git_dir = os.path.normpath(os.path.join(work_tree, content[7:].strip()))
+    else:
+        return None
+    common = (read_git_file(os.path.join(git_dir, "commondir")) or "").strip()
+    common_dir = os.path.normpath(os.path.join(git_dir, common)) if common else git_dir
+    return git_dir, common_dir
+
+
+def find_git(start: str) -> tuple[str, str, str] | None:
+    """``(work tree root, git dir, common git dir)`` of the repository enclosing ``start``."""
+    current = os.path.realpath(start)
+    while True:
+        found = git_dirs_at(current)
+        if found is not None:
+            return current, found[0], found[1]
+        if os.path.exists(os.path.join(current, ".git")):
+            return None  # a .git file that names no git dir
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def read_branch(git_dir: str) -> str:
+    """The checked-out branch (``feature/x``), ``HEAD`` when detached."""
+    head = (read_git_file(os.path.join(git_dir, "HEAD")) or "").strip()
+    if head.startswith("ref:"):
+        ref = head[4:].strip()
+        return ref.removeprefix("refs/heads/") or DETACHED
+    return DETACHED
+
+
+def _packed_ref(common_dir: str, ref: str) -> str | None:
+    for line in (read_git_file(os.path.join(common_dir, "packed-refs")) or "").splitlines():
+        sha, _, name = line.partition(" ")
+        if name.strip() == ref and is_sha(sha):
+            return sha
+    return None
+
+
+def read_head_sha(git_dir: str, common_dir: str) -> str | None:
+    """The commit HEAD points at, or None (no commit yet, or unreadable)."""
+    value = (read_git_file(os.path.join(git_dir, "HEAD")) or "").strip()
+    for _ in range(5):  # symbolic refs may chain; a loop is a broken repository
+        if is_sha(value):
+            return value
+        if not value.startswith("ref:"):
+            return None
+        ref = value[4:].strip()
+        loose = read_git_file(os.path.join(git_dir, ref))
+        if loose is None and common_dir != git_dir:
+            loose = read_git_file(os.path.join(common_dir, ref))
+        value = loose.strip() if loose is not None else (_packed_ref(common_dir, ref) or "")
+    return None
