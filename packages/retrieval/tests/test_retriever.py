@@ -387,6 +387,18 @@ def test_context_force_includes_required_and_trims_relevant(
     assert result.token_estimate == pack.token_estimate and result.budget == 1500
 
 
+def test_context_leaves_out_memories_unrelated_to_the_situation(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    make_memory("Redis pool size", "Raise the redis pool to fifty connections in production.")
+    make_memory("Lunch on Thursdays", "Tacos upstairs in the kitchen at noon.")
+    retriever = open_test_retriever(layout)
+    situation = Situation("repo", "feature/redis-pool", ["src/cache/redis_pool.py"], [])
+    pack = retriever.context(situation, budget=2000)
+    # The budget has room for both; only the one related to the session is sent.
+    assert titles(pack.relevant) == ["Redis pool size"]
+
+
 def test_context_never_drops_required_memories(
     layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
 ) -> None:
