@@ -14,7 +14,7 @@ import functools
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -360,21 +360,26 @@ class Retriever:
         source.last_scan = time.monotonic()
         if not force and stamps == source.stamps:
             return RefreshReport(unchanged=len(stamps), seconds=source.scan_cost, scanned=True)
-        report = self._apply_changes(source, stamps)
+        report = self._apply_changes(source, stamps, force=force)
         source.stamps = stamps
         return RefreshReport(
             report.added, report.changed, report.removed, report.unchanged, report.embedded,
             report.problems, time.perf_counter() - started, report.rebuilt,
         )  # fmt: skip
 
-    def _apply_changes(self, source: _BrainSource, stamps: dict[str, Stamp]) -> RefreshReport:
+    def _apply_changes(
+        self, source: _BrainSource, stamps: dict[str, Stamp], *, force: bool = False
+    ) -> RefreshReport:
         db = self.db
+        previous: dict[str, Stamp] | None = None
         if (
             source.known is not None
             and source.indexed is not None
             and source.data_version == self._data_version()
         ):
-            known, indexed = dict(source.known), set(source.indexed)
+            # Updated in place only after the writes below succeeded.
+            known, indexed = source.known, source.indexed
+            previous = None if force else source.stamps
         else:
             known = {
                 path: (mtime, size, sha, problem)
@@ -395,7 +400,20 @@ class Retriever:
         drop: list[str] = []
         file_rows: list[tuple[str, str, int, int, str, str | None]] = []
         problems: list[str] = []
-        for path, (mtime, size) in stamps.items():
+        if previous is None:
+            todo: Iterable[tuple[str, Stamp]] = stamps.items()
+        else:
+            # Nothing else wrote to the index since the last scan: only files whose stamp
+            # moved since then can have changed (set operations, not a loop over every file).
+            moved = {path for path, _ in stamps.items() - previous.items()}
+            todo = [(path, stamps[path]) for path in sorted(moved)]
+            unchanged = len(stamps) - len(moved)
+            problems.extend(
+                f"{path}: {entry[3]}"
+                for path, entry in known.items()
+                if entry[3] is not None and path not in moved and path in stamps
+            )
+        for path, (mtime, size) in todo:
             before = known.get(path)
             if (
                 before is not None
@@ -422,9 +440,9 @@ class Retriever:
                 changed += 1
             else:
                 added += 1
-        gone = [path for path in known if path not in stamps]
+        gone = sorted(known.keys() - stamps.keys())
         removed_docs = [path for path in gone if path in indexed]
-        orphan_docs = [path for path in indexed if path not in stamps and path not in known]
+        orphan_docs = sorted(indexed - stamps.keys() - known.keys())
         self.backend.upsert(upserts)
         self.backend.remove_paths(source.brain_id, [*drop, *removed_docs, *orphan_docs])
         with db:
