@@ -552,6 +552,15 @@ def test_patched_vectors_match_a_full_rebuild(
         return original(self, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(SqliteBackend, "_patched_matrix", spy)
+    in_place: list[bool] = []
+    original_in_place = SqliteBackend._patched_in_place
+
+    def spy_in_place(self: SqliteBackend, *args: object) -> object:
+        result = original_in_place(self, *args)  # type: ignore[arg-type]
+        in_place.append(result is not None)
+        return result
+
+    monkeypatch.setattr(SqliteBackend, "_patched_in_place", spy_in_place)
     paths = [make_memory(f"Note {i}", f"Words about topic {i} and caching.") for i in range(6)]
     live = open_test_retriever(layout)
     live.search("caching", 3)  # builds the vector matrix
@@ -570,10 +579,14 @@ def test_patched_vectors_match_a_full_rebuild(
 
     paths[0].write_text(paths[0].read_text().replace("topic 0", "new words entirely"))
     same_as_fresh()
+    assert in_place == [True]  # an edit writes its row into the matrix, no copy
+    paths[3].write_text(paths[3].read_text().replace("topic 3", "topic 3 and new words"))
+    same_as_fresh()
     paths[1].unlink()
     same_as_fresh()
     make_memory("Note 9", "Fresh topic 4 words.", supersedes=[paths[4].name[:26]])
     same_as_fresh()
     paths[2].write_text(paths[2].read_text().replace("status: active", "status: retired"))
     same_as_fresh()
-    assert len(patched) >= 4  # each change patched the matrix instead of rebuilding it
+    assert len(patched) >= 5  # each change patched the matrix instead of rebuilding it
+    assert in_place[:2] == [True, True] and not all(in_place)

@@ -132,6 +132,7 @@ class _VectorMatrix:
     expires: Any  # NDArray[np.int64]: first expired day as an ordinal, a huge value without TTL
     excluded: Any  # NDArray[np.bool_]: superseded or retired elsewhere
     any_expiry: bool
+    position: dict[int, int] | None = None  # rowid → row, built when first needed
 
 
 @dataclass
@@ -476,9 +477,10 @@ class SqliteBackend:
             return None
         rows = [r for r in rows if r[3] == dim]
         never = dt.date.max.toordinal()
-        new_matrix = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32).reshape(
-            len(rows), dim
-        )
+        new_matrix = np.frombuffer(
+            bytearray().join(r[4] for r in rows),  # writable: edits patch rows in place
+            dtype=np.float32,
+        ).reshape(len(rows), dim)
         new_expires = np.array(
             [dt.date.fromisoformat(r[2]).toordinal() if r[2] else never for r in rows],
             dtype=np.int64,
@@ -517,6 +519,9 @@ class SqliteBackend:
             )
         changed = self._dirty_rows | {r[0] for r in rows}
         unique = list({r[0]: r for r in rows}.values())
+        in_place = self._patched_in_place(old, changed, unique, snap)
+        if in_place is not None:
+            return in_place
         base = None
         if old is not None:
             prepare_numpy()
@@ -535,6 +540,49 @@ class SqliteBackend:
             if not base.rowids:
                 base = None
         return self._build_matrix(unique, snap, base)
+
+    def _patched_in_place(
+        self, old: _VectorMatrix | None, changed: set[int], rows: list[Any], snap: _Snapshot
+    ) -> _VectorMatrix | None:
+        """The common small change — memories edited, none added, removed or filtered out —
+        as row writes into ``old``'s arrays instead of copying the whole matrix; None when the
+        change is not of that kind."""
+        if old is None or len(rows) != len(changed):
+            return None
+        if old.position is None:
+            old.position = {rowid: index for index, rowid in enumerate(old.rowids)}
+        dim = int(old.matrix.shape[1])
+        places = [old.position.get(r[0]) for r in rows]
+        width = old.sources.dtype.itemsize // 4  # characters a fixed-width str row holds
+        if (
+            any(place is None for place in places)
+            or any(r[3] != dim or len(r[5]) > width for r in rows)
+            or not old.matrix.flags.writeable
+        ):
+            return None
+        prepare_numpy()
+        import numpy as np
+
+        never = dt.date.max.toordinal()
+        ids = list(old.ids)
+        for place, row in zip(places, rows, strict=True):
+            assert place is not None
+            old.matrix[place] = np.frombuffer(row[4], dtype=np.float32)
+            old.expires[place] = dt.date.fromisoformat(row[2]).toordinal() if row[2] else never
+            old.sources[place] = row[5]
+            ids[place] = row[1]
+        # A search already running on the previous snapshot sees each row either before or
+        # after its write; both are answers that were true a moment ago.
+        return _VectorMatrix(
+            rowids=old.rowids,
+            ids=ids,
+            sources=old.sources,
+            matrix=old.matrix,
+            expires=old.expires,
+            excluded=np.array([doc_id in snap.excluded for doc_id in ids], dtype=np.bool_),
+            any_expiry=bool((old.expires != never).any()),
+            position=old.position,
+        )
 
     def _vector_matrix(self, snap: _Snapshot) -> _VectorMatrix | None:
         if snap.vectors_built:
