@@ -15,12 +15,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from teambrain_retrieval._duplicates import (  # stdlib only: no index, no model loaded
+    DUPLICATE_COSINE as COSINE_THRESHOLD,
+    DUPLICATE_TERM_OVERLAP as TERM_OVERLAP_THRESHOLD,
+    is_near_duplicate,
+)
 from teambrain_schema import Candidate, MemoryDraft, content_hash
 
 from ._prompt_text import KnownMemory
 
-COSINE_THRESHOLD = 0.88  # retrieval's DUPLICATE_COSINE: the same notion for both checks
-TERM_OVERLAP_THRESHOLD = 0.8
+__all__ = [  # the verdict and its thresholds are retrieval's: one rule for both checks
+    "COSINE_THRESHOLD", "TERM_OVERLAP_THRESHOLD", "DuplicateGuard", "Match", "MatchKind",
+    "PairScores", "SimilarLive", "draft_text", "is_near_duplicate", "normal_title",
+]  # fmt: skip
 
 MatchKind = Literal["memory", "candidate"]
 
@@ -45,14 +52,6 @@ class Match:
 SimilarLive = Callable[[str, str], list[Match]]
 # (draft text, other texts) -> (cosine or None without vectors, term overlap) for each other
 PairScores = Callable[[str, Sequence[str]], list[tuple[float | None, float]]]
-
-
-def is_near_duplicate(cosine: float | None, overlap: float, body: str) -> bool:
-    """Retrieval's verdict, applied to pending candidates: embedding cosine ≥ 0.88, or at
-    least 80% of the words shared (for bodies long enough to judge)."""
-    return (cosine is not None and cosine >= COSINE_THRESHOLD) or (
-        overlap >= TERM_OVERLAP_THRESHOLD and len(body.strip()) >= 8
-    )
 
 
 def normal_title(title: str) -> str:

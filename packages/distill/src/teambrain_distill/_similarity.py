@@ -71,7 +71,7 @@ def similar_live(retriever: Retriever) -> SimilarLive:
 def pair_scores(retriever: Retriever) -> PairScores:
     """Cosine (retrieval's embedder) and word overlap (retrieval's tokeniser) of a draft with
     each pending candidate."""
-    from teambrain_retrieval import query_terms
+    from teambrain_retrieval import query_terms, term_overlap
 
     cache: dict[str, Any] = {}
 
@@ -89,13 +89,7 @@ def pair_scores(retriever: Retriever) -> PairScores:
             cosine = None
             if mine is not None and theirs is not None and mine.shape == theirs.shape:
                 cosine = float(mine @ theirs)
-            other_terms = set(query_terms(other))
-            overlap = (
-                2 * len(terms & other_terms) / (len(terms) + len(other_terms))
-                if terms and other_terms
-                else 0.0
-            )
-            result.append((cosine, overlap))
+            result.append((cosine, term_overlap(terms, query_terms(other))))
         return result
 
     return scores

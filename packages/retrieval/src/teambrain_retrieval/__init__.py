@@ -24,7 +24,10 @@ _EXPORTS: dict[str, str] = {
     "ContextPack": "_retriever",
     "RefreshReport": "_retriever",
     "brain_id_for": "_retriever",
-    "DUPLICATE_COSINE": "_retriever",
+    "DUPLICATE_COSINE": "_duplicates",
+    "DUPLICATE_TERM_OVERLAP": "_duplicates",
+    "is_near_duplicate": "_duplicates",
+    "term_overlap": "_duplicates",
     "Situation": "_situation",
     "gather_situation": "_situation",
     # the backend and its pieces
@@ -71,6 +74,12 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, before=_register_local)
 
 if TYPE_CHECKING:  # explicit re-exports for type checkers
     from ._backend import ServedBrain as ServedBrain, SqliteBackend as SqliteBackend
+    from ._duplicates import (
+        DUPLICATE_COSINE as DUPLICATE_COSINE,
+        DUPLICATE_TERM_OVERLAP as DUPLICATE_TERM_OVERLAP,
+        is_near_duplicate as is_near_duplicate,
+        term_overlap as term_overlap,
+    )
     from ._embedders import (
         Embedder as Embedder,
         EmbedderUnavailable as EmbedderUnavailable,
@@ -96,7 +105,6 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
     from ._pathmatch import extract_mentions as extract_mentions, path_score as path_score
     from ._query import query_terms as query_terms, sanitise_fts_query as sanitise_fts_query
     from ._retriever import (
-        DUPLICATE_COSINE as DUPLICATE_COSINE,
         ContextPack as ContextPack,
         Hit as Hit,
         RefreshReport as RefreshReport,

@@ -115,7 +115,8 @@ def _expires(doc: IndexableDoc) -> str | None:
     return (doc.created + dt.timedelta(days=doc.ttl_days)).isoformat()
 
 
-def _say_once(message: str, _said: set[str] = set()) -> None:  # noqa: B006 - process-wide memo
+def say_once(message: str, _said: set[str] = set()) -> None:  # noqa: B006 - process-wide memo
+    """Print ``teambrain: message`` on stderr, once per process."""
     if message not in _said:
         _said.add(message)
         print(f"teambrain: {message}", file=sys.stderr, flush=True)
@@ -171,7 +172,7 @@ class SqliteBackend:
         self.served = list(served)
         self.embedder = embedder
         self.vectors_table = vectors_table
-        self._warn = warn or _say_once
+        self._warn = warn or say_once
         self._today = today or (lambda: dt.datetime.now(dt.UTC).date())
         self.degraded: str | None = None if embedder else no_embedder_reason
         self._generation = 0

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import functools
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -21,8 +20,9 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import apsw
 
-from ._backend import DocRow, Progress, ServedBrain, SqliteBackend, embed_text
+from ._backend import DocRow, Progress, ServedBrain, SqliteBackend, embed_text, say_once
 from ._db import CORRUPTION_ERRORS, IndexCorrupt, connect, move_aside
+from ._duplicates import is_near_duplicate, term_overlap
 from ._embedders import Embedder, EmbedderUnavailable, make_embedder
 from ._fusion import CANDIDATES, RRF_K, fuse_rrf
 from ._git import blob_id, head_blobs, head_commit
@@ -46,9 +46,6 @@ if TYPE_CHECKING:
         Provenance,
     )
 
-# Near-duplicate thresholds (cf. the redundant-candidate guard: cosine distance ≤ 0.12).
-DUPLICATE_COSINE = 0.88
-DUPLICATE_TERM_OVERLAP = 0.8
 # Freshness checks may take at most ~2% of the time between them (large brains, hot loops).
 _SCAN_SHARE = 50.0
 _SCAN_FREE_S = 0.002
@@ -57,12 +54,6 @@ _MEMORY_CACHE = 4096
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-def _stderr(message: str, _said: set[str] = set()) -> None:  # noqa: B006 - process-wide memo
-    if message not in _said:
-        _said.add(message)
-        print(f"teambrain: {message}", file=sys.stderr, flush=True)
 
 
 def brain_id_for(repo_root: Path) -> str:
@@ -224,7 +215,7 @@ class Retriever:
         self.ephemeral = ephemeral
         self.brain_id = brain_id or brain_id_for(layout.repo_root)
         self._commit_override = commit
-        self._warn = warn or _stderr
+        self._warn = warn or say_once
         self._today = today
         self._refresh_interval = refresh_interval
         self._lock = threading.RLock()
@@ -692,16 +683,12 @@ class Retriever:
             doc = docs.get(rowid)
             if doc is None:
                 continue
-            overlap = _dice(draft_terms, set(query_terms(embed_text(doc.title, doc.body))))
+            overlap = term_overlap(draft_terms, query_terms(embed_text(doc.title, doc.body)))
             cosine = cosines.get(rowid)
             if cosine is None and vector is not None:
                 cosine = self._cosine_of(vector, doc)
             same = _same_text(title, body, doc)
-            duplicate = (
-                same
-                or (cosine is not None and cosine >= DUPLICATE_COSINE)
-                or (overlap >= DUPLICATE_TERM_OVERLAP and len(body.strip()) >= 8)
-            )
+            duplicate = same or is_near_duplicate(cosine, overlap, body)
             scored.append((rowid, max(cosine or 0.0, overlap), cosine, overlap, duplicate))
         scored.sort(key=lambda item: -item[1])
         hits = {hit.id: hit for hit in self._hits([(r, s) for r, s, *_ in scored])}
@@ -764,12 +751,6 @@ def _front_json(doc: DocRow) -> str:
             "supersedes", "tags", "ttl_days")  # fmt: skip
     front = {key: data[key] for key in keep if key in data and data[key] is not None}
     return json.dumps(front)
-
-
-def _dice(a: set[str], b: set[str]) -> float:
-    if not a or not b:
-        return 0.0
-    return 2 * len(a & b) / (len(a) + len(b))
 
 
 def _same_text(title: str, body: str, doc: DocRow) -> bool:
