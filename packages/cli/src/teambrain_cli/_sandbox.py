@@ -28,6 +28,7 @@ from typing import Any
 from teambrain_schema import BrainLayout, MachineLayout
 
 from ._checks import CheckResult
+from ._scratch import scratch_brain
 
 TIMEOUT_S = 120.0
 MACOS_PROFILE = "(version 1)(allow default)(deny network*)"
@@ -200,34 +201,6 @@ def _exercise_serve(run: SandboxRun) -> None:
         run.failed.append(f"serve: tools {names}, search answer {str(search)[:120]}")
 
 
-def _scratch_brain(root: Path) -> Path:
-    from teambrain_schema import (
-        BRAIN_YAML_TEMPLATE,
-        MemoryFrontMatter,
-        new_memory_text,
-        regenerate_index,
-    )
-
-    repo = root / "repo"
-    layout = BrainLayout(repo)
-    (layout.memories / "conventions").mkdir(parents=True)
-    layout.retired.mkdir()
-    layout.brain_yaml.write_text(BRAIN_YAML_TEMPLATE)
-    memory_id = "01KB2F0A1S9Y4Q7V3C8D5E6F02"
-    front = MemoryFrontMatter.model_validate(
-        {"id": memory_id, "class": "convention", "scope": "team", "status": "active",
-         "priority": "required", "title": "Run the tests with make test", "created": "2026-01-01"}
-    )  # fmt: skip
-    (layout.memories / "conventions" / f"{memory_id}-run-the-tests.md").write_text(
-        new_memory_text(front, "Run `make test`.")
-    )
-    regenerate_index(layout)
-    (repo / "README.md").write_text("sandbox\n")
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "scratch brain"]):
-        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
-    return repo
-
-
 def check_sandbox_egress(machine: MachineLayout, layout: BrainLayout | None) -> CheckResult:
     """Capture, retrieval and serve work without network and attempt no connection."""
     title = "Capture, retrieval and serve work in a network-less sandbox"
@@ -246,7 +219,14 @@ def check_sandbox_egress(machine: MachineLayout, layout: BrainLayout | None) -> 
         log = root / "egress.log"
         user_home = root / "user-home"  # anything written outside TEAMBRAIN_HOME shows up here
         user_home.mkdir()
-        repo = layout.repo_root if layout is not None else _scratch_brain(root)
+        if layout is not None:
+            repo = layout.repo_root
+        else:
+            repo = scratch_brain(
+                root, memory_id="01KB2F0A1S9Y4Q7V3C8D5E6F02", memory_class="convention",
+                priority="required", title="Run the tests with make test", slug="run-the-tests",
+                body="Run `make test`.", files={"README.md": "sandbox\n"},
+            )  # fmt: skip
         env = {
             **os.environ, "TEAMBRAIN_HOME": str(home), "TEAMBRAIN_EGRESS_LOG": str(log), "HOME": str(user_home),
             "PYTHONPATH": os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])]),

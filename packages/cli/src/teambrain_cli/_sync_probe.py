@@ -12,46 +12,23 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from ._scratch import git, scratch_brain
+
 MEMORY_ID = "01KB2F0A1S9Y4Q7V3C8D5E6F01"
 
 
-def _git(*args: str, cwd: Path) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
-
-
 def _scratch_repo(root: Path) -> Path:
-    from teambrain_schema import (
-        BRAIN_YAML_TEMPLATE,
-        BrainLayout,
-        MemoryFrontMatter,
-        new_memory_text,
-        regenerate_index,
-    )
-
-    repo = root / "repo"
-    layout = BrainLayout(repo)
-    (layout.memories / "decisions").mkdir(parents=True)
-    layout.retired.mkdir()
-    layout.brain_yaml.write_text(BRAIN_YAML_TEMPLATE)
-    front = MemoryFrontMatter.model_validate(
-        {"id": MEMORY_ID, "class": "decision", "scope": "team", "status": "active",
-         "priority": "advisory", "title": "Probe memory", "created": "2026-01-01"}
+    repo = scratch_brain(
+        root, memory_id=MEMORY_ID, memory_class="decision", priority="advisory",
+        title="Probe memory", slug="probe-memory", body="Probe.",
     )  # fmt: skip
-    (layout.memories / "decisions" / f"{MEMORY_ID}-probe-memory.md").write_text(
-        new_memory_text(front, "Probe.")
-    )
-    regenerate_index(layout)
-    _git("init", "-q", "-b", "main", cwd=repo)
-    _git("add", "-A", cwd=repo)
-    _git("commit", "-qm", "probe brain", cwd=repo)
-    _git("clone", "-q", "--bare", str(repo), str(root / "remote.git"), cwd=root)
-    _git("remote", "add", "origin", str(root / "remote.git"), cwd=repo)
-    _git("fetch", "-q", "origin", cwd=repo)
+    git("clone", "-q", "--bare", str(repo), str(root / "remote.git"), cwd=root)
+    git("remote", "add", "origin", str(root / "remote.git"), cwd=repo)
+    git("fetch", "-q", "origin", cwd=repo)
     return repo
 
 

@@ -1,0 +1,54 @@
+"""A throw-away git repository holding a one-memory brain, for the checks of ``tb verify`` that
+must exercise teambrain without touching the user's own repository."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+
+
+def git(*args: str, cwd: Path) -> None:
+    """Run git quietly in ``cwd``; raise when it fails."""
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def scratch_brain(
+    root: Path,
+    *,
+    memory_id: str,
+    memory_class: str,
+    priority: str,
+    title: str,
+    slug: str,
+    body: str,
+    files: Mapping[str, str] | None = None,
+) -> Path:
+    """``root/repo``: a committed brain with one memory (and ``files``, path → text)."""
+    from teambrain_schema import (
+        BRAIN_YAML_TEMPLATE,
+        CLASS_FOLDERS,
+        BrainLayout,
+        MemoryFrontMatter,
+        new_memory_text,
+        regenerate_index,
+    )
+
+    repo = root / "repo"
+    layout = BrainLayout(repo)
+    folder = layout.memories / CLASS_FOLDERS[memory_class]
+    folder.mkdir(parents=True)
+    layout.retired.mkdir()
+    layout.brain_yaml.write_text(BRAIN_YAML_TEMPLATE)
+    front = MemoryFrontMatter.model_validate(
+        {"id": memory_id, "class": memory_class, "scope": "team", "status": "active",
+         "priority": priority, "title": title, "created": "2026-01-01"}
+    )  # fmt: skip
+    (folder / f"{memory_id}-{slug}.md").write_text(new_memory_text(front, body))
+    regenerate_index(layout)
+    for relpath, text in (files or {}).items():
+        (repo / relpath).write_text(text)
+    git("init", "-q", "-b", "main", cwd=repo)
+    git("add", "-A", cwd=repo)
+    git("commit", "-qm", "scratch brain", cwd=repo)
+    return repo
