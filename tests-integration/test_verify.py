@@ -247,3 +247,22 @@ def test_retired_text_left_in_the_index_fails(brain_repo: Path, tb, teambrain_ho
     code, checks = _verify(tb, brain_repo)
     assert code == 3 and checks["index"]["status"] == "FAIL"
     assert "retired memory still has text" in checks["index"]["summary"]
+
+
+@needs_sandbox
+def test_strict_outside_a_repository_needs_no_git_identity(
+    tmp_path: Path, tb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A fresh machine: nobody told git who they are. The scratch brain must still commit.
+    for name in (
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+    ):
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("EMAIL", "")
+    done = tb("verify", "--strict", "--json", cwd=tmp_path)
+    assert "internal error" not in done.stderr, done.stderr
+    check = next(c for c in json.loads(done.stdout)["checks"] if c["id"] == "sandbox-egress")
+    assert check["status"] == "PASS", check

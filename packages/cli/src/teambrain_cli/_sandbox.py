@@ -28,7 +28,7 @@ from typing import Any
 from teambrain_schema import BrainLayout, MachineLayout
 
 from ._checks import CheckResult
-from ._scratch import scratch_brain
+from ._scratch import GIT_IDENTITY, scratch_brain
 
 TIMEOUT_S = 120.0
 MACOS_PROFILE = "(version 1)(allow default)(deny network*)"
@@ -230,8 +230,7 @@ def check_sandbox_egress(machine: MachineLayout, layout: BrainLayout | None) -> 
         env = {
             **os.environ, "TEAMBRAIN_HOME": str(home), "TEAMBRAIN_EGRESS_LOG": str(log), "HOME": str(user_home),
             "PYTHONPATH": os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])]),
-            "GIT_AUTHOR_NAME": "tb verify", "GIT_AUTHOR_EMAIL": "verify@localhost",
-            "GIT_COMMITTER_NAME": "tb verify", "GIT_COMMITTER_EMAIL": "verify@localhost",
+            **GIT_IDENTITY,
         }  # fmt: skip
         run = SandboxRun(prefix=prefix, env=env, repo=repo, log=log)
         _exercise_capture(run, home)

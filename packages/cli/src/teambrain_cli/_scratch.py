@@ -3,14 +3,22 @@ must exercise teambrain without touching the user's own repository."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
+# Who commits in scratch repositories: a machine without a git identity must still verify.
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "tb verify", "GIT_AUTHOR_EMAIL": "verify@localhost",
+    "GIT_COMMITTER_NAME": "tb verify", "GIT_COMMITTER_EMAIL": "verify@localhost",
+}  # fmt: skip
+
 
 def git(*args: str, cwd: Path) -> None:
-    """Run git quietly in ``cwd``; raise when it fails."""
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+    """Run git quietly in ``cwd`` as :data:`GIT_IDENTITY`; raise when it fails."""
+    env = {**os.environ, **GIT_IDENTITY}
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=env)
 
 
 def scratch_brain(

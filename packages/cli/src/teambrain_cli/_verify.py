@@ -183,8 +183,9 @@ def check_sync_user_isolation(machine: MachineLayout, repo_root: Path | None) ->
         return CheckResult(
             "sync-user-isolation", title, "UNVERIFIED", "teambrain-sync is not installed"
         )
-    env = {**os.environ, "GIT_AUTHOR_NAME": "tb verify", "GIT_AUTHOR_EMAIL": "verify@localhost",
-           "GIT_COMMITTER_NAME": "tb verify", "GIT_COMMITTER_EMAIL": "verify@localhost", "GIT_TERMINAL_PROMPT": "0"}  # fmt: skip
+    from ._scratch import GIT_IDENTITY
+
+    env = {**os.environ, **GIT_IDENTITY, "GIT_TERMINAL_PROMPT": "0"}
     try:
         done = subprocess.run(
             [sys.executable, "-m", "teambrain_cli._sync_probe", str(machine.home), str(repo_root or "")],
