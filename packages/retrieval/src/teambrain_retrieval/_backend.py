@@ -122,6 +122,14 @@ def say_once(message: str, _said: set[str] = set()) -> None:  # noqa: B006 - pro
         print(f"teambrain: {message}", file=sys.stderr, flush=True)
 
 
+_NO_EXPIRY = dt.date.max.toordinal()
+
+
+def _expiry_day(expires: str | None) -> int:
+    """The first day (ordinal) a row is expired on; a day that never comes without a TTL."""
+    return dt.date.fromisoformat(expires).toordinal() if expires else _NO_EXPIRY
+
+
 @dataclass
 class _VectorMatrix:
     """Vectors of every servable document, ready for one matrix product per query."""
@@ -134,6 +142,13 @@ class _VectorMatrix:
     excluded: Any  # NDArray[np.bool_]: superseded or retired elsewhere
     any_expiry: bool
     position: dict[int, int] | None = None  # rowid → row, built when first needed
+
+
+def _excluded_mask(ids: list[str], snap: _Snapshot) -> Any:
+    """NDArray[np.bool_]: which of ``ids`` are superseded or retired elsewhere."""
+    import numpy as np
+
+    return np.array([doc_id in snap.excluded for doc_id in ids], dtype=np.bool_)
 
 
 @dataclass
@@ -477,13 +492,12 @@ class SqliteBackend:
         else:
             return None
         rows = [r for r in rows if r[3] == dim]
-        never = dt.date.max.toordinal()
         new_matrix = np.frombuffer(
             bytearray().join(r[4] for r in rows),  # writable: edits patch rows in place
             dtype=np.float32,
         ).reshape(len(rows), dim)
         new_expires = np.array(
-            [dt.date.fromisoformat(r[2]).toordinal() if r[2] else never for r in rows],
+            [_expiry_day(r[2]) for r in rows],
             dtype=np.int64,
         )
         rowids, ids = [r[0] for r in rows], [r[1] for r in rows]
@@ -501,8 +515,8 @@ class SqliteBackend:
             sources=new_sources,
             matrix=new_matrix,
             expires=new_expires,
-            excluded=np.array([doc_id in snap.excluded for doc_id in ids], dtype=np.bool_),
-            any_expiry=bool((new_expires != never).any()),
+            excluded=_excluded_mask(ids, snap),
+            any_expiry=bool((new_expires != _NO_EXPIRY).any()),
         )
 
     def _patched_matrix(self, old: _VectorMatrix | None, snap: _Snapshot) -> _VectorMatrix | None:
@@ -564,12 +578,11 @@ class SqliteBackend:
         prepare_numpy()
         import numpy as np
 
-        never = dt.date.max.toordinal()
         ids = list(old.ids)
         for place, row in zip(places, rows, strict=True):
             assert place is not None
             old.matrix[place] = np.frombuffer(row[4], dtype=np.float32)
-            old.expires[place] = dt.date.fromisoformat(row[2]).toordinal() if row[2] else never
+            old.expires[place] = _expiry_day(row[2])
             old.sources[place] = row[5]
             ids[place] = row[1]
         # A search already running on the previous snapshot sees each row either before or
@@ -580,8 +593,8 @@ class SqliteBackend:
             sources=old.sources,
             matrix=old.matrix,
             expires=old.expires,
-            excluded=np.array([doc_id in snap.excluded for doc_id in ids], dtype=np.bool_),
-            any_expiry=bool((old.expires != never).any()),
+            excluded=_excluded_mask(ids, snap),
+            any_expiry=bool((old.expires != _NO_EXPIRY).any()),
             position=old.position,
         )
 
