@@ -48,3 +48,19 @@ def test_unrelated_vector_neighbours_do_not_fill_the_answer() -> None:
     assert [hit.id for hit in be.search(query, 5)] == [related.id]
     # A keyword match keeps its vector vote, whatever its cosine.
     assert [hit.id for hit in be.search("tacos", 5)] == [unrelated.id]
+
+
+def test_stats_counts_follow_every_write_although_they_are_cached() -> None:
+    first, second = doc("alpha", "first memory"), doc("beta", "second memory")
+    be = backend(first)
+    assert (be.stats().documents, be.stats().vectors) == (1, 1)
+    be.index([second], "memory")
+    assert (be.stats().documents, be.stats().vectors) == (2, 2)
+    code = doc("gamma", "a code map entry", source="codemap")
+    be.index([code], "codemap")
+    assert be.stats().by_source == {"memory": 2, "codemap": 1}
+    be.remove([first.id, code.id])
+    stats = be.stats()
+    assert (stats.documents, stats.vectors, stats.by_source) == (1, 1, {"memory": 1})
+    stats.by_source["memory"] = 99  # the caller's copy, not the cache
+    assert be.stats().by_source == {"memory": 1}

@@ -159,7 +159,11 @@ class _Snapshot:
     excluded: frozenset[str]
     vectors: _VectorMatrix | None = None
     vectors_built: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    # (embedder name, brains) → (documents by source, documents with a vector): counting the
+    # vectors is a lookup per document (75 ms at 10k), and the MCP server asks on every request.
+    counts: dict[tuple[str | None, tuple[str, ...]], tuple[dict[str, int], int]] = field(
+        default_factory=dict
+    )
 
 
 class SqliteBackend:
@@ -859,18 +863,7 @@ class SqliteBackend:
         from teambrain_schema import IndexStats
 
         brains, params = self._brains_clause()
-        by_source: dict[str, int] = dict(
-            self._q(
-                f"SELECT d.source, count(*) FROM docs d WHERE {brains} GROUP BY d.source", params
-            )
-        )
-        vectors = 0
-        if self.embedder is not None:
-            (vectors,) = self._q1(
-                f"SELECT count(*) FROM docs d WHERE {brains} AND EXISTS (SELECT 1 FROM "
-                f"{self.vectors_table} v WHERE v.embedder = ? AND v.key = d.embed_key)",
-                [*params, self.embedder.name],
-            ) or (0,)
+        by_source, vectors = self._counts(brains, params)
         indexed = self._q1(
             f"SELECT max(indexed_at) FROM brains WHERE brain IN ({','.join('?' for _ in params)})",
             params,
@@ -881,10 +874,33 @@ class SqliteBackend:
             by_source=by_source,
             brains=[s.brain for s in self.served],
             embedder=self.embedder.name if self.embedder else "none",
-            vectors=int(vectors),
+            vectors=vectors,
             last_indexed=last,
             degraded=self.degraded,
         )
+
+    def _counts(self, brains: str, params: list[Any]) -> tuple[dict[str, int], int]:
+        """Documents by source and how many have a vector, counted once per index generation."""
+        snap = self.snapshot()
+        name = self.embedder.name if self.embedder is not None else None
+        key = (name, tuple(params))
+        counts = snap.counts.get(key)
+        if counts is None:
+            by_source: dict[str, int] = dict(
+                self._q(
+                    f"SELECT d.source, count(*) FROM docs d WHERE {brains} GROUP BY d.source",
+                    params,
+                )
+            )
+            vectors = 0
+            if name is not None:
+                (vectors,) = self._q1(
+                    f"SELECT count(*) FROM docs d WHERE {brains} AND EXISTS (SELECT 1 FROM "
+                    f"{self.vectors_table} v WHERE v.embedder = ? AND v.key = d.embed_key)",
+                    [*params, name],
+                ) or (0,)
+            counts = snap.counts[key] = (by_source, int(vectors))
+        return dict(counts[0]), counts[1]
 
     def mark_indexed(self, brain: str, root: str) -> None:
         """Record that ``brain`` (at ``root``) was brought up to date now."""
