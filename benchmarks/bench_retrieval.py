@@ -252,6 +252,27 @@ def time_process(args: list[str], cwd: Path, env: dict[str, str], runs: int = 7)
     return statistics.median(times)
 
 
+def mcp_search_ms(root: Path, env: dict[str, str], claims: list[str]) -> float:
+    """Median warm ``memory_search`` through the real MCP server over stdio (JSON-RPC framing,
+    the tool's rendering, the heartbeat and the retrieval event included)."""
+    from bench_mcp_startup import RawClient
+
+    client = RawClient([str(TB.parent / "teambrain-mcp-server")], root, env)
+    try:
+        client.handshake_and_list()
+        timings = []
+        for index, claim in enumerate(claims[:60]):
+            arguments = {"name": "memory_search", "arguments": {"query": claim, "k": 8}}
+            started = time.perf_counter()
+            result = client.request("tools/call", arguments)
+            if index >= 10:  # the first calls load the index, the model and the matrix
+                timings.append(1000 * (time.perf_counter() - started))
+            assert not result.get("isError"), result
+        return statistics.median(timings)
+    finally:
+        client.close()
+
+
 def latency(results: dict[str, object]) -> None:
     _, _, queries, qrels = scifact()
     claims = [queries[q] for q in qrels][:QUERIES_FOR_LATENCY]
@@ -323,6 +344,7 @@ def latency(results: dict[str, object]) -> None:
                     [str(TB), "relevant", "--query", "mitochondria and insulin signalling {i}"],
                     root, env,
                 ),
+                "mcp_search_ms": mcp_search_ms(root, env, claims),
             }  # fmt: skip
         retriever.close()
     results["latency"] = rows
@@ -376,6 +398,10 @@ def print_tables(results: dict) -> None:  # type: ignore[type-arg]
         print(f"whole process, warm, {int(size):,} memories: `tb relevant --query …` "
               f"{row['tb_relevant_s']:.2f} s vs `python -c pass` {row['python_pass_s']:.2f} s "
               "(target ≤ 1 s)")  # fmt: skip
+        if "mcp_search_ms" in row:
+            print(f"  warm `memory_search` over stdio (teambrain-mcp-server): "
+                  f"{row['mcp_search_ms']:.1f} ms vs {results['latency'][size]['p50_ms']:.1f} ms "
+                  "in process")  # fmt: skip
     load = os.getloadavg()
     print(f"(machine: {os.cpu_count()} cores, load average {load[0]:.1f} during the run)")
 
