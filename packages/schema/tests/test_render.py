@@ -91,3 +91,30 @@ def test_invisible_and_compatibility_lookalikes_are_escaped_and_found() -> None:
         assert forged_header_lines(body) == [2], forged
         shown = render_memory(ID_A, body).split("\n")[3]
         assert shown.startswith("\\[team memory"), shown
+
+
+def _sanitised_one_char_at_a_time(body: str) -> str:
+    """The rule, spelled out: every character's Unicode category decides; then lookalike
+    header lines are folded (NFKC) and escaped."""
+    import re
+    import unicodedata
+
+    text = body.replace("\r\n", "\n").replace("\r", "\n")
+    kept = "".join(
+        c for c in text
+        if c in "\n\t" or (c not in "\u2028\u2029\u0085\ufeff"
+                           and unicodedata.category(c) not in ("Cc", "Cf"))
+    )  # fmt: skip
+    lookalike = re.compile(r"\[(\s*team\s+memory)", re.IGNORECASE)
+    lines = []
+    for line in kept.split("\n"):
+        folded = unicodedata.normalize("NFKC", line)
+        lines.append(lookalike.sub(r"\\[\1", folded) if lookalike.search(folded) else line)
+    return "\n".join(lines).strip("\n")
+
+
+@settings(max_examples=500, deadline=None)
+@given(body=st.one_of(bodies, st.text(st.characters(codec="utf-8"), max_size=200)))
+@example("a\u00adb\u200dc\u202ed\x7fe\x85f\u0600g \U000e0041 [\uff54eam memory]")
+def test_sanitising_agrees_with_the_per_character_rule(body: str) -> None:
+    assert sanitise_body(body) == _sanitised_one_char_at_a_time(body)
