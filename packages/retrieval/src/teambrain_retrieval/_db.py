@@ -116,7 +116,8 @@ def m002_lookup_indexes(db: apsw.Connection) -> None:
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [m001_initial, m002_lookup_indexes]
 
 
-def _now() -> str:
+def now_iso() -> str:
+    """The current UTC time as stored in the index."""
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
@@ -135,7 +136,7 @@ def migrate(db: apsw.Connection) -> list[str]:
             if db.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone():
                 continue
             migration(db)
-            db.execute("INSERT INTO migrations(name, applied_at) VALUES (?, ?)", (name, _now()))
+            db.execute("INSERT INTO migrations(name, applied_at) VALUES (?, ?)", (name, now_iso()))
         done.append(name)
     return done
 
@@ -192,8 +193,3 @@ def move_aside(path: Path) -> Path:
     if path.exists():
         os.replace(path, target)
     return target
-
-
-def now_iso() -> str:
-    """The current UTC time as stored in the index."""
-    return _now()

@@ -591,11 +591,6 @@ class Retriever:
         self._fresh()
         return self._hits(self.backend.ranked(query, max(k, 0)))[:k]
 
-    def search_mode(self, query: str, k: int, mode: str) -> list[Hit]:
-        """Like :meth:`search` with ``mode`` ``fts`` or ``vector`` alone (for comparisons)."""
-        self._fresh()
-        return self._hits(self.backend.ranked(query, max(k, 0), mode=mode))[:k]
-
     def _path_ranking(self, globs: Sequence[str]) -> list[tuple[int, float]]:
         best: dict[int, float] = {}
         mentions = self.backend.path_mentions()
