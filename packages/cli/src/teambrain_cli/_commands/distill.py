@@ -6,7 +6,6 @@ import sys
 from typing import Any
 
 import click
-from teambrain_schema import UserError
 
 from .._context import machine, require_brain
 from .._output import emit_json
@@ -84,7 +83,7 @@ def _human(report: Any) -> None:
 @click.option(
     "--since",
     metavar="WHEN",
-    help="Only sessions active since WHEN: a date (2026-11-20), a time, or a span (12h, 7d).",
+    help="Only sessions active since WHEN: 2026-11-20, 2026-11-20T09:30Z, 12h, 7d, 2w or now.",
 )
 @click.option("--dry-run", is_flag=True, help="Ask the model and show the result; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
@@ -110,10 +109,8 @@ def command(
     from teambrain_distill import DistillOptions, distill, parse_since
 
     layout = require_brain()
-    try:
-        since_at = parse_since(since) if since is not None else None
-    except ValueError as exc:
-        raise UserError(f"--since: {exc}") from None
+    # A bad --since is a one-line UserError (exit 1) worded as `tb digest --since` words it.
+    since_at = parse_since(since) if since is not None else None
     report = distill(
         layout,
         machine(),
