@@ -2,15 +2,20 @@ import datetime as dt
 import json
 from pathlib import Path
 
-from distill_testkit import NOW, commit
+import pytest
+from distill_testkit import NOW, commit, git
 from hypothesis import HealthCheck, given, settings, strategies as st
+from teambrain_capture import repo_join_key
 from teambrain_distill._prompt_text import render_session
 from teambrain_distill._sessions import (
     ENVELOPE_KEYS,
     PAYLOAD_KEYS,
+    SessionFacts,
+    belongs_to,
     commit_subjects,
     normalise_remote,
     read_session,
+    repo_identities,
     whitelisted,
 )
 
@@ -88,6 +93,36 @@ def test_remotes_normalise_to_one_spelling() -> None:
         "ssh://git@GitHub.com:22/acme/shop",
     ):
         assert normalise_remote(url) == "github.com/acme/shop", url
+
+
+@pytest.mark.parametrize(
+    "origin",
+    [
+        None,
+        "git@github.com:acme/shop.git",
+        "https://token@GitHub.com/Acme/Shop.git/",
+        "ssh://git@github.com:22/acme/shop",
+        "gitlab.example:22/acme/shop.git",
+        "file:///srv/git/Shop.git",
+        "/srv/git/Shop.git",
+    ],
+)
+def test_every_key_capture_records_names_the_repository(tmp_path: Path, origin: str | None) -> None:
+    repo = tmp_path / "Shop"
+    (repo / "src").mkdir(parents=True)
+    git(repo, "init", "-q")
+    if origin is not None:
+        git(repo, "remote", "add", "origin", origin)
+    identities = repo_identities(repo)
+    # what the capture hook records for a session started anywhere in the work tree
+    for start in (repo, repo / "src"):
+        key = repo_join_key(start)
+        assert key is not None
+        assert belongs_to(SessionFacts(sid="s", file=tmp_path, repo=key), identities), key
+    # spellings from before capture keyed sessions: the folder name and the path
+    for legacy in ("Shop", str(repo)):
+        assert belongs_to(SessionFacts(sid="s", file=tmp_path, repo=legacy), identities)
+    assert not belongs_to(SessionFacts(sid="s", file=tmp_path, repo="acme/other"), identities)
 
 
 def test_commit_subjects_come_from_the_local_repository(brain) -> None:

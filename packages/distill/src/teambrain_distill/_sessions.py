@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from teambrain_capture import read_jsonl, session_files
+from teambrain_capture import read_jsonl, repo_join_key, session_files
 from teambrain_schema import ENVELOPE_ADAPTER, MachineLayout
 
 # The envelope keys and, per event type, the payload keys the distiller may read.
@@ -156,7 +156,10 @@ def read_sessions(machine: MachineLayout) -> list[SessionFacts]:
 
 # -- which repository a session belongs to -----------------------------------------------------
 def normalise_remote(url: str) -> str:
-    """``git@github.com:acme/shop.git`` and ``https://github.com/acme/shop`` → ``github.com/acme/shop``."""
+    """``git@github.com:acme/shop.git`` and ``https://github.com/acme/shop`` → ``github.com/acme/shop``.
+
+    Only for ``repo`` keys spelled as a raw remote URL (sessions written before capture keyed
+    them): this repository's own key is capture's (:func:`teambrain_capture.repo_join_key`)."""
     text = url.strip()
     text = re.sub(r"^[a-z][a-z0-9+.\-]*://", "", text)
     text = re.sub(r"^[^@/]+@", "", text)
@@ -166,19 +169,14 @@ def normalise_remote(url: str) -> str:
 
 
 def repo_identities(repo_root: Path) -> frozenset[str]:
-    """Every spelling of this repository a session's ``repo`` key may use: its path, its
-    folder name, and its ``origin`` remote (as configured and normalised)."""
-    names = {str(repo_root), str(repo_root.resolve()), repo_root.resolve().name}
-    done = subprocess.run(
-        ["git", "-C", str(repo_root), "config", "--get", "remote.origin.url"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    url = done.stdout.strip()
-    if done.returncode == 0 and url:
-        names.update({url, normalise_remote(url)})
-        if url.startswith("file://") or ("://" not in url and ":" not in url.partition("/")[0]):
-            # capture names a repository whose origin is a local path local/<name>
-            names.add("local/" + url.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git").casefold())
+    """Every spelling of this repository a session's ``repo`` key may use: the join key capture
+    records (the normalised origin remote, else the folder name) and, for sessions recorded
+    before the origin was set or before capture keyed them, its folder name and its path."""
+    resolved = repo_root.resolve()
+    names = {str(repo_root), str(resolved), resolved.name}
+    key = repo_join_key(repo_root)
+    if key is not None:
+        names.add(key)
     return frozenset(names)
 
 
