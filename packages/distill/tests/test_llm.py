@@ -165,3 +165,21 @@ def test_importing_the_package_imports_no_llm_client() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ
     )
     assert done.stdout.strip() == ""
+
+
+def test_errors_are_reported_in_one_line() -> None:
+    from pydantic import ValidationError
+    from teambrain_distill._errors import first_error_line
+
+    class Two(BaseModel):
+        a: int
+        b: int
+
+    with pytest.raises(ValidationError) as invalid:
+        Two.model_validate({"a": "x"})
+    assert first_error_line(invalid.value) == (
+        "a: Input should be a valid integer, unable to parse string as an integer (+1 more)"
+    )
+    assert first_error_line(ValueError("  first\nsecond")) == "first"
+    assert first_error_line(RuntimeError("x" * 400), limit=300) == "x" * 300
+    assert first_error_line(TimeoutError()) == "TimeoutError"

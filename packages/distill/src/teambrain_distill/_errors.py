@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
+from pydantic import ValidationError
 from teambrain_schema import EnvironmentProblem, UserError, ValidationFailure
+
+
+def first_error_line(exc: BaseException, *, limit: int | None = None) -> str:
+    """One line saying what went wrong: the first validation error (and how many more), else
+    the first line of the message (at most ``limit`` characters), else the exception's type."""
+    if isinstance(exc, ValidationError):
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error.get("loc", ())) or "answer"
+        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        return f"{where}: {error.get('msg', 'invalid')}{more}"
+    text = str(exc).strip()
+    return text.splitlines()[0][:limit] if text else exc.__class__.__name__
 
 
 class DriverNotInstalled(EnvironmentProblem, ImportError):

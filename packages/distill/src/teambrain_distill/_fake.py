@@ -10,7 +10,7 @@ from pydantic import BaseModel, ValidationError
 from teambrain_schema import DistillConfig, estimate_tokens
 
 from ._budget import AttemptGuard
-from ._errors import CostCapReached, ModelOutputInvalid
+from ._errors import CostCapReached, ModelOutputInvalid, first_error_line
 from ._fixtures import FixtureStore
 from ._request import Request
 
@@ -24,16 +24,6 @@ def fixture_dir(config: DistillConfig, brain_dir: Path | None) -> Path:
     if configured.is_absolute():
         return configured
     return (brain_dir or Path.cwd()) / configured
-
-
-def first_error_line(exc: Exception) -> str:
-    """A one-line description of why an answer was invalid."""
-    if isinstance(exc, ValidationError):
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error.get("loc", ())) or "answer"
-        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        return f"{where}: {error.get('msg', 'invalid')}{more}"
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
 
 
 class FakeDriver:

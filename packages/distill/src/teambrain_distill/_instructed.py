@@ -18,8 +18,13 @@ from pydantic import BaseModel
 from teambrain_schema import DistillConfig, EnvironmentProblem, estimate_tokens, redact_secrets
 
 from ._budget import AttemptGuard
-from ._errors import CostCapReached, DriverNotInstalled, ModelOutputInvalid, ModelUnavailable
-from ._fake import first_error_line
+from ._errors import (
+    CostCapReached,
+    DriverNotInstalled,
+    ModelOutputInvalid,
+    ModelUnavailable,
+    first_error_line,
+)
 from ._request import Request, canonical_json
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -174,9 +179,9 @@ class InstructedDriver:
                 f"model {self.config.model!r} not found at {where} (HTTP 404; check distill.model)"
             )
         elif status is not None:
-            message = f"HTTP {status}: {_first_line(exc)}"
+            message = f"HTTP {status}: {first_error_line(exc, limit=300)}"
         else:
-            message = f"{kind}: {_first_line(exc)}"
+            message = f"{kind}: {first_error_line(exc, limit=300)}"
         # The SDK re-sends after timeouts, lost connections, 429 and 5xx; say that it tried.
         if status is None or status == 429 or status >= 500:
             message += f" (after {self.config.max_retries} retries, distill.max_retries)"
@@ -186,11 +191,6 @@ class InstructedDriver:
         if self._secret and self.config.api_key_env:
             text = text.replace(self._secret, "[REDACTED:credential]")
         return redact_secrets(text)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0][:300] if text else exc.__class__.__name__
 
 
 def _plain(value: Any) -> Any:
