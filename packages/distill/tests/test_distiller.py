@@ -424,3 +424,20 @@ def test_a_dry_run_leaves_the_index_alone_too(brain, machine, session) -> None:
     )
     assert [c.title for c in report.candidates] == ["A fine title"] and report.notes == []
     assert snapshot() == before
+
+
+def test_the_front_matter_check_keeps_every_field_of_the_draft() -> None:
+    from teambrain_distill._distiller import _check_memory_file, draft_front
+    from teambrain_schema import MemoryDraft
+
+    draft = MemoryDraft.model_validate(
+        {
+            "class": "convention", "title": "Retry the gateway once", "body": "Why: flaky.",
+            "tags": ["payments"], "evidence": {"sessions": ["s-1"]},
+            "supersedes": ["01KB2F0A1S9Y4Q7V3C8D5E6F01"], "ttl_days": 90,
+        }
+    )  # fmt: skip
+    front = draft_front(draft, NOW)
+    assert front.supersedes == draft.supersedes and front.ttl_days == 90
+    assert front.tags == ["payments"] and front.created == NOW.date()
+    _check_memory_file(front, draft.body)

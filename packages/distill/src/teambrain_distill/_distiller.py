@@ -507,7 +507,8 @@ def _consider(
 
 
 def draft_front(draft: Any, now: dt.datetime) -> MemoryFrontMatter:
-    """The front-matter the draft would get as a memory file (a fresh id, today's date)."""
+    """The front-matter the draft would get as a memory file (a fresh id, today's date), with
+    every field ``teambrain_sync.add_memory`` writes (supersedes and ttl_days included)."""
     return MemoryFrontMatter.model_validate(
         {
             "id": new_ulid(),
@@ -518,7 +519,9 @@ def draft_front(draft: Any, now: dt.datetime) -> MemoryFrontMatter:
             "title": draft.title,
             "created": now.date(),
             "evidence": draft.evidence.model_dump() if draft.evidence else None,
-            "tags": draft.tags,
+            "supersedes": list(draft.supersedes),
+            "tags": list(draft.tags),
+            "ttl_days": draft.ttl_days,
         }
     )
 
