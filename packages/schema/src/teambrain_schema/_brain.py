@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -139,17 +139,56 @@ def read_text_safely(path: Path, repo_root: Path, *, max_bytes: int) -> str:
         ) from None
 
 
-def _read_brain_file(
-    path: Path, layout: BrainLayout, location: Location, folder: str | None
-) -> BrainFile:
-    relpath = layout.relative(path)
+def brain_file_from_text(layout: BrainLayout, relpath: str, text: str) -> BrainFile | None:
+    """What :func:`load_brain` makes of a file at ``relpath`` (repository-relative) holding
+    ``text``; None when ``load_brain`` would not read a file there (outside ``memories/`` and
+    ``retired/``, or an ignored name such as ``.gitkeep``)."""
+    placement = _placement(layout, relpath)
+    if placement is None or PurePosixPath(relpath).name in IGNORED_NAMES:
+        return None
+    location, folder = placement
+    return _parse_brain_file(relpath, location, folder, text)
+
+
+def _placement(layout: BrainLayout, relpath: str) -> tuple[Location, str | None] | None:
+    """Where a file at ``relpath`` belongs: ``memories`` (with its class folder when it sits
+    directly in one, else None) or ``retired``; None outside both."""
+    path = PurePosixPath(relpath)
+    memories = PurePosixPath(layout.relative(layout.memories))
+    if path != memories and path.is_relative_to(memories):
+        inside = path.relative_to(memories).parts
+        return "memories", inside[0] if len(inside) == 2 else None
+    retired = PurePosixPath(layout.relative(layout.retired))
+    if path != retired and path.is_relative_to(retired):
+        return "retired", None
+    return None
+
+
+def _parse_brain_file(relpath: str, location: Location, folder: str | None, text: str) -> BrainFile:
     try:
-        text = read_text_safely(path, layout.repo_root, max_bytes=MAX_MEMORY_FILE_BYTES)
         document = parse_memory(text)
     except FrontMatterError as exc:
-        problem = FileProblem(relpath, exc.line, exc.rule, exc.message)
-        return BrainFile(relpath, location, folder, problem=problem)
+        return _unusable(relpath, location, folder, exc)
     return BrainFile(relpath, location, folder, document=document)
+
+
+def _unusable(
+    relpath: str, location: Location, folder: str | None, exc: FrontMatterError
+) -> BrainFile:
+    problem = FileProblem(relpath, exc.line, exc.rule, exc.message)
+    return BrainFile(relpath, location, folder, problem=problem)
+
+
+def _read_brain_file(path: Path, layout: BrainLayout) -> BrainFile:
+    relpath = layout.relative(path)
+    placement = _placement(layout, relpath)
+    assert placement is not None  # walked from memories/ or retired/
+    location, folder = placement
+    try:
+        text = read_text_safely(path, layout.repo_root, max_bytes=MAX_MEMORY_FILE_BYTES)
+    except FrontMatterError as exc:
+        return _unusable(relpath, location, folder, exc)
+    return _parse_brain_file(relpath, location, folder, text)
 
 
 def _walk(directory: Path) -> list[Path]:
@@ -166,12 +205,8 @@ def _walk(directory: Path) -> list[Path]:
 def load_brain(layout: BrainLayout) -> Brain:
     """Read every file under ``memories/`` and ``retired/`` without ever raising on content."""
     brain = Brain(layout)
-    for path in _walk(layout.memories):
-        relative = path.relative_to(layout.memories).parts
-        folder = relative[0] if len(relative) == 2 else None
-        brain.files.append(_read_brain_file(path, layout, "memories", folder))
-    for path in _walk(layout.retired):
-        brain.files.append(_read_brain_file(path, layout, "retired", None))
+    for path in [*_walk(layout.memories), *_walk(layout.retired)]:
+        brain.files.append(_read_brain_file(path, layout))
     return brain
 
 

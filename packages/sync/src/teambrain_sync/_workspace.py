@@ -15,19 +15,15 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Literal
 
 from teambrain_schema import (
     BRAIN_DIRNAME,
     Brain,
-    BrainFile,
     BrainLayout,
     EnvironmentProblem,
-    FileProblem,
-    FrontMatterError,
     UserError,
+    brain_file_from_text,
     load_brain,
-    parse_memory,
     write_bytes_atomic,
     write_text_atomic,
 )
@@ -36,8 +32,6 @@ from ._git import GitFailed, GitRepo
 from ._snapshot import ResolvedCommit, materialise_brain, read_blobs
 
 PROPOSAL_REF_PREFIX = "refs/heads/teambrain/"
-IGNORED_NAMES = frozenset({".gitkeep", ".DS_Store"})  # as load_brain ignores them
-Location = Literal["memories", "retired"]
 
 
 @dataclass
@@ -52,7 +46,7 @@ class BrainWorkspace:
     repo: GitRepo
     base: ResolvedCommit
     layout: BrainLayout
-    changes: dict[str, str | None] = field(default_factory=dict)
+    changes: dict[str, bool] = field(default_factory=dict)  # relpath: written (True) or removed
     _brain: Brain | None = field(default=None, repr=False)
 
     def load(self) -> Brain:
@@ -76,13 +70,13 @@ class BrainWorkspace:
     def write(self, relpath: str, text: str) -> None:
         """Create or replace ``relpath`` in the proposal."""
         write_text_atomic(self.path_of(relpath), text)
-        self.changes[relpath] = text
+        self.changes[relpath] = True
         self._track(relpath, text)
 
     def remove(self, relpath: str) -> None:
         """Delete ``relpath`` in the proposal."""
         self.path_of(relpath).unlink(missing_ok=True)
-        self.changes[relpath] = None
+        self.changes[relpath] = False
         self._track(relpath, None)
 
     def discard(self, relpath: str) -> None:
@@ -98,25 +92,16 @@ class BrainWorkspace:
             write_bytes_atomic(path, data)
         self._track(relpath, data.decode("utf-8", "replace") if data is not None else None)
 
-    def sync_file(self, relpath: str) -> None:
-        """Record whatever is on disk at ``relpath`` now (after an in-place regeneration)."""
-        text = self.read(relpath)
-        self.changes[relpath] = text
-
     def _track(self, relpath: str, text: str | None) -> None:
         """Keep the parsed brain in step with a memory or retired file that changed."""
         if self._brain is None:
             return
         files = [f for f in self._brain.files if f.relpath != relpath]
         if text is not None:
-            entry = _brain_file(self.layout, relpath, text)
+            entry = brain_file_from_text(self.layout, relpath, text)
             if entry is not None:
                 files.append(entry)
         self._brain = Brain(self.layout, files)
-
-    def has_changes(self) -> bool:
-        """True when the proposal differs from the base in at least one file."""
-        return bool(self.changes)
 
     def commit(self, branch: str, message: str) -> str:
         """Commit the edits on top of the base as new branch ``branch``; returns the commit id.
@@ -142,8 +127,8 @@ class BrainWorkspace:
         return commit
 
     def _stage(self, env: dict[str, str]) -> None:
-        written = sorted(path for path, text in self.changes.items() if text is not None)
-        removed = sorted(path for path, text in self.changes.items() if text is None)
+        written = sorted(path for path, present in self.changes.items() if present)
+        removed = sorted(path for path, present in self.changes.items() if not present)
         lines: list[str] = []
         if written:
             files = "".join(f"{self.path_of(path)}\n" for path in written)
@@ -172,21 +157,6 @@ class BrainWorkspace:
                 ) from None
             raise
         return done.stdout.decode("ascii").strip()
-
-
-def _brain_file(layout: BrainLayout, relpath: str, text: str) -> BrainFile | None:
-    """What :func:`load_brain` would make of ``text`` at ``relpath`` (None: not a brain file)."""
-    parts = PurePosixPath(relpath).parts
-    if len(parts) < 3 or parts[1] not in ("memories", "retired") or parts[-1] in IGNORED_NAMES:
-        return None
-    location: Location = "memories" if parts[1] == "memories" else "retired"
-    folder = parts[2] if location == "memories" and len(parts) == 4 else None
-    try:
-        document = parse_memory(text)
-    except FrontMatterError as exc:
-        problem = FileProblem(relpath, exc.line, exc.rule, exc.message)
-        return BrainFile(relpath, location, folder, problem=problem)
-    return BrainFile(relpath, location, folder, document=document)
 
 
 def check_branch_name(repo: GitRepo, branch: str) -> None:
