@@ -181,3 +181,25 @@ def test_repo_dot_means_the_repository_here(
     monkeypatch.chdir(outside)
     assert run(["digest", "--repo", "."]) == 1
     assert "--repo .: not inside a git repository" in capsys.readouterr().err
+
+
+def test_json_errors_follow_the_format_click_reads(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Failures print the JSON error exactly when the report would have been JSON on stdout."""
+    bad = ["--since", "last tuesday"]
+    for argv, parseable in [
+        (["--format=json", *bad], True),
+        (["--format", "text", "--format", "json", *bad], True),
+        (["--format", "json", "--format", "text", *bad], False),
+        (["--format", "json", "--out", str(tmp_path / "week.json"), *bad], False),
+        (["--since", "--format", "json"], False),  # "--format" is the value of --since
+        (["--format", "json", "--bogus"], True),
+    ]:
+        assert run(["digest", *argv]) == 1
+        out, err = capsys.readouterr()
+        assert err.startswith("tb: ") and err.count("\n") == 1, argv
+        if parseable:
+            assert json.loads(out)["error"] == {"message": err[4:-1], "exit_code": 1}, argv
+        else:
+            assert out == "", argv

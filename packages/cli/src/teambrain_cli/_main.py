@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 import click
+from click.core import ParameterSource
 from teambrain_schema import ExitCode, TeambrainError
 
 from . import _commands
@@ -47,8 +48,29 @@ def cli() -> None:
     check_home()
 
 
+# Verbs whose ``--format json`` prints the report as JSON on stdout (``--out`` writes a file).
+JSON_FORMAT_VERBS = frozenset({"digest"})
+
+
 def _wants_json(argv: list[str]) -> bool:
-    return "--json" in argv
+    """Whether a failure also prints ``{"ok": false, "error": ...}`` on stdout: with ``--json``,
+    and with ``--format json`` (not ``--out``) on the verbs of :data:`JSON_FORMAT_VERBS`."""
+    return "--json" in argv or _json_format(argv)
+
+
+def _json_format(argv: list[str]) -> bool:
+    verb = next((i for i, arg in enumerate(argv) if not arg.startswith("-")), None)
+    if verb is None or argv[verb] not in JSON_FORMAT_VERBS:
+        return False
+    command = cli.get_command(click.Context(cli), argv[verb])
+    if command is None:
+        return False
+    try:  # click's own reading of the options (last one wins, ``--format=json``, values)
+        ctx = command.make_context(argv[verb], argv[verb + 1 :], resilient_parsing=True)
+    except click.ClickException:
+        return False
+    out_given = ctx.get_parameter_source("out") is not ParameterSource.DEFAULT
+    return ctx.params.get("fmt") == "json" and not out_given
 
 
 def _report(message: str, code: int, argv: list[str]) -> int:

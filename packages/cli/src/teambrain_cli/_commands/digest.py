@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -21,7 +18,7 @@ from teambrain_capture import (
     slack_text,
     write_report,
 )
-from teambrain_schema import TeambrainError, UserError, find_brain, load_brain
+from teambrain_schema import UserError, find_brain, load_brain
 
 from .._context import machine
 from .._output import say
@@ -82,42 +79,29 @@ def command(
     named by digest.slack_webhook_env in $TEAMBRAIN_HOME/user/config.toml), else prints it as
     a dry run.
     """
-    # `--format json` stays parseable on failure, as `--json` does for other verbs.
-    with _json_failures(fmt == "json" and out is None):
-        window = resolve_window(since, until)
-        if repo == ".":
-            repo = repo_join_key(Path.cwd())
-            if repo is None:
-                raise UserError("--repo .: not inside a git repository")
-        home = machine()
-        report = build_digest(home, window, repo=repo)
-        titles = memory_titles()
-        if out is not None:
-            chosen = fmt or SUFFIX_FORMATS.get(out.suffix.lower(), "text")
-            target = write_report(out, render_digest(report, chosen, titles))
-            say(
-                f"Wrote the {chosen} digest to {target} (a derived file: never commit it to the brain)."
-            )
-            return
-        if fmt is not None:
-            click.echo(render_digest(report, fmt, titles), nl=False)
-            return
-        text = slack_text(report, titles)
-        lookup = resolve_slack_webhook(home)
-        if lookup.webhook is None:
-            click.echo(text)
-            say(f"Dry run: not posted to Slack ({lookup.reason}).")
-            return
-        post_slack(lookup.webhook, slack_payload(text))
-        say(f"Digest posted to Slack ({lookup.reason}).")
-
-
-@contextlib.contextmanager
-def _json_failures(enabled: bool) -> Iterator[None]:
-    try:
-        yield
-    except TeambrainError as exc:
-        if enabled:
-            error = {"message": exc.message, "exit_code": int(exc.exit_code)}
-            click.echo(json.dumps({"ok": False, "error": error}))
-        raise
+    window = resolve_window(since, until)
+    if repo == ".":
+        repo = repo_join_key(Path.cwd())
+        if repo is None:
+            raise UserError("--repo .: not inside a git repository")
+    home = machine()
+    report = build_digest(home, window, repo=repo)
+    titles = memory_titles()
+    if out is not None:
+        chosen = fmt or SUFFIX_FORMATS.get(out.suffix.lower(), "text")
+        target = write_report(out, render_digest(report, chosen, titles))
+        say(
+            f"Wrote the {chosen} digest to {target} (a derived file: never commit it to the brain)."
+        )
+        return
+    if fmt is not None:
+        click.echo(render_digest(report, fmt, titles), nl=False)
+        return
+    text = slack_text(report, titles)
+    lookup = resolve_slack_webhook(home)
+    if lookup.webhook is None:
+        click.echo(text)
+        say(f"Dry run: not posted to Slack ({lookup.reason}).")
+        return
+    post_slack(lookup.webhook, slack_payload(text))
+    say(f"Digest posted to Slack ({lookup.reason}).")
