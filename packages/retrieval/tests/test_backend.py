@@ -64,3 +64,22 @@ def test_stats_counts_follow_every_write_although_they_are_cached() -> None:
     assert (stats.documents, stats.vectors, stats.by_source) == (1, 1, {"memory": 1})
     stats.by_source["memory"] = 99  # the caller's copy, not the cache
     assert be.stats().by_source == {"memory": 1}
+
+
+def test_a_document_text_is_embedded_once_and_a_stored_one_never() -> None:
+    from teambrain_retrieval import embed_text
+
+    stored = doc("retry budget", "The payment client retries three times.")
+    embedder = HashEmbedder()
+    be = SqliteBackend(connect(None), [ServedBrain("b")], embedder)
+    be.index([stored], "memory")
+    before = embedder.embedded
+    again = be.embed_document(embed_text(stored.title, stored.body))
+    assert embedder.embedded == before  # read from the vectors table
+    assert (
+        again is not None and again.tolist() == be.stored_vector(stored.title, stored.body).tolist()
+    )
+    draft = embed_text("retry budget", "Retry the payment client at most three times.")
+    first = be.embed_document(draft)
+    assert embedder.embedded == before + 1
+    assert be.embed_document(draft) is first and embedder.embedded == before + 1

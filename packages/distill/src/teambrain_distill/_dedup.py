@@ -26,7 +26,7 @@ from ._prompt_text import KnownMemory
 
 __all__ = [  # the verdict and its thresholds are retrieval's: one rule for both checks
     "COSINE_THRESHOLD", "TERM_OVERLAP_THRESHOLD", "DuplicateGuard", "Match", "MatchKind",
-    "PairScores", "SimilarLive", "draft_text", "is_near_duplicate", "normal_title",
+    "PairScores", "SimilarLive", "is_near_duplicate", "normal_title",
 ]  # fmt: skip
 
 MatchKind = Literal["memory", "candidate"]
@@ -50,18 +50,16 @@ class Match:
 
 # (title, body) -> similar live memories, from retrieval
 SimilarLive = Callable[[str, str], list[Match]]
-# (draft text, other texts) -> (cosine or None without vectors, term overlap) for each other
-PairScores = Callable[[str, Sequence[str]], list[tuple[float | None, float]]]
+# (draft (title, body), others' (title, body)) -> (cosine or None without vectors, term
+# overlap) for each other
+PairScores = Callable[
+    [tuple[str, str], Sequence[tuple[str, str]]], list[tuple[float | None, float]]
+]
 
 
 def normal_title(title: str) -> str:
     """A title as compared for sameness: NFC, case-folded, whitespace collapsed."""
     return re.sub(r"\s+", " ", unicodedata.normalize("NFC", title)).strip().casefold()
-
-
-def draft_text(title: str, body: str) -> str:
-    """The text two drafts are compared on."""
-    return f"{title}\n\n{body}"
 
 
 @dataclass
@@ -120,8 +118,7 @@ class DuplicateGuard:
                 add(Match("candidate", pending.candidate_id, pending.title, "same title"))
         if self.pair_scores is not None and self.pending:
             scores = self.pair_scores(
-                draft_text(draft.title, draft.body),
-                [draft_text(p.title, p.body) for p in self.pending],
+                (draft.title, draft.body), [(p.title, p.body) for p in self.pending]
             )
             for pending, (cosine, overlap) in zip(self.pending, scores, strict=True):
                 if is_near_duplicate(cosine, overlap, draft.body):

@@ -70,26 +70,31 @@ def similar_live(retriever: Retriever) -> SimilarLive:
 
 def pair_scores(retriever: Retriever) -> PairScores:
     """Cosine (retrieval's embedder) and word overlap (retrieval's tokeniser) of a draft with
-    each pending candidate."""
-    from teambrain_retrieval import query_terms, term_overlap
+    each pending candidate, on the text retrieval embeds (so the draft's vector from
+    ``similar()`` and every candidate's from an earlier draft are reused, not recomputed)."""
+    from teambrain_retrieval import embed_text, query_terms, term_overlap
 
-    cache: dict[str, Any] = {}
+    cache: dict[str, Any] = {}  # every pending candidate's vector, for the whole run
 
     def vector(text: str) -> Any:
         if text not in cache:
             cache[text] = retriever.backend.embed_document(text)
         return cache[text]
 
-    def scores(text: str, others: Sequence[str]) -> list[tuple[float | None, float]]:
-        mine = vector(text)
+    def scores(
+        draft: tuple[str, str], others: Sequence[tuple[str, str]]
+    ) -> list[tuple[float | None, float]]:
+        text = embed_text(*draft)
+        mine = retriever.backend.embed_document(text)  # usually just embedded by similar()
         terms = set(query_terms(text))
         result: list[tuple[float | None, float]] = []
         for other in others:
-            theirs = vector(other)
+            other_text = embed_text(*other)
+            theirs = vector(other_text)
             cosine = None
             if mine is not None and theirs is not None and mine.shape == theirs.shape:
                 cosine = float(mine @ theirs)
-            result.append((cosine, term_overlap(terms, query_terms(other))))
+            result.append((cosine, term_overlap(terms, query_terms(other_text))))
         return result
 
     return scores

@@ -33,6 +33,7 @@ _EXPORTS: dict[str, str] = {
     # the backend and its pieces
     "SqliteBackend": "_backend",
     "ServedBrain": "_backend",
+    "embed_text": "_backend",
     "fuse_rrf": "_fusion",
     "RRF_K": "_fusion",
     "CANDIDATES": "_fusion",
@@ -73,7 +74,11 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, before=_register_local)
 
 
 if TYPE_CHECKING:  # explicit re-exports for type checkers
-    from ._backend import ServedBrain as ServedBrain, SqliteBackend as SqliteBackend
+    from ._backend import (
+        ServedBrain as ServedBrain,
+        SqliteBackend as SqliteBackend,
+        embed_text as embed_text,
+    )
     from ._duplicates import (
         DUPLICATE_COSINE as DUPLICATE_COSINE,
         DUPLICATE_TERM_OVERLAP as DUPLICATE_TERM_OVERLAP,

@@ -203,6 +203,7 @@ class SqliteBackend:
         self._full_rebuild = True
         self._lock = threading.RLock()
         self._query_vectors: dict[str, Any] = {}
+        self._document_vectors: dict[str, Any] = {}
         self._pool: ThreadPoolExecutor | None = None
         # Texts written since the last embedding pass, by embed key; None: unknown (at start),
         # so the first pass looks at every document.
@@ -629,28 +630,43 @@ class SqliteBackend:
         return vector
 
     def embed_document(self, text: str) -> Vectors | None:
-        """A document-side vector for ``text`` (near-duplicate checks), None when off."""
+        """A document-side vector for ``text`` (near-duplicate checks), None when off. A text
+        already embedded (stored, or asked for recently) is not embedded again: the distiller
+        compares each draft with live memories and with pending candidates."""
         if self.embedder is None:
             return None
+        cached = self._document_vectors.get(text)
+        if cached is not None:
+            return cached  # type: ignore[no-any-return]
         try:
-            row: Vectors = self.embedder.embed_documents([text])[0]
-            return row
+            vector = self._stored(text)
+            if vector is None:
+                vector = self.embedder.embed_documents([text])[0]
         except EmbedderUnavailable as exc:
             self._note_unavailable(exc.reason)
             return None
+        if len(self._document_vectors) > 256:
+            self._document_vectors.clear()
+        self._document_vectors[text] = vector
+        return vector
 
     def stored_vector(self, title: str, body: str) -> Vectors | None:
         """The cached vector of a document's text, if it has one."""
-        if self.embedder is None:
+        return None if self.embedder is None else self._stored(embed_text(title, body))
+
+    def _stored(self, text: str) -> Vectors | None:
+        assert self.embedder is not None
+        row = self._q1(
+            f"SELECT vec FROM {self.vectors_table} WHERE embedder = ? AND key = ?",
+            (self.embedder.name, embed_key(text)),
+        )
+        if row is None:
             return None
         prepare_numpy()
         import numpy as np
 
-        row = self._q1(
-            f"SELECT vec FROM {self.vectors_table} WHERE embedder = ? AND key = ?",
-            (self.embedder.name, embed_key(embed_text(title, body))),
-        )
-        return None if row is None else np.frombuffer(row[0], dtype=np.float32)
+        vector: Vectors = np.frombuffer(row[0], dtype=np.float32)
+        return vector
 
     # ------------------------------------------------------------------ searching
 
