@@ -114,3 +114,20 @@ def test_the_hook_path_imports_only_cheap_builtins() -> None:
         "collections",
     }
     assert not loaded & heavy, loaded & heavy
+
+
+def test_the_prompt_path_leaves_out_typing_and_dataclasses() -> None:
+    """A user prompt is summarised (and redacted) before the agent sends it: that path needs
+    ``re``, but not ``typing``/``dataclasses`` (with ``inspect``, ~10 ms)."""
+    code = (
+        "import sys\n"
+        "import teambrain_capture._intent as intent\n"
+        "intent.summarise_intent('Deploy with token ghp_' + 'a' * 36 + ' please')\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ}
+    )
+    loaded = set(done.stdout.split())
+    assert "teambrain_schema._secrets" in loaded
+    assert not loaded & {"typing", "dataclasses", "inspect", "pydantic"}, loaded

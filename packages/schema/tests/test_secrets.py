@@ -85,3 +85,16 @@ def test_embedded_secrets_never_survive(prefix: str, suffix: str, rule: str) -> 
     secret = SAMPLES[rule]
     redacted = redact_secrets(f"{prefix} {secret} {suffix}")
     assert SECRET_PART.get(rule, secret) not in redacted
+
+
+def test_a_finding_is_an_immutable_value() -> None:
+    from teambrain_schema import SecretFinding
+
+    finding = SecretFinding(rule="github-token", start=4, end=44, line=1)
+    assert finding == SecretFinding("github-token", 4, 44, 1) and hash(finding) == hash(
+        SecretFinding("github-token", 4, 44, 1)
+    )
+    assert (finding.rule, finding.start, finding.end, finding.line) == ("github-token", 4, 44, 1)
+    assert repr(finding) == "SecretFinding(rule='github-token', start=4, end=44, line=1)"
+    with pytest.raises(AttributeError):
+        finding.rule = "other"  # type: ignore[misc]
