@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ._fastyaml import simple_mapping
 from ._memory import MemoryFrontMatter
 from ._yaml import YamlProblem, dump_yaml, key_line, load_yaml, to_plain
 
@@ -48,6 +49,18 @@ class MemoryDocument:
     original: str | None = None
     data: Any = field(default=None, compare=False, repr=False)
     yaml_start_line: int = 2
+    # The front-matter's YAML text when ``data`` was not built (the fast reader took it):
+    # round-trip data for line numbers and edits is parsed from it on first need.
+    yaml_text: str | None = field(default=None, compare=False, repr=False)
+
+    def round_trip_data(self) -> Any:
+        """The front-matter as ruamel round-trip data (comments, order, key lines), or None."""
+        if self.data is None and self.yaml_text is not None:
+            try:
+                object.__setattr__(self, "data", load_yaml(self.yaml_text))
+            except YamlProblem:  # cannot happen for text the fast reader accepted
+                object.__setattr__(self, "yaml_text", None)
+        return self.data
 
     def replace(
         self, *, front: MemoryFrontMatter | None = None, body: str | None = None
@@ -62,13 +75,15 @@ class MemoryDocument:
             original=self.original if (new_front == self.front and new_body == self.body) else None,
             data=self.data,
             yaml_start_line=self.yaml_start_line,
+            yaml_text=self.yaml_text,
         )
 
     def field_line(self, name: str) -> int:
         """1-based file line of front-matter key ``name`` (line 1 when unknown)."""
-        if self.data is None:
+        data = self.round_trip_data()
+        if data is None:
             return 1
-        line = key_line(self.data, name)
+        line = key_line(data, name)
         return self.yaml_start_line + line - 1 if line is not None else 1
 
 
@@ -92,30 +107,41 @@ def parse_memory(text: str) -> MemoryDocument:
     if "\x00" in text:
         raise FrontMatterError("file contains NUL bytes (binary content)", rule="read")
     yaml_text, raw_body, start = split_front_matter(text)
+    plain = simple_mapping(yaml_text)  # the common case, ~20× cheaper than ruamel
+    data = None
+    if plain is None:
+        data = _round_trip(yaml_text, start)
+        plain = to_plain(data)
+    try:
+        front = MemoryFrontMatter.model_validate(plain)
+    except ValidationError as exc:
+        message, name = describe_validation_error(exc)
+        if data is None:
+            data = _round_trip(yaml_text, start)  # for the line of the failing key
+        line = key_line(data, name.split(".")[0]) if name else None
+        raise FrontMatterError(message, line=start + (line or 1) - 1, field=name) from None
+    return MemoryDocument(
+        front=front, body=raw_body.strip(), raw_body=raw_body, original=text, data=data,
+        yaml_start_line=start, yaml_text=yaml_text if data is None else None,
+    )  # fmt: skip
+
+
+def _round_trip(yaml_text: str, start: int) -> Any:
+    """The front-matter through ruamel (round-trip mode), or :class:`FrontMatterError`."""
     try:
         data = load_yaml(yaml_text)
     except YamlProblem as exc:
         raise FrontMatterError(exc.message, line=start + (exc.line or 1) - 1) from None
     if not isinstance(data, dict):
         raise FrontMatterError("front-matter must be a YAML mapping", line=start)
-    try:
-        front = MemoryFrontMatter.model_validate(to_plain(data))
-    except ValidationError as exc:
-        message, name = describe_validation_error(exc)
-        line = key_line(data, name.split(".")[0]) if name else None
-        raise FrontMatterError(message, line=start + (line or 1) - 1, field=name) from None
-    body = raw_body.strip()
-    return MemoryDocument(
-        front=front, body=body, raw_body=raw_body, original=text, data=data, yaml_start_line=start
-    )
+    return data
 
 
 def serialise_memory(document: MemoryDocument) -> str:
     """The file text of ``document``: the original bytes when nothing changed."""
     if document.original is not None:
         return document.original
-    data = document.data if document.data is not None else None
-    yaml_text = dump_yaml(_updated_mapping(data, document.front))
+    yaml_text = dump_yaml(_updated_mapping(document.round_trip_data(), document.front))
     return f"{DELIMITER}\n{yaml_text}{DELIMITER}\n{document.raw_body or _canonical_body(document.body)}"
 
 
