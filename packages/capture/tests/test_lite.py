@@ -55,11 +55,12 @@ _OLD_SAFE_SID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$")
 @given(st.one_of(st.text(max_size=200), st.from_regex(_OLD_SAFE_SID, fullmatch=True)))
 def test_safe_sid_keeps_safe_ids_and_hashes_the_rest(raw: str) -> None:
     sid = safe_sid(raw)
-    if _OLD_SAFE_SID.match(raw) and raw not in (".", ".."):
+    # fullmatch: with match(), ``$`` also accepts a trailing newline ("0\n" is not a safe id)
+    if _OLD_SAFE_SID.fullmatch(raw) and raw not in (".", ".."):
         assert sid == raw
     else:
         assert sid.startswith("h-") and len(sid) == 34
-    assert _OLD_SAFE_SID.match(sid)
+    assert _OLD_SAFE_SID.fullmatch(sid)
 
 
 @settings(max_examples=200)
@@ -88,17 +89,20 @@ def test_home_and_session_paths_agree_with_the_schema(
         assert session_path(teambrain_home(), "abc") == str(machine_layout().session_file("abc"))
 
 
-def test_the_hook_path_imports_only_cheap_builtins() -> None:
-    code = (
-        "import sys\n"
-        "before = set(sys.modules)\n"
-        "import teambrain_capture._hook\n"
+def _modules_loaded_by(code: str) -> set[str]:
+    """The modules a fresh interpreter has loaded after ``code`` (beyond its own start-up)."""
+    script = f"import sys\nbefore = set(sys.modules)\n{code}\n" + (
         "print(' '.join(sorted(set(sys.modules) - before)))\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ}
-    )
-    loaded = set(done.stdout.split())
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True,
+        env={**os.environ},
+    )  # fmt: skip
+    return set(done.stdout.split())
+
+
+def test_the_hook_path_imports_only_cheap_builtins() -> None:
+    loaded = _modules_loaded_by("import teambrain_capture._hook")
     heavy = {
         "re",
         "json",
@@ -119,15 +123,9 @@ def test_the_hook_path_imports_only_cheap_builtins() -> None:
 def test_the_prompt_path_leaves_out_typing_and_dataclasses() -> None:
     """A user prompt is summarised (and redacted) before the agent sends it: that path needs
     ``re``, but not ``typing``/``dataclasses`` (with ``inspect``, ~10 ms)."""
-    code = (
-        "import sys\n"
+    loaded = _modules_loaded_by(
         "import teambrain_capture._intent as intent\n"
-        "intent.summarise_intent('Deploy with token ghp_' + 'a' * 36 + ' please')\n"
-        "print(' '.join(sorted(sys.modules)))\n"
+        "intent.summarise_intent('Deploy with token ghp_' + 'a' * 36 + ' please')"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ}
-    )
-    loaded = set(done.stdout.split())
     assert "teambrain_schema._secrets" in loaded
     assert not loaded & {"typing", "dataclasses", "inspect", "pydantic"}, loaded
