@@ -137,7 +137,7 @@ def _lint_file(brain_file: BrainFile, report: LintReport) -> None:
     path = brain_file.relpath
     add = report.violations.append
     name = path.rsplit("/", 1)[-1]
-    match = FILE_NAME_RE.match(name)
+    match = FILE_NAME_RE.fullmatch(name)
     if match is None:
         add(Violation(path, 1, "path", "file name must be <ULID>-<slug>.md"))
     elif match.group("id") != front.id:

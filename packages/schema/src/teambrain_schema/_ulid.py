@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 ULID_PATTERN = r"[0-9A-HJKMNP-TV-Z]{26}"
-_ULID_RE = re.compile(rf"^{ULID_PATTERN}$")
+_ULID_RE = re.compile(ULID_PATTERN)
 
 
 def new_ulid() -> str:
@@ -17,4 +17,5 @@ def new_ulid() -> str:
 
 def is_ulid(value: str) -> bool:
     """True when ``value`` is a canonical (upper-case) ULID string."""
-    return bool(_ULID_RE.match(value)) and value[0] <= "7"
+    # fullmatch: ``^...$`` with match() also takes a trailing newline ("01…\n")
+    return bool(_ULID_RE.fullmatch(value)) and value[0] <= "7"
