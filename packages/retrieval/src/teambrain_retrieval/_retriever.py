@@ -91,15 +91,6 @@ class RefreshReport:
         )  # fmt: skip
 
 
-@functools.lru_cache(maxsize=_MEMORY_CACHE)
-def _rendered(memory_id: str, body: str) -> str:
-    """A body inside the rendering rule's fence. Cached: cleaning a body looks at every
-    character (~0.25 ms for 2 KB), and the same memories are served again and again."""
-    from teambrain_schema import render_memory
-
-    return render_memory(memory_id, body)
-
-
 @dataclass(frozen=True)
 class Hit:
     """A served memory, its score and where it was read."""
@@ -114,13 +105,13 @@ class Hit:
 
     def to_result(self) -> MemoryResult:
         """The memory as an agent receives it (body inside the rendering rule's fence)."""
-        from teambrain_schema import MemoryResult
+        from teambrain_schema import MemoryResult, render_memory
 
         front = self.memory.front
         return MemoryResult(
             id=front.id,
             title=front.title,
-            body=_rendered(front.id, self.memory.body),
+            body=render_memory(front.id, self.memory.body),
             class_=front.class_,
             provenance=self.provenance,
             priority=front.priority,
