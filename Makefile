@@ -43,7 +43,7 @@ demo: install ## The main job, end to end, in a throwaway repository
 	@bash demo/run.sh
 
 test: install ## Run every test (unit, property, integration)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 lint: install ## ruff lint and format check
 	$(BIN)/ruff check .
