@@ -12,7 +12,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PYTHON := $(PYTHON)
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: help uv install inspector lock demo test lint format types imports build-check check bench schemas clean
+.PHONY: help uv install inspector agents lock demo test lint format types imports build-check check bench schemas clean
 
 help: ## Show the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}'
@@ -23,18 +23,31 @@ uv: ## Install uv with pip when it is missing
 
 install: uv ## Create .venv with every workspace package and the dev tools (from uv.lock)
 	$(UV) sync --all-packages --locked
-	@$(MAKE) --no-print-directory inspector
+	@$(MAKE) --no-print-directory inspector agents
+
+# $(call npm_lock_install,<folder>,<what>,<command run after npm ci, or empty>): install the
+# folder's package-lock.json into its node_modules/ once (again only when the lock changes).
+# --ignore-scripts: no package's install script runs, except the one named by the third argument.
+define npm_lock_install
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  echo "npm not found: the tests that need $(2) will be skipped"; \
+	elif ! cmp -s $(1)/package-lock.json $(1)/node_modules/.teambrain-lock; then \
+	  echo "Installing $(2) into $(1)/node_modules"; \
+	  ( cd $(1) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error --prefer-offline $(if $(3),&& $(3)) ) \
+	    && cp $(1)/package-lock.json $(1)/node_modules/.teambrain-lock \
+	    || echo "warning: could not install $(2) (offline?); their tests will fail until it is"; \
+	fi
+endef
 
 INSPECTOR := tests-integration/mcp-inspector
 inspector: ## The MCP Inspector CLI for the integration tests, from its lock file (needs npm)
-	@if ! command -v npm >/dev/null 2>&1; then \
-	  echo "npm not found: the MCP Inspector test will be skipped"; \
-	elif ! cmp -s $(INSPECTOR)/package-lock.json $(INSPECTOR)/node_modules/.teambrain-lock; then \
-	  echo "Installing the MCP Inspector into $(INSPECTOR)/node_modules"; \
-	  ( cd $(INSPECTOR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error --prefer-offline ) \
-	    && cp $(INSPECTOR)/package-lock.json $(INSPECTOR)/node_modules/.teambrain-lock \
-	    || echo "warning: could not install the MCP Inspector (offline?); its test will fail until it is"; \
-	fi
+	$(call npm_lock_install,$(INSPECTOR),the MCP Inspector,)
+
+# Claude Code ships its native binary in a platform package that its own postinstall puts in
+# place; that is the one install script we run (Gemini CLI's optional node-pty would compile).
+AGENTS := tests-integration/agents
+agents: ## The agent CLIs the real-agent tests drive (Claude Code, Codex, Gemini CLI; needs npm)
+	$(call npm_lock_install,$(AGENTS),the agent CLIs,node node_modules/@anthropic-ai/claude-code/install.cjs)
 
 lock: uv ## Re-resolve uv.lock after changing dependencies
 	$(UV) lock
