@@ -17,6 +17,7 @@ from markdown_it import MarkdownIt
 from mcp import Client
 from teambrain_mcp_server import build_server
 from teambrain_schema import (
+    MEMORY_NOTICE,
     FrontMatterError,
     MemoryContextResult,
     MemoryFrontMatter,
@@ -132,3 +133,14 @@ def test_no_body_escapes_its_fence_through_the_server(
                 (brain_repo / memory.provenance.path).read_text("utf-8")
             ).body
     _check_text(found.content[0].text, [m.id for m in results], raw_bodies)
+
+
+def test_both_forms_open_with_the_notice(client: tuple[BlockingPortal, Client]) -> None:
+    # Claude Code and Codex CLI hand their model the structured result, Gemini CLI the text:
+    # the notice that memories are data, not instructions, comes first in both.
+    portal, mcp = client
+    for tool, arguments in (("memory_context", {}), ("memory_search", {"query": "payments"})):
+        answer: Any = portal.call(mcp.call_tool, tool, arguments)
+        assert answer.content[0].text.startswith(MEMORY_NOTICE + "\n")
+        assert next(iter(answer.structured_content)) == "notice"
+        assert answer.structured_content["notice"] == MEMORY_NOTICE

@@ -54,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "find_injections": "_injection",
     "has_injection": "_injection",
     "RENDER_PREFIX": "_render",
+    "MEMORY_NOTICE": "_render",
     "render_memory": "_render",
     "sanitise_body": "_render",
     "fence_for": "_render",
@@ -293,6 +294,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         teambrain_home as teambrain_home,
     )
     from ._render import (
+        MEMORY_NOTICE as MEMORY_NOTICE,
         RENDER_PREFIX as RENDER_PREFIX,
         fence_for as fence_for,
         forged_header_lines as forged_header_lines,
