@@ -20,9 +20,12 @@ from teambrain_capture import (
     MIN_SESSIONS,
     SUPPRESSED,
     FeedbackVote,
+    JoinKeys,
     SpoolScan,
     aggregate,
+    append_event,
     build_digest,
+    make_event,
     record_feedback,
     repo_join_key,
     resolve_window,
@@ -355,3 +358,33 @@ def test_the_repo_join_key_of_a_checkout_is_what_capture_records(tmp_path: Path)
     )
     assert repo_join_key(checkout) == "github.com/acme/shop"
     assert repo_join_key(Path("/")) is None
+
+
+def test_lifecycle_only_records_are_not_sessions(teambrain_home: Path) -> None:
+    # What `claude mcp list` left in spools before tb-capture ignored a lone SessionEnd: a
+    # session_start and a 0-second, 0-turn session_end. Five real ones, so counts show.
+    machine = machine_layout()
+    for i in range(5):
+        write_session(machine, SessionSpec(f"real{i}", day(2, 8 + i), model="unknown"))
+    for i in range(4):
+        keys = JoinKeys(sid=f"phantom{i}", tool="claude-code", model="unknown", repo="acme/shop", branch="main")  # fmt: skip
+        append_event(machine, make_event("session_start", {}, keys, now=day(3, 9 + i)))
+        end = {"outcome": "unknown", "duration_s": 0.0, "turns": 0, "commit_shas": []}
+        append_event(machine, make_event("session_end", end, keys, now=day(3, 9 + i)))
+    data = build_digest(machine, WINDOW, now=NOW).to_json()
+    assert data["sessions"]["total"] == 5
+    assert data["sessions"]["by_tool"] == {"claude-code": 5}
+    assert data["sessions"]["median_turns"] == 10.0
+
+
+def test_a_session_takes_the_first_model_it_learns() -> None:
+    # Claude Code's headless sessions learn their model from the transcript after starting.
+    keys = {"v": 1, "sid": "x", "tool": "claude-code", "repo": "r", "branch": "b"}
+    records = [
+        {**keys, "model": "unknown", "t": "2026-07-02T10:00:00Z", "ev": "session_start", "data": {}},
+        {**keys, "model": "unknown", "t": "2026-07-02T10:00:01Z", "ev": "intent", "data": {"summary": "go"}},
+        {**keys, "model": "opus", "t": "2026-07-02T10:00:02Z", "ev": "tool_use", "data": {"kind": "explore"}},
+    ]  # fmt: skip
+    summary, invalid = summarise_session(records)
+    assert invalid == 0 and summary is not None
+    assert (summary.model, summary.activity, summary.is_empty) == ("opus", 2, False)

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 from teambrain_capture import close_idle_sessions, find_active_session, read_jsonl, run_capture_hook
-from teambrain_capture._hook import state_path
+from teambrain_capture._hook import state_path, transcript_model
 from teambrain_schema import ENVELOPE_ADAPTER, machine_layout
 
 
@@ -320,3 +321,54 @@ def test_one_session_start_closes_a_bounded_number_of_idle_sessions(repo: Path) 
     hook("claude-code", claude(repo, "SessionStart", sid="new"))
     ended = [i for i in range(12) if events(f"idle-{i:02d}")[-1]["ev"] == "session_end"]
     assert len(ended) == 10
+
+
+def test_a_session_end_without_its_start_records_nothing(repo: Path, teambrain_home: Path) -> None:
+    # `claude mcp list` / `claude mcp get` (2.1.332) fire SessionEnd, reason "other", alone.
+    for sid in ("list-1", "get-1"):
+        hook("claude-code", claude(repo, "SessionEnd", sid=sid, reason="other"))
+    assert not machine_layout().sessions.exists() or list(machine_layout().sessions.iterdir()) == []
+    assert find_active_session(machine_layout(), repo) is None
+
+
+def _transcript(path: Path, *entries: dict[str, Any]) -> str:
+    path.write_text("".join(json.dumps(entry, separators=(",", ":")) + "\n" for entry in entries))
+    return str(path)
+
+
+def _assistant(model: str) -> dict[str, Any]:
+    return {"type": "assistant", "message": {"role": "assistant", "model": model, "content": []}}
+
+
+def test_a_headless_claude_session_learns_its_model_from_the_transcript(
+    repo: Path, tmp_path: Path
+) -> None:
+    # `claude -p` sends no model at SessionStart; its transcript has one per reply.
+    transcript = tmp_path / "t.jsonl"
+    user = {"type": "user", "message": {"role": "user", "content": 'say "model":"evil"'}}
+    path = _transcript(transcript, user)
+    hook("claude-code", claude(repo, "SessionStart", source="startup", transcript_path=path))
+    hook("claude-code", claude(repo, "UserPromptSubmit", prompt="go", transcript_path=path))
+    _transcript(transcript, user, _assistant("<synthetic>"), _assistant("claude-opus-5-5"))
+    read = {"tool_name": "Read", "tool_input": {"file_path": "a.py"}, "transcript_path": path}
+    hook("claude-code", claude(repo, "PostToolUse", **read))
+    transcript.unlink()  # learnt once: later hooks do not need the file
+    hook("claude-code", claude(repo, "PostToolUse", **read))
+    hook("claude-code", claude(repo, "SessionEnd", reason="other", transcript_path=path))
+    assert [(r["ev"], r["model"]) for r in events("sess-1")] == [
+        ("session_start", "unknown"), ("intent", "unknown"), ("tool_use", "claude-opus-5-5"),
+        ("tool_use", "claude-opus-5-5"), ("session_end", "claude-opus-5-5"),
+    ]  # fmt: skip
+
+
+@given(st.binary(max_size=2000), st.lists(st.sampled_from(["m-1", "<synthetic>", ""]), max_size=3))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+def test_transcript_model_reads_only_assistant_metadata(
+    tmp_path: Path, noise: bytes, models: list[str]
+) -> None:
+    path = tmp_path / "noise.jsonl"
+    lines = [noise] + [json.dumps(_assistant(m), separators=(",", ":")).encode() for m in models]
+    path.write_bytes(b"\n".join(lines))
+    expected = next((m for m in reversed(models) if m and not m.startswith("<")), None)
+    found = transcript_model(str(path))
+    assert found == expected or (expected is None and found is not None and b'"assistant"' in noise)

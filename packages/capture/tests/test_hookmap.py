@@ -25,6 +25,7 @@ from teambrain_capture._hookmap import (
         ("Edit", "edit"), ("MultiEdit", "edit"), ("Write", "edit"), ("NotebookEdit", "edit"),
         ("Bash", "command"), ("TodoWrite", PLAN), ("ExitPlanMode", PLAN), ("TaskCreate", PLAN),
         ("Task", None), ("WebFetch", None), ("WebSearch", None), ("mcp__teambrain__memory_search", None),
+        ("ToolSearch", None), ("tool_search", None),
         # Cursor
         ("Shell", "command"), ("Delete", "edit"), ("SemanticSearch", "explore"), ("MCP:fetch", None),
         # Codex

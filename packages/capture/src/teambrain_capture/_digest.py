@@ -37,6 +37,7 @@ from ._digest_cells import (
 )
 from ._digest_window import ReportWindow
 from ._gitinfo import find_git, repo_identity
+from ._lite import UNKNOWN_MODEL
 from ._spool import read_jsonl, session_files
 from ._user import FeedbackVote, read_feedback
 
@@ -65,11 +66,19 @@ class SessionSummary:
     tool_uses: Counter[str] = field(default_factory=Counter)
     test_failures: int = 0
     candidates: int = 0
+    activity: int = 0  # events other than session_start and session_end
 
     @property
     def has_memory(self) -> bool:
         """True when the agent was shown at least one memory."""
         return bool(self.memory_ids)
+
+    @property
+    def is_empty(self) -> bool:
+        """Nothing happened between start and end: no prompt, no tool call, no retrieval.
+        Such records are not sessions anyone worked in (``claude mcp list`` used to leave one
+        per listing) and reports do not count them."""
+        return self.activity == 0
 
 
 def summarise_session(records: Iterable[dict[str, Any]]) -> tuple[SessionSummary | None, int]:
@@ -88,6 +97,10 @@ def summarise_session(records: Iterable[dict[str, Any]]) -> tuple[SessionSummary
                 event.sid, event.tool, event.model, event.repo, event.branch, event.t
             )
         summary.started = min(summary.started, event.t)
+        if summary.model == UNKNOWN_MODEL and event.model != UNKNOWN_MODEL:
+            summary.model = event.model  # tools that learn the model after the session started
+        if event.ev not in ("session_start", "session_end"):
+            summary.activity += 1
         data = event.data
         if isinstance(data, SessionEndData):
             summary.outcome = data.outcome
@@ -138,7 +151,7 @@ def scan_sessions(
         scan.torn_lines += read.torn
         summary, invalid = summarise_session(read.records)
         scan.invalid_events += invalid
-        if summary is None or not window.contains(summary.started):
+        if summary is None or summary.is_empty or not window.contains(summary.started):
             continue
         if repo is not None and summary.repo != repo:
             continue

@@ -29,6 +29,7 @@ from ._hookmap import (
 )
 from ._lite import (
     OPEN_SESSIONS_DIR,
+    UNKNOWN_MODEL,
     JsonError,
     append_line,
     dumps,
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
 MAX_PAYLOAD_BYTES = 32 * 1024 * 1024  # a Read of a huge file arrives with its content
 MAX_LOG_BYTES = 1024 * 1024
 MAX_IDLE_CLOSES = 10  # per session start, so a pile of forgotten sessions cannot slow one hook
-UNKNOWN = "unknown"
+TRANSCRIPT_TAIL_BYTES = 256 * 1024  # where the latest assistant entry of a transcript lies
 USAGE = "usage: tb-capture <tool>  (the hook command `tb install <tool>` writes; reads a hook payload on stdin)"
 _STATE_DIR = ("spool", OPEN_SESSIONS_DIR)  # one small JSON file per open session
 
@@ -90,6 +91,45 @@ def _read_state(path: str) -> dict[str, object] | None:
     return state if isinstance(state, dict) else None
 
 
+def _save_state(home: str, sid: str, state: Mapping[str, object]) -> None:
+    """Rewrite an open session's state (atomically; never brings back a closed session's)."""
+    path = state_path(home, sid)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(dumps(state))
+    if os.path.exists(path):
+        os.replace(temporary, path)
+    else:
+        os.unlink(temporary)
+
+
+def transcript_model(path: str) -> str | None:
+    """The model of the latest assistant entry of a Claude Code transcript (JSONL): the API
+    response's ``message.model``, metadata only. Reads the file's tail, parses only the lines
+    that are assistant entries; message text is never looked at."""
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - TRANSCRIPT_TAIL_BYTES))
+            tail = handle.read()
+    except OSError:
+        return None
+    for line in reversed(tail.split(b"\n")):
+        if b'"type":"assistant"' not in line or b'"model":' not in line:
+            continue
+        try:
+            entry = loads(line.decode("utf-8"))
+        except (JsonError, UnicodeDecodeError):
+            continue  # the tail's first line may start mid-entry
+        message = entry.get("message") if isinstance(entry, dict) else None
+        model = message.get("model") if isinstance(message, dict) else None
+        # "<synthetic>" marks entries Claude Code wrote itself (errors, interruptions).
+        if isinstance(model, str) and model and not model.startswith("<"):
+            return model[:256]
+    return None
+
+
 def _git_fields(cwd: str) -> dict[str, object]:
     found = git.find_git(cwd)
     if found is None:
@@ -115,7 +155,7 @@ def keys_for(state: Mapping[str, object], model: str | None) -> dict[str, str]:
     return {
         "sid": str(state["sid"]),
         "tool": str(state["tool"]),
-        "model": (model or str(state.get("model") or "") or UNKNOWN)[:256],
+        "model": (model or str(state.get("model") or "") or UNKNOWN_MODEL)[:256],
         "repo": str(state["repo"]),
         "branch": branch_of(state)[:256] or git.NO_BRANCH,
     }
@@ -264,7 +304,17 @@ def record(home: str, tool: str, hook: Hook, now: float | None = None) -> None:
         raise ValueError("payload has no session id")
     moment = time.time() if now is None else now
     sid = safe_sid(hook.sid)
-    state = open_session(home, tool, sid, hook, moment)
+    known = _read_state(state_path(home, sid))
+    if hook.kind == END and known is None:
+        # The end of a session we never saw open (or closed as idle already): nothing to close.
+        # Claude Code fires SessionEnd alone for `claude mcp list` and `claude mcp get`.
+        return
+    if hook.transcript and not hook.model and not (known or {}).get("model"):
+        hook.model = transcript_model(hook.transcript)
+        if hook.model and known is not None and hook.kind != END:
+            known["model"] = hook.model  # read the transcript once per session, not per hook
+            _save_state(home, sid, known)
+    state = known if known is not None else open_session(home, tool, sid, hook, moment)
     if hook.kind == START:
         return
     if hook.kind == END:

@@ -88,7 +88,7 @@ _PREFIXES = frozenset(["time", "sudo", "env", "nice", "exec", "command", "npx", 
 class Hook:
     """One hook payload, reduced to what the envelope may record."""
 
-    __slots__ = ("cwd", "data", "kind", "model", "prompt", "reason", "sid", "source")
+    __slots__ = ("cwd", "data", "kind", "model", "prompt", "reason", "sid", "source", "transcript")
 
     def __init__(
         self,
@@ -101,6 +101,7 @@ class Hook:
         prompt: str | None = None,
         reason: str | None = None,
         source: str | None = None,
+        transcript: str | None = None,
     ) -> None:
         self.kind = kind
         self.sid = sid
@@ -110,6 +111,7 @@ class Hook:
         self.prompt = prompt
         self.reason = reason
         self.source = source
+        self.transcript = transcript  # where the tool's own record of the session says the model
 
     def __repr__(self) -> str:
         return f"Hook({self.kind!r}, sid={self.sid!r}, data={self.data!r})"
@@ -222,6 +224,8 @@ def classify_tool(name: str) -> str | None:
         return PLAN
     if "web" in squashed or squashed.startswith(("task", "agent", "subagent", "delegate")):
         return None  # sub-agents and their task lists, the web: not this repository's work
+    if squashed == "toolsearch":
+        return None  # loads deferred tools' schemas (Claude Code, Codex): not a look at the code
     if squashed.startswith("get"):
         return "explore"  # get_terminal_output, get_errors, get_changed_files
     if "test" in squashed and ("run" in squashed or squashed == "test"):
@@ -325,6 +329,9 @@ def claude_code(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
     # A failed Bash call fires PostToolUseFailure ("Exit code N"), so PostToolUse means exit 0.
     hook = _claude_shaped(payload, success_means_zero=True)
     hook.cwd = hook.cwd or env.get("CLAUDE_PROJECT_DIR")
+    # Only interactive sessions put the model in SessionStart; `claude -p` never does. The
+    # transcript's assistant entries carry it (message.model) from the first reply on.
+    hook.transcript = _text(payload, "transcript_path")
     return hook
 
 

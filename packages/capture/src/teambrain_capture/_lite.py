@@ -18,6 +18,7 @@ PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
 SID_MAX = 128
 OPEN_SESSIONS_DIR = "open"  # spool/open/<sid>.json: the sessions tb-capture has open
+UNKNOWN_MODEL = "unknown"  # the envelope's model when the tool has not said which
 _SID_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _SID_REST = _SID_FIRST | frozenset("._-")
 _CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
