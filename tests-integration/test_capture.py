@@ -120,13 +120,14 @@ def check_codex(repo: Path) -> None:
     text = (repo / ".codex/config.toml").read_text()
     # Comments and layout kept; the new server table joins its siblings under [mcp_servers].
     original = EXISTING["codex"][".codex/config.toml"]
-    server = '[mcp_servers.teambrain]\ncommand = "tb"\nargs = ["serve"]\n\n'
-    assert text.startswith(
-        original.replace("[[hooks.PreToolUse]]", server + "[[hooks.PreToolUse]]")
-    )
+    # ... and the one top-level key we add goes before the first table, as TOML requires.
+    server = '[mcp_servers.teambrain]\ncommand = "tb"\nargs = ["serve"]\nenv_vars = ["TEAMBRAIN_HOME"]\n\n'
+    expected = original.replace("[[hooks.PreToolUse]]", server + "[[hooks.PreToolUse]]")
+    expected = expected.replace("\n\n", "\nmcp_optional_startup_grace_ms = 5000\n\n", 1)
+    assert text.startswith(expected)
     config = tomllib.loads(text)
     assert config["mcp_servers"]["docs"]["args"] == ["-y", "docs-mcp"]
-    assert config["mcp_servers"]["teambrain"] == MCP_ENTRY
+    assert config["mcp_servers"]["teambrain"] == {**MCP_ENTRY, "env_vars": ["TEAMBRAIN_HOME"]}
     assert (
         config["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "python3 .codex/hooks/policy.py"
     )
@@ -145,7 +146,7 @@ def check_gemini_cli(repo: Path) -> None:
     settings = jsonc_loads(text)
     assert settings["theme"] == "GitHub"
     assert settings["mcpServers"]["jira"] == {"command": "jira-mcp", "timeout": 30000}
-    assert settings["mcpServers"]["teambrain"] == MCP_ENTRY
+    assert settings["mcpServers"]["teambrain"] == {**MCP_ENTRY, "timeout": 60000}
     assert settings["hooks"]["BeforeTool"][0]["hooks"][0]["name"] == "guard"
     _grouped(
         settings["hooks"],

@@ -26,6 +26,12 @@ def ready_repo(repo: Path, tb) -> Path:
     assert tb("init", cwd=repo).returncode == 0
     assert tb("install", "claude-code", cwd=repo).returncode == 0
     assert tb("reindex", cwd=repo).returncode == 0
+    # What Claude Code's own dialogs write when you trust the folder and approve the server.
+    projects = {"projects": {str(repo): {"hasTrustDialogAccepted": True}}}
+    (Path.home() / ".claude.json").write_text(json.dumps(projects))
+    (repo / ".claude" / "settings.local.json").write_text(
+        '{"enabledMcpjsonServers": ["teambrain"]}'
+    )
     return repo
 
 
@@ -33,6 +39,8 @@ def test_a_ready_repository(ready_repo: Path, tb) -> None:
     code, found = _doctor(tb, ready_repo)
     assert code == 0, {k: v for k, v in found.items() if v["status"] == "problem"}
     assert found["tool claude-code"]["status"] == "ok"
+    assert found["tool claude-code: folder trust"]["status"] == "ok"
+    assert found["tool claude-code: server approval"]["status"] == "ok"
     assert found["tool cursor"]["status"] == "note"
     assert found["index"]["status"] == "ok" and found["embedder"]["status"] == "ok"
     text = tb("doctor", cwd=ready_repo, env={"PATH": BIN + os.pathsep + os.environ["PATH"]})
@@ -110,3 +118,19 @@ def test_a_user_level_install_elsewhere_is_not_a_problem_here(
     code, found = _doctor(tb, repo)
     assert found["tool windsurf"]["status"] == "note", found["tool windsurf"]
     assert code == 0
+
+
+def test_a_tool_that_waits_for_its_user_is_not_ready(ready_repo: Path, tb) -> None:
+    # Gemini CLI disables a project's MCP servers and hooks in a folder nobody trusted.
+    assert tb("install", "gemini-cli", cwd=ready_repo).returncode == 0
+    code, found = _doctor(tb, ready_repo)
+    assert code == 2
+    assert found["tool gemini-cli"]["status"] == "ok"  # the wiring itself is fine
+    trust = found["tool gemini-cli: folder trust"]
+    assert trust["status"] == "problem" and "Trust folder" in trust["fix"]
+    (Path.home() / ".gemini").mkdir()
+    (Path.home() / ".gemini" / "trustedFolders.json").write_text(
+        json.dumps({str(ready_repo.parent): "TRUST_FOLDER"})
+    )
+    code, found = _doctor(tb, ready_repo)
+    assert code == 0 and found["tool gemini-cli: folder trust"]["status"] == "ok"

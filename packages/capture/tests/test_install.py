@@ -127,7 +127,12 @@ def test_codex_uses_an_existing_hooks_json(repo: Path) -> None:
     plan = plan_install(resolve_adapter("codex"), repo)
     apply_install(plan)
     config = tomllib.loads((repo / ".codex/config.toml").read_text())
-    assert config == {"mcp_servers": {"teambrain": {"command": "tb", "args": ["serve"]}}}
+    assert config == {
+        "mcp_optional_startup_grace_ms": 5000,
+        "mcp_servers": {
+            "teambrain": {"command": "tb", "args": ["serve"], "env_vars": ["TEAMBRAIN_HOME"]}
+        },
+    }
     hooks = json.loads((repo / ".codex/hooks.json").read_text())["hooks"]
     assert hooks["Stop"][0]["hooks"][0]["command"] == "./stop.sh"
     assert hooks["UserPromptSubmit"] == [
@@ -141,7 +146,9 @@ def test_codex_toml_keeps_comments_and_is_idempotent(repo: Path) -> None:
     (repo / ".codex/config.toml").write_text(original)
     install("codex", repo)
     text = (repo / ".codex/config.toml").read_text()
-    assert text.startswith(original)
+    # The one top-level key we add goes before the first table, as TOML requires.
+    head, tables = original.split("\n\n", 1)
+    assert text.startswith(head + "\nmcp_optional_startup_grace_ms = 5000\n\n" + tables)
     config = tomllib.loads(text)
     assert config["hooks"]["Stop"][0]["hooks"][0]["command"] == "./stop.sh"
     assert config["hooks"]["PostToolUse"] == [
@@ -157,5 +164,33 @@ def test_gemini_jsonc_with_comments_round_trips(repo: Path) -> None:
     text = (repo / ".gemini/settings.json").read_text()
     assert "// theme" in text
     settings = jsonc_loads(text)
-    assert settings["mcpServers"]["teambrain"] == {"command": "tb", "args": ["serve"]}
+    assert settings["mcpServers"]["teambrain"] == {
+        "command": "tb",
+        "args": ["serve"],
+        "timeout": 60000,
+    }
     assert settings["hooks"]["AfterTool"][0]["matcher"] == "*"
+
+
+def test_an_older_teambrain_entry_gets_our_new_fields_and_keeps_the_users(repo: Path) -> None:
+    (repo / ".codex").mkdir()
+    (repo / ".codex/config.toml").write_text(
+        "mcp_optional_startup_grace_ms = 0  # wait for every server\n\n"
+        '[mcp_servers.teambrain]\ncommand = "tb"\nargs = ["serve"]\nstartup_timeout_sec = 20\n'
+    )
+    plan = plan_install(resolve_adapter("codex"), repo)
+    assert "updated MCP server `teambrain` (tb serve)" in plan.files[0].actions
+    apply_install(plan)
+    config = tomllib.loads((repo / ".codex/config.toml").read_text())
+    assert config["mcp_optional_startup_grace_ms"] == 0  # the user's own setting stays
+    assert config["mcp_servers"]["teambrain"] == {
+        "command": "tb", "args": ["serve"], "startup_timeout_sec": 20,
+        "env_vars": ["TEAMBRAIN_HOME"],
+    }  # fmt: skip
+    assert not plan_install(resolve_adapter("codex"), repo).changed
+
+
+def test_gemini_gets_a_timeout_for_slow_starts(repo: Path) -> None:
+    install("gemini-cli", repo)
+    settings = jsonc_loads((repo / ".gemini/settings.json").read_text())
+    assert settings["mcpServers"]["teambrain"] == {"command": "tb", "args": ["serve"], "timeout": 60000}  # fmt: skip

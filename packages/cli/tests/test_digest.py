@@ -170,9 +170,9 @@ def test_repo_dot_means_the_repository_here(
     now = dt.datetime.now(dt.UTC)
     for i in range(5):  # recorded for this checkout (no remote: its folder name)
         keys = JoinKeys(sid=f"here-{i}", tool="codex", model="m", repo=repo.name, branch="main")
-        append_event(
-            machine, make_event("session_start", {}, keys, now=now - dt.timedelta(hours=i + 1))
-        )
+        at = now - dt.timedelta(hours=i + 1)
+        append_event(machine, make_event("session_start", {}, keys, now=at))
+        append_event(machine, make_event("intent", {"summary": "add logging"}, keys, now=at))
     assert run(["digest", "--format", "json", "--repo", "."]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["window"]["repo"] == repo.name and data["sessions"]["by_tool"] == {"codex": 5}

@@ -59,6 +59,10 @@ _EXPORTS: dict[str, str] = {
     "plan_install": "_install",
     "apply_install": "_install",
     "adapter_notes": "_install",
+    "UserStep": "_readiness",
+    "user_steps": "_readiness",
+    "codex_hook_states": "_readiness",
+    "codex_hook_hash": "_readiness",
     "SessionAudit": "_audit",
     "audit_session": "_audit",
     "audit_sessions": "_audit",
@@ -216,6 +220,12 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
     )
     from ._lite import (
         safe_sid as safe_sid,
+    )
+    from ._readiness import (
+        UserStep as UserStep,
+        codex_hook_hash as codex_hook_hash,
+        codex_hook_states as codex_hook_states,
+        user_steps as user_steps,
     )
     from ._spool import (
         JoinKeys as JoinKeys,

@@ -19,11 +19,14 @@ from ._hookmap import NORMALISERS
 
 ConfigFormat = Literal["json", "jsonc", "toml"]
 HandlerValue = str | int | bool
+EntryValue = str | int | bool | list[str]
 MCP_SERVER_NAME = "teambrain"
 MCP_COMMAND = "tb"
 MCP_ARGS = ("serve",)
 HOOK_COMMAND = "tb-capture"
 ADAPTERS_FILE_NAME = "adapters.yaml"
+CODEX_STARTUP_GRACE_MS = 5000
+GEMINI_MCP_TIMEOUT_MS = 60000
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,8 @@ class McpTarget:
     key: str  # dotted path of the table of servers
     scope: Literal["project", "user"] = "project"
     entry_type: str | None = None  # the entry's `type` field, where the tool wants one
+    entry: dict[str, EntryValue] = field(default_factory=dict)  # more fields of our entry
+    file_defaults: dict[str, HandlerValue] = field(default_factory=dict)  # top-level keys
 
 
 @dataclass(frozen=True)
@@ -70,7 +75,7 @@ class Adapter:
     def mcp_entry(self) -> dict[str, Any]:
         """The ``teambrain`` server entry for this tool's MCP config."""
         entry: dict[str, Any] = {"type": self.mcp.entry_type} if self.mcp.entry_type else {}
-        return {**entry, "command": MCP_COMMAND, "args": list(MCP_ARGS)}
+        return {**entry, "command": MCP_COMMAND, "args": list(MCP_ARGS), **self.mcp.entry}
 
     def hook_handler(self) -> dict[str, Any]:
         """One hook handler for this tool (``command`` first, as people write it)."""
@@ -96,6 +101,8 @@ class Adapter:
                 "key": self.mcp.key,
                 "scope": self.mcp.scope,
                 "entry_type": self.mcp.entry_type,
+                "entry": dict(self.mcp.entry),
+                "file_defaults": dict(self.mcp.file_defaults),
             },
             "hooks": None,
         }
@@ -184,7 +191,17 @@ register_adapter(
         name="codex",
         title="Codex CLI",
         docs=(f"{_CODEX_DOCS}/mcp", f"{_CODEX_DOCS}/hooks", f"{_CODEX_DOCS}/config-reference"),
-        mcp=McpTarget(".codex/config.toml", "toml", "mcp_servers"),
+        mcp=McpTarget(
+            ".codex/config.toml",
+            "toml",
+            "mcp_servers",
+            # Codex starts MCP servers with a scrubbed environment: without this the server
+            # would write to ~/.teambrain while the hooks write to $TEAMBRAIN_HOME.
+            entry={"env_vars": ["TEAMBRAIN_HOME"]},
+            # Optional servers still starting after this grace are left out of the session's
+            # first turn (default 1000 ms); see docs/cli/install.md for why not `required`.
+            file_defaults={"mcp_optional_startup_grace_ms": CODEX_STARTUP_GRACE_MS},
+        ),
         hooks=HookTarget(
             ".codex/config.toml",
             "toml",
@@ -205,7 +222,11 @@ register_adapter(
             f"{_GEMINI_DOCS}/hooks/index.md",
             f"{_GEMINI_DOCS}/reference/configuration.md",
         ),
-        mcp=McpTarget(".gemini/settings.json", "jsonc", "mcpServers"),
+        # `timeout` bounds `gemini mcp list`'s connection test (5 s by default: a loaded machine
+        # reported teambrain Disconnected) and each tool call (10 minutes by default).
+        mcp=McpTarget(
+            ".gemini/settings.json", "jsonc", "mcpServers", entry={"timeout": GEMINI_MCP_TIMEOUT_MS}
+        ),
         hooks=HookTarget(
             ".gemini/settings.json",
             "jsonc",

@@ -202,16 +202,33 @@ def _merge_mcp(config: _Config, adapter: Adapter, notes: list[str]) -> None:
         raise config.broken(f"`{adapter.mcp.key}` must be an object")
     desired = adapter.mcp_entry()
     existing = servers.get(MCP_SERVER_NAME, MISSING) if isinstance(servers, dict) else MISSING
+    launch = " ".join([desired["command"], *desired["args"]])
     if existing is MISSING:
         config.set([*key_path, MCP_SERVER_NAME], desired)
-        config.actions.append(
-            f"added MCP server `{MCP_SERVER_NAME}` ({' '.join([desired['command'], *desired['args']])})"
-        )
-    elif existing != desired:
+        config.actions.append(f"added MCP server `{MCP_SERVER_NAME}` ({launch})")
+    elif _launches_ours(existing, desired):
+        # Our entry from an older install: add or correct the fields we write, keep the rest.
+        if any(existing.get(key) != value for key, value in desired.items()):
+            config.set([*key_path, MCP_SERVER_NAME], {**existing, **desired})
+            config.actions.append(f"updated MCP server `{MCP_SERVER_NAME}` ({launch})")
+    else:
         notes.append(
             f"{config.display}: kept your own `{MCP_SERVER_NAME}` server entry "
             f"(the default would be {desired})"
         )
+    for name, value in adapter.mcp.file_defaults.items():
+        if config.get([name]) is MISSING:
+            config.set([name], value)
+            config.actions.append(f"set {name} = {value}")
+
+
+def _launches_ours(entry: object, desired: dict[str, Any]) -> bool:
+    """Is ``entry`` a teambrain entry ``tb install`` wrote (same command and arguments)?"""
+    return (
+        isinstance(entry, dict)
+        and entry.get("command") == desired["command"]
+        and entry.get("args") == desired["args"]
+    )
 
 
 def _merge_hooks(config: _Config, adapter: Adapter) -> None:

@@ -221,7 +221,25 @@ def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
                     f"wired ({', '.join(change.display for change in plan.files)}); tb and tb-capture found",
                 )
             )
+        if mentioned:
+            findings += _user_step_findings(label, name, ctx.repo)
     return findings
+
+
+def _user_step_findings(label: str, tool: str, repo: Path) -> list[Finding]:
+    """What the tool itself still waits for from the user (trust, approval), read from its own
+    files: a wired tool that never loads the wiring serves no memory and records nothing."""
+    from teambrain_capture import user_steps
+
+    return [
+        Finding(
+            f"{label}: {step.name}",
+            "ok" if step.done else "problem",
+            step.detail,
+            None if step.done else step.fix,
+        )
+        for step in user_steps(tool, repo)
+    ]
 
 
 def check_heartbeat(ctx: DoctorContext) -> Finding:

@@ -81,6 +81,7 @@ class BrainConfig(_Config):
 
 ConfigFormat = Literal["json", "jsonc", "toml"]
 HandlerValue = str | int | bool
+EntryValue = str | int | bool | list[str]
 
 
 class McpWiring(_Config):
@@ -95,6 +96,16 @@ class McpWiring(_Config):
     entry_type: str | None = Field(
         default=None,
         description="Value of the server entry's `type` field, for tools that require one (stdio)",
+    )
+    entry: dict[str, EntryValue] = Field(
+        default_factory=dict,
+        description="Fields of the server entry besides type, command and args (Codex: env_vars; "
+        "Gemini CLI: timeout)",
+    )
+    file_defaults: dict[str, HandlerValue] = Field(
+        default_factory=dict,
+        description="Top-level keys the MCP config file gets when it has none of its own (Codex: "
+        "mcp_optional_startup_grace_ms)",
     )
 
 

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import click
-from teambrain_capture import adapter_notes, apply_install, plan_install, resolve_adapter
+from teambrain_capture import (
+    adapter_notes,
+    apply_install,
+    plan_install,
+    resolve_adapter,
+    user_steps,
+)
 
 from .._context import require_repo
 
@@ -47,3 +53,11 @@ def command(tool: str, dry_run: bool) -> None:
             click.echo(
                 f"Check what gets recorded with `tb audit` after your next {adapter.title} session."
             )
+    pending = [step for step in user_steps(adapter.name, repo) if not step.done]
+    if pending:
+        click.echo(
+            f"{adapter.title} loads nothing from this repository until you (and each teammate) "
+            "have done this once; `tb doctor` checks it:"
+        )
+        for number, step in enumerate(pending, start=1):
+            click.echo(f"  {number}. {step.name}: {step.fix}")
