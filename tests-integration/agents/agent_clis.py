@@ -1,0 +1,270 @@
+"""The agent CLIs the real-agent suite drives, one :class:`AgentCli` each (see README.md to add
+one). Everything a CLI needs is written into a throwaway ``HOME``: the stand-in as its model
+provider, telemetry and update checks off, and — separately — the files its own trust and
+approval dialogs write, which is the one-time action a user takes (``user_action``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+NODE_BIN = HERE / "node_modules" / ".bin"
+PROMPT = "What does the team memory say about payment providers? Then read README.md."
+# Anything that is not 127.0.0.1 goes to a closed local port, for the CLIs that honour proxies.
+NO_NETWORK = {
+    "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
+    "https_proxy": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9",
+    "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
+    "DO_NOT_TRACK": "1", "NO_UPDATE_NOTIFIER": "1", "DISABLE_TELEMETRY": "1",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """One test's world: the throwaway home, the repository, the stand-in's base URL."""
+
+    home: Path
+    teambrain_home: Path
+    repo: Path
+    model_url: str
+
+
+def _write_json(path: Path, data: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _merge_json(path: Path, data: dict[str, object]) -> None:
+    current = json.loads(path.read_text()) if path.exists() else {}
+    _write_json(path, {**current, **data})
+
+
+@dataclass(frozen=True)
+class AgentCli:
+    """How to drive one agent CLI headless against the stand-in."""
+
+    tool: str  # the `tb install` name
+    title: str
+    package: str  # the npm package pinned in package.json
+    binary: str  # under node_modules/.bin
+    read_tool: str  # the tool the CLI's model reads a file with
+    read_event: dict[str, str]  # what capture records for that read (a subset of tool_use data)
+    listing: tuple[tuple[str, ...], ...]  # the CLI's own MCP listing/health commands
+    connected: str  # regex over the listing's output once teambrain works
+    not_connected: str  # regex over the listing's output before the user action
+    headless: Callable[[str], list[str]]
+    env: Callable[[Sandbox], dict[str, str]]
+    configure: Callable[[Sandbox], None]  # provider, telemetry: not the user's trust decisions
+    user_action: Callable[[Sandbox], None]  # what the tool's own trust/approval dialogs write
+    doctor_steps: tuple[str, ...]  # doctor finding names that need the user action
+    session_end: bool = True  # the tool has a session-end hook
+    knows_model: bool = True  # its hooks say (or lead to) the model; Gemini CLI's do not
+
+    @property
+    def path(self) -> Path:
+        return NODE_BIN / self.binary
+
+    def version(self, env: dict[str, str]) -> str:
+        """What ``<cli> --version`` prints (its last line)."""
+        import subprocess
+
+        done = subprocess.run(
+            [str(self.path), "--version"], env=env, capture_output=True, text=True, timeout=120
+        )
+        return (done.stdout or done.stderr).strip().splitlines()[-1]
+
+    @property
+    def pinned(self) -> str:
+        """The version package.json pins."""
+        return str(json.loads((HERE / "package.json").read_text())["dependencies"][self.package])
+
+
+# Claude Code ------------------------------------------------------------------------------------
+
+
+def _claude_env(box: Sandbox) -> dict[str, str]:
+    return {
+        "ANTHROPIC_BASE_URL": box.model_url, "ANTHROPIC_API_KEY": "sk-stand-in",
+        "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }  # fmt: skip
+
+
+def _claude_configure(box: Sandbox) -> None:
+    _merge_json(box.home / ".claude.json", {"hasCompletedOnboarding": True})
+
+
+def _claude_approve(box: Sandbox) -> None:
+    # Observed with 2.1.332 driven through a terminal: "Yes, I trust this folder" sets
+    # projects[<repo>].hasTrustDialogAccepted in ~/.claude.json, and "Use this MCP server" adds
+    # the server to enabledMcpjsonServers in .claude/settings.local.json.
+    config = box.home / ".claude.json"
+    data = json.loads(config.read_text()) if config.exists() else {}
+    data.setdefault("projects", {})[str(box.repo)] = {"hasTrustDialogAccepted": True}
+    _write_json(config, data)
+    _merge_json(box.repo / ".claude" / "settings.local.json", {"enabledMcpjsonServers": ["teambrain"]})  # fmt: skip
+
+
+CLAUDE = AgentCli(
+    tool="claude-code",
+    title="Claude Code",
+    package="@anthropic-ai/claude-code",
+    binary="claude",
+    read_tool="Read",
+    read_event={"kind": "explore", "path": "README.md"},
+    listing=(("mcp", "list"), ("mcp", "get", "teambrain")),
+    connected=r"teambrain: tb serve - ✔ Connected",
+    not_connected=r"Pending approval",
+    headless=lambda prompt: [
+        "-p",
+        prompt,
+        "--output-format",
+        "json",
+        "--allowedTools",
+        "mcp__teambrain__memory_context,mcp__teambrain__memory_search,Read",
+    ],
+    env=_claude_env,
+    configure=_claude_configure,
+    user_action=_claude_approve,
+    doctor_steps=("tool claude-code: folder trust", "tool claude-code: server approval"),
+)
+
+
+# Codex CLI --------------------------------------------------------------------------------------
+
+
+def _codex_home(box: Sandbox) -> Path:
+    return box.home / ".codex"
+
+
+def _codex_env(box: Sandbox) -> dict[str, str]:
+    return {"STANDIN_API_KEY": "stand-in", "CODEX_HOME": str(_codex_home(box))}
+
+
+def _codex_configure(box: Sandbox) -> None:
+    config = _codex_home(box) / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        'model = "gpt-5-codex"\n'
+        'model_provider = "standin"\n'
+        "check_for_update_on_startup = false\n\n"
+        "[analytics]\nenabled = false\n\n"
+        "[model_providers.standin]\n"
+        'name = "stand-in"\n'
+        f'base_url = "{box.model_url}/v1"\n'
+        'env_key = "STANDIN_API_KEY"\n'
+        'wire_api = "responses"\n'
+    )
+
+
+def _codex_trust(box: Sandbox) -> None:
+    # What Codex's own prompts write into $CODEX_HOME/config.toml: the project's trust_level
+    # (first start in a repository) and one trusted_hash per hook (/hooks). The hashes come from
+    # teambrain's reading of Codex's rules; hooks only run if Codex agrees with them.
+    from teambrain_capture import codex_hook_states
+
+    lines = ["", f"[projects.{json.dumps(str(box.repo))}]", 'trust_level = "trusted"', ""]
+    for key, trusted_hash in codex_hook_states(box.repo):
+        lines += [f"[hooks.state.{json.dumps(key)}]", f'trusted_hash = "{trusted_hash}"', ""]
+    with (_codex_home(box) / "config.toml").open("a") as handle:
+        handle.write("\n".join(lines))
+
+
+CODEX = AgentCli(
+    tool="codex",
+    title="Codex CLI",
+    package="@openai/codex",
+    binary="codex",
+    read_tool="exec_command",  # Codex has no file-reading tool: `cat README.md`
+    read_event={"kind": "command"},  # a command line is never recorded, so neither is its path
+    listing=(("mcp", "list"),),
+    # `codex mcp list` has no health check: "enabled" is all it can say.
+    connected=r"teambrain\s+tb\s+serve\s+.*enabled",
+    not_connected=r"No MCP servers configured",
+    headless=lambda prompt: ["exec", "--json", prompt],
+    env=_codex_env,
+    configure=_codex_configure,
+    user_action=_codex_trust,
+    doctor_steps=("tool codex: project trust", "tool codex: hook trust"),
+    session_end=False,
+)
+
+
+# Gemini CLI -------------------------------------------------------------------------------------
+
+
+def _gemini_env(box: Sandbox) -> dict[str, str]:
+    return {"GEMINI_API_KEY": "stand-in", "GOOGLE_GEMINI_BASE_URL": box.model_url}
+
+
+def _gemini_configure(box: Sandbox) -> None:
+    _write_json(
+        box.home / ".gemini" / "settings.json",
+        {
+            # Without a selected auth type a headless run exits 41 ("Invalid auth method").
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False},
+            "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+        },
+    )
+
+
+def _gemini_trust(box: Sandbox) -> None:
+    # What "Trust folder" in Gemini CLI's folder-trust dialog writes.
+    _write_json(box.home / ".gemini" / "trustedFolders.json", {str(box.repo): "TRUST_FOLDER"})
+
+
+GEMINI = AgentCli(
+    tool="gemini-cli",
+    title="Gemini CLI",
+    package="@google/gemini-cli",
+    binary="gemini",
+    read_tool="read_file",
+    read_event={"kind": "explore", "path": "README.md"},
+    listing=(("mcp", "list"),),
+    connected=r"✓ teambrain: tb serve \(stdio\) - Connected",
+    not_connected=r"teambrain: tb serve \(stdio\) - Disabled",
+    headless=lambda prompt: [
+        "-p",
+        prompt,
+        "--output-format",
+        "json",
+        "--approval-mode",
+        "yolo",
+        "-m",
+        "gemini-2.5-flash",
+    ],
+    env=_gemini_env,
+    configure=_gemini_configure,
+    user_action=_gemini_trust,
+    doctor_steps=("tool gemini-cli: folder trust",),
+    knows_model=False,
+)
+
+
+CLIS: dict[str, AgentCli] = {cli.tool: cli for cli in (CLAUDE, CODEX, GEMINI)}
+
+
+def cli_env(cli: AgentCli, box: Sandbox, bin_dirs: list[Path]) -> dict[str, str]:
+    """The environment a CLI runs in: the throwaway home, teambrain's console scripts first on
+    PATH, the stand-in as its model, nothing that could reach the network."""
+    keep = {name: os.environ[name] for name in ("LANG", "LC_ALL", "TERM", "SYSTEMROOT") if name in os.environ}  # fmt: skip
+    path = os.pathsep.join([*(str(d) for d in bin_dirs), os.environ.get("PATH", "")])
+    scratch = box.home / "tmp"  # the CLIs' sockets and scratch files stay with the test
+    scratch.mkdir(exist_ok=True)
+    return {
+        **keep, **NO_NETWORK, **cli.env(box), "TMPDIR": str(scratch),
+        "HOME": str(box.home), "TEAMBRAIN_HOME": str(box.teambrain_home), "PATH": path,
+        "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.environ.get("GIT_CONFIG_GLOBAL", ""),
+        "CI": "",  # some CLIs change behaviour under CI=true; the test decides
+    }  # fmt: skip
+
+
+def matches(pattern: str, text: str) -> bool:
+    return re.search(pattern, text) is not None
