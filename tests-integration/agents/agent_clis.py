@@ -56,12 +56,14 @@ class AgentCli:
     read_event: dict[str, str]  # what capture records for that read (a subset of tool_use data)
     listing: tuple[tuple[str, ...], ...]  # the CLI's own MCP listing/health commands
     connected: str  # regex over the listing's output once teambrain works
-    not_connected: str  # regex over the listing's output before the user action
     headless: Callable[[str], list[str]]
     env: Callable[[Sandbox], dict[str, str]]
     configure: Callable[[Sandbox], None]  # provider, telemetry: not the user's trust decisions
-    user_action: Callable[[Sandbox], None]  # what the tool's own trust/approval dialogs write
-    doctor_steps: tuple[str, ...]  # doctor finding names that need the user action
+    # For tools that wait for their user: what the tool's own trust/approval dialogs write, the
+    # doctor findings that report it missing, and the listing's output until then.
+    user_action: Callable[[Sandbox], None] = lambda box: None
+    doctor_steps: tuple[str, ...] = ()
+    not_connected: str | None = None
     session_end: bool = True  # the tool has a session-end hook
     knows_model: bool = True  # its hooks say (or lead to) the model; Gemini CLI's do not
 

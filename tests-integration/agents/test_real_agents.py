@@ -103,8 +103,9 @@ def test_the_user_action_is_detected_and_then_the_listing_sees_teambrain(
     for step in cli.doctor_steps:
         assert before[step]["status"] == "problem", before.get(step)
         assert before[step]["fix"], before[step]
-    listed = _listing(cli, box, env)
-    assert matches(cli.not_connected, listed) and not matches(cli.connected, listed), listed
+    if cli.not_connected is not None:
+        listed = _listing(cli, box, env)
+        assert matches(cli.not_connected, listed) and not matches(cli.connected, listed), listed
 
     cli.user_action(box)
 
