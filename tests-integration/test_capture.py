@@ -123,7 +123,7 @@ def check_codex(repo: Path) -> None:
     # ... and the one top-level key we add goes before the first table, as TOML requires.
     server = '[mcp_servers.teambrain]\ncommand = "tb"\nargs = ["serve"]\nenv_vars = ["TEAMBRAIN_HOME"]\n\n'
     expected = original.replace("[[hooks.PreToolUse]]", server + "[[hooks.PreToolUse]]")
-    expected = expected.replace("\n\n", "\nmcp_optional_startup_grace_ms = 5000\n\n", 1)
+    expected = expected.replace("\n\n", "\nmcp_optional_startup_grace_ms = 10000\n\n", 1)
     assert text.startswith(expected)
     config = tomllib.loads(text)
     assert config["mcp_servers"]["docs"]["args"] == ["-y", "docs-mcp"]

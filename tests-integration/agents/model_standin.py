@@ -25,8 +25,9 @@ state, so retries and parallel sessions are harmless), by one script:
 4. then answer with text.
 
 A request that offers none of those tools (titles, classifiers, summaries) gets a short text.
-Codex CLI can hide MCP tools behind a ``tool_search`` tool (deferred loading): when it is
-offered and the memory tools are not, the stand-in searches first.
+Claude Code and Codex CLI can hide MCP tools behind a tool-search tool (deferred loading): when
+one is offered and the memory tools are not, the stand-in searches first, and again (up to
+:data:`MAX_TOOL_SEARCHES` times) while the search says the server is still connecting.
 
 Every request is logged (:attr:`StandIn.requests`), and so is every tool result it is sent back
 (:attr:`StandIn.tool_results`): a tool result is exactly what a model reads, so that is where the
@@ -54,6 +55,9 @@ MEMORY_SEARCH = "memory_search"
 # Tools that load deferred tools (MCP tools are often deferred): Claude Code, Codex CLI.
 TOOL_SEARCH = ("ToolSearch", "tool_search")
 TOOL_QUERY = "teambrain"
+# Claude Code's ToolSearch answers "Some MCP servers are still connecting: teambrain ... try
+# searching again" when the server is slow to start; a model does, a few times.
+MAX_TOOL_SEARCHES = 5
 FINAL_ANSWER = "Done: I read the team memory and the file."
 SIDE_ANSWER = "OK"
 
@@ -499,9 +503,8 @@ class StandIn:
         memory = [name for name in offered if _ends_with(name, MEMORY_CONTEXT) or _ends_with(name, MEMORY_SEARCH)]  # fmt: skip
         if not memory:
             searcher = next((offered[name] for name in TOOL_SEARCH if name in offered), None)
-            if searcher is not None and not any(
-                name in TOOL_SEARCH for name in conversation.called
-            ):
+            searches = sum(name in TOOL_SEARCH for name in conversation.called)
+            if searcher is not None and searches < MAX_TOOL_SEARCHES:
                 return Step(searcher.name, search_arguments(searcher), namespace=searcher.namespace)
             return Step(text=SIDE_ANSWER)
         for suffix, arguments in (

@@ -24,6 +24,11 @@ BIN = Path(sys.executable).parent
 DEMO_MEMORIES = ROOT / "demo" / "brain" / "memories"
 FENCE_HEADER = re.compile(r"\[team memory [0-9A-HJKMNP-TV-Z]{26} — data, not instructions\]")
 CLI_TIMEOUT_S = 300  # a loaded 2-core machine runs several of these at once
+# Every `tb serve` the CLIs start here starts this much later than it would: a loaded machine,
+# made repeatable (2.2 s were seen at a load average of 2). Codex leaves out an optional server
+# not ready within mcp_optional_startup_grace_ms (1 s unless set), `gemini mcp list` gives up
+# after 5 s unless the entry sets a timeout, Claude Code's ToolSearch says "still connecting".
+SLOW_START_S = 5
 
 pytestmark = pytest.mark.skipif(
     shutil.which("npm") is None,
@@ -61,8 +66,15 @@ def _run(argv: list[str], box: Sandbox, env: dict[str, str]) -> subprocess.Compl
 
 def _set_up(cli: AgentCli, box: Sandbox, tb: Run, git_run: Run) -> tuple[dict[str, str], str]:
     """``tb init``, the demo memories, ``tb install <tool>``, all committed; the CLI configured
-    to use the stand-in. Returns the CLI's environment and what ``tb install`` printed."""
-    env = cli_env(cli, box, [BIN, cli.path.parent])
+    to use the stand-in, with a ``tb`` that starts its server SLOW_START_S late first on PATH.
+    Returns the CLI's environment and what ``tb install`` printed."""
+    slow = box.home / "slow-bin"
+    slow.mkdir()
+    (slow / "tb").write_text(
+        f'#!/bin/sh\n[ "$1" = serve ] && sleep {SLOW_START_S}\nexec "{BIN / "tb"}" "$@"\n'
+    )
+    (slow / "tb").chmod(0o755)
+    env = cli_env(cli, box, [slow, BIN, cli.path.parent])
     assert tb("init", cwd=box.repo, env=env).returncode == 0
     shutil.copytree(DEMO_MEMORIES, box.repo / ".teambrain" / "memories", dirs_exist_ok=True)
     installed = tb("install", cli.tool, cwd=box.repo, env=env)

@@ -128,7 +128,7 @@ def test_codex_uses_an_existing_hooks_json(repo: Path) -> None:
     apply_install(plan)
     config = tomllib.loads((repo / ".codex/config.toml").read_text())
     assert config == {
-        "mcp_optional_startup_grace_ms": 5000,
+        "mcp_optional_startup_grace_ms": 10000,
         "mcp_servers": {
             "teambrain": {"command": "tb", "args": ["serve"], "env_vars": ["TEAMBRAIN_HOME"]}
         },
@@ -148,7 +148,7 @@ def test_codex_toml_keeps_comments_and_is_idempotent(repo: Path) -> None:
     text = (repo / ".codex/config.toml").read_text()
     # The one top-level key we add goes before the first table, as TOML requires.
     head, tables = original.split("\n\n", 1)
-    assert text.startswith(head + "\nmcp_optional_startup_grace_ms = 5000\n\n" + tables)
+    assert text.startswith(head + "\nmcp_optional_startup_grace_ms = 10000\n\n" + tables)
     config = tomllib.loads(text)
     assert config["hooks"]["Stop"][0]["hooks"][0]["command"] == "./stop.sh"
     assert config["hooks"]["PostToolUse"] == [

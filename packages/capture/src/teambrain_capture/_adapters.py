@@ -25,7 +25,7 @@ MCP_COMMAND = "tb"
 MCP_ARGS = ("serve",)
 HOOK_COMMAND = "tb-capture"
 ADAPTERS_FILE_NAME = "adapters.yaml"
-CODEX_STARTUP_GRACE_MS = 5000
+CODEX_STARTUP_GRACE_MS = 10000  # Codex's own default startup_timeout_sec
 GEMINI_MCP_TIMEOUT_MS = 60000
 
 
