@@ -125,23 +125,15 @@ def _claude_steps(ctx: ToolContext) -> list[UserStep]:
         if data.get("enableAllProjectMcpServers") is True
         or MCP_SERVER_NAME in _names(data, "enabledMcpjsonServers")
     ]
+    fix = "run `claude` here and choose “Use this MCP server” for teambrain (its default is “Continue without”)"  # fmt: skip
     if declined:
         detail = f"you declined the project's teambrain MCP server (disabledMcpjsonServers in {declined[0]})"  # fmt: skip
         fix = f"remove teambrain from disabledMcpjsonServers in {declined[0]}, then choose “Use this MCP server” when `claude` asks"  # fmt: skip
     elif approved:
         detail = f"MCP server approved ({approved[0]})"
-        fix = ""
     else:
         detail = "the project's teambrain MCP server waits for your approval (“Pending approval”)"
-        fix = "run `claude` here and choose “Use this MCP server” for teambrain (its default is “Continue without”)"  # fmt: skip
-    steps.append(
-        UserStep(
-            "server approval",
-            bool(approved) and not declined,
-            detail,
-            fix or f"run `claude` in {ctx.repo} and approve teambrain",
-        )
-    )
+    steps.append(UserStep("server approval", bool(approved) and not declined, detail, fix))
     return steps
 
 
@@ -196,7 +188,7 @@ def codex_hook_states(repo: Path) -> list[tuple[str, str]]:
     """``(key, trusted_hash)`` of every teambrain hook in ``repo``'s Codex config: what Codex's
     /hooks writes under ``[hooks.state."<key>"]`` when you trust them."""
     source, hooks = _codex_hook_source(repo)
-    ours = f"{HOOK_COMMAND} {resolve_adapter('codex').name}"
+    ours = f"{HOOK_COMMAND} codex"
     found = []
     for event, groups in hooks.items():
         if event == "state" or not isinstance(groups, list):
@@ -250,8 +242,10 @@ def _codex_steps(ctx: ToolContext) -> list[UserStep]:
     ]
     all_states = _table(_table(config.get("hooks")).get("state"))
 
-    def state(key: str) -> dict[str, Any]:  # Codex keys by the checkout path it was started in
-        spellings = [key.replace(str(ctx.repo), other, 1) for other in ctx.path_keys()]
+    def state(key: str) -> dict[str, Any]:
+        # Codex keys hooks by the path it read them from: this checkout, spelt as the user
+        # started it or resolved, or for a linked worktree the main checkout's .codex/.
+        spellings = [key.replace(str(ctx.repo), other, 1) for other in keys]
         return next((_table(all_states[k]) for k in spellings if k in all_states), {})
 
     expected = codex_hook_states(ctx.repo)
