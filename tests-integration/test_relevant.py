@@ -105,6 +105,29 @@ def test_reindex_rebuilds_and_a_deleted_or_damaged_index_loses_nothing(
     assert done.stderr.count("damaged") == 1  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("table", ["docs_fts", "vectors", "migrations"])
+def test_an_index_missing_a_table_is_rebuilt_by_relevant_and_reindex(
+    brain: Path, tb: Callable[..., object], table: str
+) -> None:
+    """A valid SQLite file without one of the tables (a partial migration, another version)."""
+    import sqlite3
+
+    assert tb("reindex", cwd=brain).returncode == 0  # type: ignore[attr-defined]
+    index_db = Path(os.environ["TEAMBRAIN_HOME"]) / "index.db"
+    with sqlite3.connect(index_db) as db:
+        db.execute(f"DROP TABLE {table}")
+    done = tb("relevant", "--query", "redis connections", "--k", "1", "--json", cwd=brain)
+    assert done.returncode == 0, done.stderr  # type: ignore[attr-defined]
+    assert ids(done.stdout) == [REDIS]  # type: ignore[attr-defined]
+    assert "damaged" in done.stderr  # type: ignore[attr-defined]
+    with sqlite3.connect(index_db) as db:
+        db.execute(f"DROP TABLE {table}")
+    done = tb("reindex", cwd=brain)
+    assert done.returncode == 0, done.stderr  # type: ignore[attr-defined]
+    assert "Search index rebuilt: 7 memories" in done.stdout  # type: ignore[attr-defined]
+    assert "internal error" not in done.stderr  # type: ignore[attr-defined]
+
+
 def test_two_repositories_share_one_index_without_mixing(
     tmp_path: Path, brain: Path, tb: Callable[..., object], git_run: Callable[..., str]
 ) -> None:

@@ -35,3 +35,54 @@ def test_a_damaged_database_is_reported_corrupt(tmp_path: Path) -> None:
     path.write_bytes(bytes(data))
     with pytest.raises(IndexCorrupt):
         connect(path)
+
+
+def _objects() -> list[tuple[str, str]]:
+    from teambrain_retrieval._db import expected_schema
+
+    return sorted(key for key in expected_schema() if not key[1].startswith("sqlite_"))
+
+
+@pytest.mark.parametrize(("kind", "name"), _objects())
+def test_an_index_missing_any_table_index_or_trigger_is_reported_corrupt(
+    tmp_path: Path, kind: str, name: str
+) -> None:
+    """A partial migration or another version's file is as unusable as damaged bytes."""
+    path = tmp_path / "index.db"
+    db = connect(path)
+    if kind == "table" and name in ("docs", "docs_fts"):
+        db.execute("DROP TRIGGER docs_ai; DROP TRIGGER docs_ad; DROP TRIGGER docs_au")
+    db.execute(f"DROP {kind.upper()} {name}")
+    db.close()
+    with pytest.raises(IndexCorrupt):
+        connect(path)
+
+
+def test_an_index_whose_table_has_other_columns_is_reported_corrupt(tmp_path: Path) -> None:
+    path = tmp_path / "index.db"
+    db = connect(path)
+    db.execute("DROP TABLE brains; CREATE TABLE brains(brain TEXT PRIMARY KEY)")
+    db.close()
+    with pytest.raises(IndexCorrupt, match="brains"):
+        connect(path)
+
+
+def test_an_index_with_objects_a_newer_version_added_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "index.db"
+    db = connect(path)
+    db.execute("CREATE TABLE future(x); INSERT INTO migrations VALUES ('m099_future', 'now')")
+    db.close()
+    connect(path).close()
+
+
+def test_is_damage_separates_schema_damage_from_other_sql_errors(tmp_path: Path) -> None:
+    import apsw
+    from teambrain_retrieval._db import is_damage
+
+    db = connect(None)
+    with pytest.raises(apsw.SQLError) as missing:
+        db.execute("SELECT * FROM nowhere")
+    assert is_damage(missing.value)
+    with pytest.raises(apsw.SQLError) as syntax:
+        db.execute("SELEKT 1")
+    assert not is_damage(syntax.value)

@@ -590,3 +590,25 @@ def test_patched_vectors_match_a_full_rebuild(
     same_as_fresh()
     assert len(patched) >= 5  # each change patched the matrix instead of rebuilding it
     assert in_place[:2] == [True, True] and not all(in_place)
+
+
+@pytest.mark.parametrize("table", ["docs_fts", "vectors", "files", "brains"])
+def test_a_table_dropped_under_a_running_retriever_is_rebuilt(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever,
+    notices: list[str], table: str,
+) -> None:  # fmt: skip
+    make_memory("Survives a lost table", "Derived data can always be rebuilt.")
+    retriever = open_test_retriever(layout)
+    assert titles(retriever.search("rebuilt", 5)) == ["Survives a lost table"]
+    import apsw
+
+    other = apsw.Connection(str(machine_layout().index_db))
+    other.execute(f"DROP TABLE {table}")
+    other.close()
+    assert titles(retriever.search("derived rebuilt", 5)) == ["Survives a lost table"]
+    assert retriever.stats().documents == 1
+    assert sum("damaged" in notice for notice in notices) <= 1  # only when a query needed it
+    retriever.close()
+    fresh = open_test_retriever(layout)  # opening checks the whole schema
+    assert titles(fresh.search("derived rebuilt", 5)) == ["Survives a lost table"]
+    assert sum("damaged" in notice for notice in notices) == 1

@@ -25,6 +25,21 @@ class IndexCorrupt(RuntimeError):
     """index.db is damaged; the caller moves it aside and rebuilds."""
 
 
+# SQLite's words for a schema that is not the one this code expects: a table or column that a
+# partial migration, another teambrain version or a hand edit left out.
+_SCHEMA_DAMAGE = ("no such table", "no such column", "no such index", "already exists")
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether ``exc`` says index.db is unusable (damaged bytes or a schema this code can't use)."""
+    if isinstance(exc, CORRUPTION_ERRORS):
+        return True
+    if isinstance(exc, apsw.SQLError):
+        message = str(exc)
+        return any(words in message for words in _SCHEMA_DAMAGE)
+    return False
+
+
 def m001_initial(db: apsw.Connection) -> None:
     """Documents, their full-text index, file stamps, brains and the embedding cache."""
     db.execute(
@@ -141,6 +156,40 @@ def migrate(db: apsw.Connection) -> list[str]:
     return done
 
 
+_EXPECTED_SCHEMA: dict[tuple[str, str], str] | None = None
+
+
+def _schema_of(db: apsw.Connection) -> dict[tuple[str, str], str]:
+    rows = db.execute("SELECT type, name, coalesce(sql, '') FROM sqlite_master")
+    return {(str(kind), str(name)): " ".join(str(sql).split()) for kind, name, sql in rows}
+
+
+def expected_schema() -> dict[tuple[str, str], str]:
+    """Every table, index and trigger the migrations create, with their SQL (computed once)."""
+    global _EXPECTED_SCHEMA
+    if _EXPECTED_SCHEMA is None:
+        db = apsw.Connection(":memory:")
+        migrate(db)
+        _EXPECTED_SCHEMA = _schema_of(db)
+        db.close()
+    return _EXPECTED_SCHEMA
+
+
+def schema_problem(db: apsw.Connection) -> str | None:
+    """What is missing or different in ``db``'s schema, or None when it has all it needs.
+
+    Objects a newer version added are allowed; one of ours that is missing or was created with
+    other columns is not (the index is rebuilt from the brain instead).
+    """
+    have = _schema_of(db)
+    for key, sql in expected_schema().items():
+        if key not in have:
+            return f"its {key[0]} {key[1]} is missing"
+        if have[key] != sql:
+            return f"its {key[0]} {key[1]} differs from this version's"
+    return None
+
+
 def _configure(db: apsw.Connection, *, in_memory: bool) -> None:
     db.set_busy_timeout(BUSY_TIMEOUT_MS)
     # Deleted content (a retired memory's text) is overwritten, not left in free pages.
@@ -177,9 +226,15 @@ def connect(path: Path | None) -> apsw.Connection:
         db = apsw.Connection(str(path))
         _configure(db, in_memory=False)
         migrate(db)
+        problem = schema_problem(db)
         db.execute("SELECT count(*) FROM docs").fetchone()
-    except CORRUPTION_ERRORS as exc:
+    except apsw.Error as exc:
+        if not is_damage(exc):
+            raise
         raise IndexCorrupt(f"{path}: {exc}") from None
+    if problem:
+        db.close()
+        raise IndexCorrupt(f"{path}: {problem}")
     return db
 
 

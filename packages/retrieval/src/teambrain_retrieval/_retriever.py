@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 import apsw
 
 from ._backend import DocRow, Progress, ServedBrain, SqliteBackend, embed_text, say_once
-from ._db import CORRUPTION_ERRORS, IndexCorrupt, connect, move_aside
+from ._db import IndexCorrupt, connect, is_damage, move_aside
 from ._duplicates import is_near_duplicate, term_overlap
 from ._embedders import Embedder, EmbedderUnavailable, make_embedder
 from ._fusion import CANDIDATES, RRF_K, fuse_rrf
@@ -180,7 +180,9 @@ def _recovering(method: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return method(*args, **kwargs)
-        except CORRUPTION_ERRORS as exc:
+        except apsw.Error as exc:
+            if not is_damage(exc):
+                raise
             retriever = args[0]
             assert isinstance(retriever, Retriever)
             retriever._recover(str(exc))
@@ -309,6 +311,9 @@ class Retriever:
             self.backend = self._make_backend()
             for source in self._sources:
                 source.stamps, source.known, source.indexed = None, None, None
+            # Index the files again now, so what the caller retries (stats, context) sees them.
+            for source in self._sources:
+                self._refresh_source(source, force=True)
 
     def _make_backend(self) -> SqliteBackend:
         served = [ServedBrain(s.brain_id, s.scopes) for s in self._sources]
