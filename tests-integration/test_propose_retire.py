@@ -488,9 +488,15 @@ def test_a_merged_retirement_reaches_every_clone_and_the_past_stays_readable(
 def test_time_travel_errors(team: dict[str, Path], tb_fast: Run, tmp_path: Path) -> None:
     user = team["user"]
     bad = tb_fast("relevant", "--query", "x", "--at", "last tuesday", cwd=user)
-    assert bad.returncode == 1 and "not an ISO 8601 timestamp" in bad.stderr
+    assert bad.returncode == 1 and "expected an ISO date or datetime" in bad.stderr
     early = tb_fast("relevant", "--query", "x", "--at", "1999-01-01", cwd=user)
     assert early.returncode == 1 and "no commit at or before" in early.stderr
+    for typo in ("0226-05-08", "1969-12-31T23:00:00Z"):  # git read these as "no limit": HEAD
+        typoed = tb_fast("relevant", "--query", "x", "--at", typo, cwd=user)
+        assert typoed.returncode == 1 and "before 1970" in typoed.stderr, typoed.stderr
+        assert typoed.stdout == ""
+    relative = tb_fast("relevant", "--query", "x", "--at", "0d", "--json", cwd=user)
+    assert relative.returncode == 0, relative.stderr  # --at takes what --since takes
     unknown = tb_fast("relevant", "--query", "x", "--ref", "no-such-tag", cwd=user)
     assert unknown.returncode == 1 and "no such commit" in unknown.stderr
     outside = tmp_path / "elsewhere"

@@ -14,7 +14,7 @@ PINNED = {
     "audit_session", "audit_sessions", "last_session", "prune_spool",
     # the digest / metrics aggregation
     "MIN_SESSIONS", "SUPPRESSED", "Figure", "is_shown", "ReportWindow", "resolve_window",
-    "parse_moment", "scan_sessions", "aggregate", "build_digest", "DigestReport",
+    "scan_sessions", "aggregate", "build_digest", "DigestReport",
     "render_digest", "slack_text", "slack_payload", "write_report", "resolve_slack_webhook",
     "post_slack", "count_memories", "MetricsSnapshot", "ComponentStatus", "recent_activity",
     "render_metrics_text", "render_metrics_json",

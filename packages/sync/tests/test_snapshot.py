@@ -94,10 +94,33 @@ def test_parse_timestamp(text: str, expected: dt.datetime) -> None:
     assert parse_timestamp(text) == expected
 
 
-@pytest.mark.parametrize("text", ["yesterday", "2026-13-01", "", "08/05/2026"])
+@pytest.mark.parametrize("text", ["yesterday", "2026-13-01", "", "08/05/2026", "7 days"])
 def test_parse_timestamp_rejects_non_iso(text: str) -> None:
-    with pytest.raises(UserError, match="not an ISO 8601 timestamp"):
+    with pytest.raises(UserError, match=r"^--at .*expected an ISO date"):
         parse_timestamp(text)
+
+
+@pytest.mark.parametrize("text", ["0226-05-08", "1969-12-31T23:59:59Z", "0001-01-01"])
+def test_parse_timestamp_refuses_moments_before_1970(text: str) -> None:
+    """A mistyped year used to answer with today's HEAD labelled as that day."""
+    with pytest.raises(UserError, match=r"^--at .*before 1970"):
+        parse_timestamp(text)
+
+
+def test_commit_at_refuses_a_moment_before_1970(brain_repo: Path) -> None:
+    repo = open_repo(brain_repo)
+    with pytest.raises(UserError, match="before 1970"):
+        commit_at(repo, dt.datetime(226, 5, 8, tzinfo=dt.UTC))
+
+
+def test_parse_timestamp_reads_relative_moments_like_since() -> None:
+    """``--at 7d`` works wherever ``--since 7d`` does: one parser for every moment option."""
+    before = dt.datetime.now(dt.UTC)
+    moment = parse_timestamp("7d")
+    after = dt.datetime.now(dt.UTC)
+    week = dt.timedelta(days=7)
+    assert before - week <= moment <= after - week
+    assert abs(parse_timestamp("now") - dt.datetime.now(dt.UTC)) < dt.timedelta(minutes=1)
 
 
 @given(st.datetimes(timezones=st.timezones()))
@@ -106,6 +129,10 @@ def test_parse_timestamp_round_trips_any_aware_datetime(moment: dt.datetime) -> 
         expected = moment.astimezone(dt.UTC)
     except (OverflowError, ValueError):
         return  # not representable in UTC at the edges of the calendar
+    if expected.year < 1970:
+        with pytest.raises(UserError, match="before 1970"):
+            parse_timestamp(moment.isoformat())
+        return
     assert parse_timestamp(moment.isoformat()) == expected
 
 

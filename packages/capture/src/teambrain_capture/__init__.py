@@ -71,7 +71,6 @@ _EXPORTS: dict[str, str] = {
     # the digest and metrics aggregation (pydantic, loaded only when used)
     "ReportWindow": "_digest_window",
     "resolve_window": "_digest_window",
-    "parse_moment": "_digest_window",
     "MIN_SESSIONS": "_digest_cells",
     "SUPPRESSED": "_digest_cells",
     "Suppressed": "_digest_cells",
@@ -201,7 +200,6 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
     )
     from ._digest_window import (
         ReportWindow as ReportWindow,
-        parse_moment as parse_moment,
         resolve_window as resolve_window,
     )
     from ._hook import (

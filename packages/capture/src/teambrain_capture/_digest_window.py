@@ -3,21 +3,18 @@
 Accepted forms: ``now``; relative ``<n>m``, ``<n>h``, ``<n>d``, ``<n>w`` (that long before now);
 ISO dates (``2026-07-01``) and datetimes (``2026-07-01T09:30``, ``…Z``, ``…+02:00``). Values
 without an offset are UTC, so a team's reports agree whatever their laptops' time zones. A date
-given to ``--until`` includes that whole day. Stdlib only.
+given to ``--until`` includes that whole day (``teambrain_schema.parse_moment`` reads them).
+Stdlib only.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass
 
-from teambrain_schema import UserError
+from teambrain_schema import UserError, parse_moment
 
 DEFAULT_SINCE = "7d"
-_RELATIVE = re.compile(r"^(?P<count>\d{1,5})(?P<unit>[mhdw])$")
-_UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # Windows longer than this are charted by week instead of by day.
 MAX_DAILY_BUCKETS = 62
 
@@ -64,37 +61,6 @@ class ReportWindow:
         first = self.since.astimezone(dt.UTC).date()
         offset = (moment.astimezone(dt.UTC).date() - first).days
         return first + dt.timedelta(days=offset - offset % self.bucket_days)
-
-
-def parse_moment(
-    text: str, *, now: dt.datetime, option: str = "--since", end_of_day: bool = False
-) -> dt.datetime:
-    """One bound as a UTC datetime; :class:`UserError` naming ``option`` when it cannot be read.
-
-    ``end_of_day`` makes a bare date mean the end of that day (what ``--until 2026-07-07``
-    means to a person)."""
-    value = text.strip()
-    if value.lower() == "now":
-        return now.astimezone(dt.UTC)
-    relative = _RELATIVE.match(value)
-    if relative:
-        seconds = int(relative["count"]) * _UNITS[relative["unit"]]
-        return (now - dt.timedelta(seconds=seconds)).astimezone(dt.UTC)
-    try:
-        if _DATE.match(value):
-            day = dt.date.fromisoformat(value)
-            if end_of_day:
-                day += dt.timedelta(days=1)
-            return dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC)
-        moment = dt.datetime.fromisoformat(value)
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=dt.UTC)
-        return moment.astimezone(dt.UTC)
-    except (ValueError, OverflowError):
-        raise UserError(
-            f"{option} {text!r}: expected an ISO date or datetime (2026-07-01, "
-            "2026-07-01T09:30Z) or a relative time like 7d, 12h, 2w or now"
-        ) from None
 
 
 def resolve_window(

@@ -8,6 +8,7 @@ rather than repaired. Schema changes are ordered migration functions ``m001_…`
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -156,23 +157,19 @@ def migrate(db: apsw.Connection) -> list[str]:
     return done
 
 
-_EXPECTED_SCHEMA: dict[tuple[str, str], str] | None = None
-
-
 def _schema_of(db: apsw.Connection) -> dict[tuple[str, str], str]:
     rows = db.execute("SELECT type, name, coalesce(sql, '') FROM sqlite_master")
     return {(str(kind), str(name)): " ".join(str(sql).split()) for kind, name, sql in rows}
 
 
+@functools.cache
 def expected_schema() -> dict[tuple[str, str], str]:
     """Every table, index and trigger the migrations create, with their SQL (computed once)."""
-    global _EXPECTED_SCHEMA
-    if _EXPECTED_SCHEMA is None:
-        db = apsw.Connection(":memory:")
-        migrate(db)
-        _EXPECTED_SCHEMA = _schema_of(db)
-        db.close()
-    return _EXPECTED_SCHEMA
+    db = apsw.Connection(":memory:")
+    migrate(db)
+    schema = _schema_of(db)
+    db.close()
+    return schema
 
 
 def schema_problem(db: apsw.Connection) -> str | None:

@@ -43,6 +43,8 @@ _EXPORTS: dict[str, str] = {
     "write_text_atomic": "_atomic",
     "write_bytes_atomic": "_atomic",
     "lazy_exports": "_lazy",
+    # _moments (stdlib)
+    "parse_moment": "_moments",
     # _secrets, _render (stdlib)
     "SecretFinding": "_secrets",
     "find_secrets": "_secrets",
@@ -280,6 +282,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         content_hash as content_hash,
         count_words as count_words,
     )
+    from ._moments import parse_moment as parse_moment
     from ._paths import (
         BRAIN_DIRNAME as BRAIN_DIRNAME,
         CLASS_FOLDERS as CLASS_FOLDERS,

@@ -45,20 +45,14 @@ class BrainSnapshot:
 
 
 def parse_timestamp(value: str) -> dt.datetime:
-    """An ISO 8601 date or date-time as an aware UTC datetime (no zone given: UTC).
-
-    A bare date is the start of that day: ``2026-05-08`` is ``2026-05-08T00:00:00Z``.
+    """``--at``: an ISO 8601 date or date-time, a span back from now (``7d``) or ``now``, as
+    an aware UTC datetime (no zone given: UTC); the same forms as ``--since`` everywhere
+    (:func:`teambrain_schema.parse_moment`). A bare date is the start of that day:
+    ``2026-05-08`` is ``2026-05-08T00:00:00Z``. Before 1970 is refused (exit 1).
     """
-    text = value.strip()
-    try:
-        parsed = dt.datetime.fromisoformat(text)
-    except ValueError:
-        raise UserError(
-            f"--at {value!r}: not an ISO 8601 timestamp (e.g. 2026-05-08 or 2026-05-08T14:30:00Z)"
-        ) from None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=dt.UTC)
-    return parsed.astimezone(dt.UTC)
+    from teambrain_schema import parse_moment
+
+    return parse_moment(value, option="--at")
 
 
 def _commit_time(repo: GitRepo, sha: str) -> dt.datetime:
@@ -86,6 +80,8 @@ def commit_at(repo: GitRepo, when: dt.datetime, ref: str = "HEAD") -> ResolvedCo
     tip = resolve_commit(repo, ref)
     epoch = int(when.timestamp())
     stamp = when.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+    if epoch < 0:  # git reads a negative "@<epoch>" as no limit at all: HEAD, mislabelled
+        raise UserError(f"--at {stamp}: before 1970; {ref} has no commit that old")
     out = repo.text("rev-list", "-1", "--first-parent", f"--before=@{epoch} +0000", tip.sha, "--")
     if not out:
         raise UserError(f"--at {stamp}: {ref} has no commit at or before that moment")
