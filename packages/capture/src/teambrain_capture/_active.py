@@ -8,7 +8,7 @@ import json
 import time
 from pathlib import Path
 
-from teambrain_schema import MachineLayout, write_text_atomic
+from teambrain_schema import MachineLayout, read_json_file, write_text_atomic
 
 from ._spool import JoinKeys, ensure_private_dir
 
@@ -48,7 +48,7 @@ def find_active_session(
     candidates = []
     for path in directory.glob("*.json"):
         try:
-            keys = JoinKeys(**json.loads(path.read_text("utf-8")))
+            keys = JoinKeys(**read_json_file(path, max_bytes=64 * 1024))
             started = path.stat().st_mtime
         except (OSError, ValueError, TypeError):
             continue

@@ -7,7 +7,6 @@ before anything is written; the same content queued twice is one candidate.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,10 +21,14 @@ from teambrain_schema import (
     describe_validation_error,
     find_secrets,
     new_ulid,
+    read_json_file,
     write_text_atomic,
 )
 
 from ._spool import ensure_private_dir
+
+# A candidate holds one draft (at most 256 KB of body) and its metadata.
+MAX_CANDIDATE_BYTES = 1024 * 1024
 
 
 def validate_draft(data: MemoryDraft | dict[str, Any]) -> MemoryDraft:
@@ -112,7 +115,8 @@ def list_candidates(machine: MachineLayout) -> CandidateList:
         return result
     for path in sorted(machine.candidates.glob("*.json")):
         try:
-            result.candidates.append(Candidate.model_validate(json.loads(path.read_text("utf-8"))))
+            data = read_json_file(path, max_bytes=MAX_CANDIDATE_BYTES)
+            result.candidates.append(Candidate.model_validate(data))
         except (OSError, ValueError) as exc:
             reason = (
                 describe_validation_error(exc)[0]
@@ -127,9 +131,7 @@ def list_candidates(machine: MachineLayout) -> CandidateList:
 def load_candidate(candidate_id: str, *, machine: MachineLayout) -> Candidate | None:
     """The candidate ``candidate_id``, or None when there is no such (readable) file."""
     path = machine.candidate_file(candidate_id)
-    if not path.is_file():
-        return None
     try:
-        return Candidate.model_validate(json.loads(path.read_text("utf-8")))
+        return Candidate.model_validate(read_json_file(path, max_bytes=MAX_CANDIDATE_BYTES))
     except (OSError, ValueError):
         return None

@@ -9,7 +9,6 @@ that fragment never swallows a complete event, and readers skip it.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,26 +69,37 @@ def append_event(machine: MachineLayout, event: dict[str, Any]) -> Path:
     return path
 
 
+# A session's spool file: thousands of small events at most; anything larger is not ours.
+MAX_SESSION_BYTES = 64 * 1024 * 1024
+
+
 @dataclass
 class JsonlRead:
     """What a JSONL file held: the records that parsed, and how many lines did not."""
 
     records: list[dict[str, Any]] = field(default_factory=list)
     torn: int = 0
+    # Why the file could not be read at all (a FIFO, too large, a symlink), or None.
+    unreadable: str | None = None
 
 
 def read_jsonl(path: Path) -> JsonlRead:
     """Every JSON object line of ``path``; torn or corrupt lines are counted, never raised."""
     result = JsonlRead()
+    from teambrain_schema import loads_json, read_local_bytes
+
     try:
-        raw = path.read_bytes()
+        raw = read_local_bytes(path, max_bytes=MAX_SESSION_BYTES)
     except FileNotFoundError:
+        return result
+    except OSError as exc:
+        result.unreadable = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
         return result
     for line in raw.split(b"\n"):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = loads_json(line)
         except (ValueError, UnicodeDecodeError):
             result.torn += 1
             continue

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from teambrain_schema import EnvironmentProblem, MachineLayout, machine_layout
+from teambrain_schema import EnvironmentProblem, MachineLayout, machine_layout, read_local_text
 
 from ._spool import append_jsonl, read_jsonl, utc_timestamp
 
@@ -37,7 +37,7 @@ def load_user_config(machine: MachineLayout | None = None) -> UserConfig:
     """Read ``user/config.toml`` (defaults when it does not exist)."""
     path = user_dir(machine) / USER_CONFIG_NAME
     try:
-        data: dict[str, Any] = tomllib.loads(path.read_text("utf-8"))
+        data: dict[str, Any] = tomllib.loads(read_local_text(path, max_bytes=1024 * 1024))
     except FileNotFoundError:
         return UserConfig()
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from teambrain_capture import ensure_private_dir
-from teambrain_schema import EnvironmentProblem, MachineLayout, write_text_atomic
+from teambrain_schema import EnvironmentProblem, MachineLayout, read_json_file, write_text_atomic
 
 from ._sessions import SessionFacts
 
@@ -42,7 +42,7 @@ class Watermark:
         if not path.exists():
             return cls(path, {})
         try:
-            data = json.loads(path.read_text("utf-8"))
+            data = read_json_file(path, max_bytes=64 * 1024 * 1024)
             sessions = data["sessions"]
             if data.get("v") != WATERMARK_VERSION or not isinstance(sessions, dict):
                 raise ValueError("unknown format")

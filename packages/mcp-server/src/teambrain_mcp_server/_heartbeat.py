@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from teambrain_schema import MachineLayout, machine_layout, write_text_atomic
+from teambrain_schema import MachineLayout, machine_layout, read_json_file, write_text_atomic
 
 HEARTBEAT_VERSION = 1
 # Finished or vanished servers stay listed this long, so doctor can say when one last ran.
@@ -147,7 +147,7 @@ def _stored(data: dict[str, Any]) -> dict[str, Any]:
 
 def _load_entries(path: Path) -> list[ServerHeartbeat]:
     try:
-        document = json.loads(path.read_text("utf-8"))
+        document = read_json_file(path, max_bytes=4 * 1024 * 1024)
     except (OSError, ValueError):
         return []
     servers = document.get("servers") if isinstance(document, dict) else None

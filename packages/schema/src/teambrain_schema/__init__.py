@@ -43,6 +43,13 @@ _EXPORTS: dict[str, str] = {
     "write_text_atomic": "_atomic",
     "write_bytes_atomic": "_atomic",
     "lazy_exports": "_lazy",
+    # _localfiles (stdlib)
+    "NotARegularFile": "_localfiles",
+    "FileTooLarge": "_localfiles",
+    "read_local_bytes": "_localfiles",
+    "read_local_text": "_localfiles",
+    "read_json_file": "_localfiles",
+    "loads_json": "_localfiles",
     # _moments (stdlib)
     "parse_moment": "_moments",
     # _secrets, _render (stdlib)
@@ -252,6 +259,14 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         expected_index_text as expected_index_text,
         lint_brain as lint_brain,
         regenerate_index as regenerate_index,
+    )
+    from ._localfiles import (
+        FileTooLarge as FileTooLarge,
+        NotARegularFile as NotARegularFile,
+        loads_json as loads_json,
+        read_json_file as read_json_file,
+        read_local_bytes as read_local_bytes,
+        read_local_text as read_local_text,
     )
     from ._mcp import (
         MAX_CONTEXT_BUDGET as MAX_CONTEXT_BUDGET,

@@ -16,9 +16,10 @@ _HEX = frozenset("0123456789abcdef")
 
 def read_git_file(path: str) -> str | None:
     """A small text file of the git directory (HEAD, a ref, config), or None if unreadable."""
+    from ._localfiles import read_local_bytes
+
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
+        return read_local_bytes(path, max_bytes=1024 * 1024).decode("utf-8", errors="replace")
     except OSError:
         return None
 

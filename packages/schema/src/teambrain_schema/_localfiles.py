@@ -1,0 +1,96 @@
+"""Reading the small files teambrain keeps on this machine (the spool, state, heartbeat, git
+refs) without ever hanging or blowing the stack. Stdlib only (the hook path may use it).
+
+A FIFO, socket or device left where a JSON file is expected would block a plain ``open`` (a
+FIFO waits for a writer forever); a symlink could point anywhere. :func:`read_local_bytes`
+opens without blocking and without following a final symlink, and refuses anything but a
+regular file of at most ``max_bytes``. :func:`loads_json` turns the RecursionError of a deeply
+nested document into the ValueError every caller already handles as "not valid JSON".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+# Spool and state files are a few KB; a candidate holds a draft of at most 256 KB.
+DEFAULT_MAX_BYTES = 4 * 1024 * 1024
+
+_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+class NotARegularFile(OSError):
+    """A FIFO, socket, device or directory where a file was expected."""
+
+
+class FileTooLarge(OSError):
+    """A local file larger than its reader accepts."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def read_local_bytes(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The bytes of the regular file ``path``.
+
+    Raises FileNotFoundError when it is absent, :class:`NotARegularFile` for a FIFO, socket,
+    device or directory (never blocking on one), :class:`FileTooLarge` past ``max_bytes``, and
+    OSError (ELOOP) when the last component is a symlink.
+    """
+    fd = os.open(path, _FLAGS)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotARegularFile(f"{_kind(info.st_mode)}, not a file")
+        if info.st_size > max_bytes:
+            raise FileTooLarge(f"larger than {max_bytes} bytes")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > max_bytes:  # grew while we read
+                raise FileTooLarge(f"larger than {max_bytes} bytes")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_local_text(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """:func:`read_local_bytes` decoded as UTF-8 (UnicodeDecodeError is a ValueError)."""
+    return read_local_bytes(path, max_bytes=max_bytes).decode("utf-8")
+
+
+def loads_json(data: str | bytes) -> Any:
+    """``json.loads``, with nesting too deep for the parser reported as a ValueError."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+
+def read_json_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:
+    """The JSON value in the local file ``path``; OSError or ValueError when it has none."""
+    return loads_json(read_local_bytes(path, max_bytes=max_bytes))

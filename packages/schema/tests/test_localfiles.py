@@ -1,0 +1,81 @@
+"""Local files are read without hanging on a FIFO, following a link or blowing the stack."""
+
+import json
+import os
+import socket
+from pathlib import Path
+
+import pytest
+from hypothesis import given, strategies as st
+from teambrain_schema import (
+    FileTooLarge,
+    NotARegularFile,
+    loads_json,
+    read_json_file,
+    read_local_bytes,
+)
+
+
+def test_a_regular_file_reads_back(tmp_path: Path) -> None:
+    path = tmp_path / "a.json"
+    path.write_text('{"a": [1, 2]}')
+    assert read_json_file(path) == {"a": [1, 2]}
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    path = tmp_path / "01KB2F0A1S9Y4Q7V3C8D5E6F99.json"
+    os.mkfifo(path)
+    with pytest.raises(NotARegularFile, match="FIFO"):
+        read_local_bytes(path)  # a plain open() would wait for a writer forever
+
+
+def test_a_socket_and_a_directory_are_refused(tmp_path: Path) -> None:
+    sock_path = tmp_path / "s.json"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(sock_path))
+    try:
+        with pytest.raises(OSError):
+            read_local_bytes(sock_path)
+    finally:
+        server.close()
+    (tmp_path / "d.json").mkdir()
+    with pytest.raises(NotARegularFile, match="directory"):
+        read_local_bytes(tmp_path / "d.json")
+
+
+def test_a_symlink_is_not_followed(tmp_path: Path) -> None:
+    target = tmp_path / "secret.txt"
+    target.write_text("x")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    with pytest.raises(OSError):
+        read_local_bytes(link)
+
+
+def test_a_file_past_the_cap_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    path.write_bytes(b"0" * 2048)
+    with pytest.raises(FileTooLarge):
+        read_local_bytes(path, max_bytes=1024)
+    assert read_local_bytes(path, max_bytes=2048) == b"0" * 2048
+
+
+@pytest.mark.parametrize("depth", [10, 1000, 100_000])
+def test_deep_nesting_is_a_value_error_not_a_recursion_error(depth: int) -> None:
+    text = "[" * depth + "]" * depth
+    try:
+        value = loads_json(text)
+    except ValueError:
+        return
+    assert isinstance(value, list)
+
+
+@given(st.binary(max_size=300) | st.text(max_size=300).map(str.encode))
+def test_any_bytes_are_json_or_a_value_error(data: bytes) -> None:
+    try:
+        expected = json.loads(data)
+    except (ValueError, RecursionError):
+        with pytest.raises(ValueError):
+            loads_json(data)
+        return
+    assert json.dumps(loads_json(data)) == json.dumps(expected)  # NaN != NaN
