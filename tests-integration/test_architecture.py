@@ -53,3 +53,35 @@ def test_a_planted_violation_breaks_its_contract(
     flat = " ".join(done.stdout.split())
     assert f"{contract}" in flat and "BROKEN" in flat, done.stdout
     assert f"{module}._planted ->" in flat, done.stdout
+
+
+def _git_spawns(source: str) -> list[int]:
+    """Lines of ``source`` that start a process whose argument list begins with "git"."""
+    import ast
+
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        first = node.args[0]
+        if name in ("run", "Popen", "check_output", "check_call", "call") and isinstance(
+            first, (ast.List, ast.Tuple)
+        ):
+            head = first.elts[0] if first.elts else None
+            if isinstance(head, ast.Constant) and head.value == "git":
+                lines.append(node.lineno)
+    return lines
+
+
+def test_git_runs_only_through_the_schema_runner() -> None:
+    """One git runner (teambrain_schema.run_git: scrubbed GIT_DIR & co, timeouts that end git's
+    helpers); a subprocess call with a literal "git" anywhere else bypasses both."""
+    offenders = []
+    for path in sorted((ROOT / "packages").glob("*/src/**/*.py")):
+        if path.name == "_gitrun.py":
+            continue
+        offenders += [f"{path.relative_to(ROOT)}:{n}" for n in _git_spawns(path.read_text())]
+    assert offenders == []
+    assert _git_spawns('import subprocess\nsubprocess.run(["git", "status"])\n') == [2]

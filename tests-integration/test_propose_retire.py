@@ -411,7 +411,7 @@ def test_without_git_or_outside_a_repository_exit_2(
         assert _json(done)["error"]["exit_code"] == 2
 
 
-def test_a_failed_push_exits_2_and_keeps_the_branch(
+def test_a_failed_push_keeps_the_candidate_pending_and_the_next_run_sends_the_same_branch(
     team: dict[str, Path], tb_fast: Run, git_run: Run, tmp_path: Path
 ) -> None:
     user = team["user"]
@@ -424,7 +424,72 @@ def test_a_failed_push_exits_2_and_keeps_the_branch(
     assert git_run("rev-parse", out["branch"], cwd=user).strip() == out["commit"]
     assert Path(out["review"]["patch"]).is_file()
     [candidate] = list_candidates(machine_layout()).candidates
-    assert candidate.status == "proposed"  # the branch exists: proposing again would duplicate
+    # Not proposed: its branch is not where it was sent. The note says what happens next.
+    assert candidate.status == "pending" and "not pushed" in (candidate.note or "")
+    memory_id = out["results"][0]["memory_id"]
+
+    again = tb_fast("propose", "--all", "--json", cwd=user)  # the remote is still gone
+    assert again.returncode == 2
+    assert _json(again)["resent"][0]["branch"] == out["branch"]
+    assert _json(again)["branch"] is None  # no second commit, no second memory id
+
+    git_run("remote", "set-url", "origin", str(team["remote"]), cwd=user)
+    fixed = tb_fast("propose", "--all", "--json", cwd=user)
+    assert fixed.returncode == 0, fixed.stdout
+    sent = _json(fixed)
+    assert sent["branch"] is None and sent["resent"][0]["pushed"] is True
+    assert sent["results"][0]["memory_id"] == memory_id
+    remote_sha = git_run("rev-parse", out["branch"], cwd=team["remote"]).strip()
+    assert remote_sha == out["commit"]
+    [candidate] = list_candidates(machine_layout()).candidates
+    assert candidate.status == "proposed" and candidate.proposed_as == memory_id
+    last = tb_fast("propose", "--all", "--json", cwd=user)
+    assert last.returncode == 0 and _json(last)["results"] == []
+
+
+def test_a_remote_that_never_answers_times_out_and_the_candidate_stays_pending(
+    team: dict[str, Path], tb: Run, git_run: Run, tmp_path: Path
+) -> None:
+    """A remote that accepts the connection and never answers: the push gives up after
+    TEAMBRAIN_GIT_NETWORK_TIMEOUT, killing git's network helper with it."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    accepted: list[socket.socket] = []
+    stop = threading.Event()
+
+    def hold() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                accepted.append(listener.accept()[0])  # and never answer
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=hold, daemon=True)
+    thread.start()
+    try:
+        port = listener.getsockname()[1]
+        user = team["user"]
+        git_run("remote", "set-url", "origin", f"http://127.0.0.1:{port}/brain.git", cwd=user)
+        queue_candidate(GOOD, "agent", machine=machine_layout())
+        env = {"TEAMBRAIN_GIT_NETWORK_TIMEOUT": "3", "TEAMBRAIN_HOME": str(machine_layout().home)}
+        done = tb("propose", "--all", "--json", cwd=user, env=env)  # run_tb's own timeout: 120 s
+    finally:
+        stop.set()
+        thread.join()
+        for connection in accepted:
+            connection.close()
+        listener.close()
+    assert done.returncode == 2, done.stderr
+    assert accepted, "git never reached the silent remote"
+    out = _json(done)
+    assert "did not finish within 3 s" in out["review"]["push_error"]
+    [candidate] = list_candidates(machine_layout()).candidates
+    assert candidate.status == "pending"
 
 
 def _ids(done: Any) -> list[str]:
@@ -601,3 +666,39 @@ def test_time_travel_still_serves_a_relative_org_brain(
     past = tb_fast(*query, "--ref", before, cwd=user)
     assert "01KB2F0A1S9Y4Q7V3C8D5E6F20" in _ids(past), past.stderr
     assert "not served" not in past.stderr
+
+
+def test_two_proposes_of_one_candidate_at_once_make_one_proposal(
+    team: dict[str, Path], git_run: Run
+) -> None:
+    """Both processes start together; the spool lock makes the second see the first's result."""
+    import subprocess
+
+    tb_path = str(Path(sys.executable).parent / "tb")
+    user = team["user"]
+    candidate, _ = queue_candidate(GOOD, "agent", machine=machine_layout())
+    env = {**os.environ, "TEAMBRAIN_HOME": str(machine_layout().home)}
+    runs = [
+        subprocess.Popen(
+            [tb_path, "propose", candidate.candidate_id, "--json"],
+            cwd=user,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    outputs = [run.communicate(timeout=120) for run in runs]
+    assert all(run.returncode == 0 for run in runs), outputs
+    branches = git_run(
+        "for-each-ref", "--format=%(refname)", "refs/heads/teambrain/", cwd=team["remote"]
+    )
+    assert len(branches.split()) == 1, branches
+    results = [json.loads(out)["results"][0] for out, _ in outputs]
+    assert sorted(r["result"] for r in results) == [
+        "already-proposed",
+        "already-proposed",
+        "proposed",
+    ]
+    assert len({r["memory_id"] for r in results}) == 1

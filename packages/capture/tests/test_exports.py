@@ -7,7 +7,7 @@ PINNED = {
     "JoinKeys", "make_event", "append_event", "append_jsonl", "read_jsonl", "session_files", "iter_sessions",
     "prune_sessions", "safe_sid", "mark_session_active", "mark_session_ended", "find_active_session",
     "user_dir", "load_user_config", "record_feedback", "read_feedback", "queue_candidate",
-    "list_candidates", "load_candidate", "save_candidate", "validate_draft",
+    "list_candidates", "load_candidate", "save_candidate", "SpoolLedger",
     "run_capture_hook", "close_idle_sessions", "summarise_intent", "Adapter", "ADAPTERS", "register_adapter",
     "resolve_adapter", "supported_tools", "check_adapters", "AdapterProblem", "bundled_adapters_file",
     "plan_install", "apply_install", "InstallPlan", "FileChange", "adapter_notes", "SessionAudit",

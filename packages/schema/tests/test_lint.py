@@ -237,3 +237,24 @@ def test_demo_memories_have_no_injection_findings() -> None:
     demo = Path(__file__).resolve().parents[3] / "demo" / "brain" / "memories"
     for path in demo.rglob("*.md"):
         assert find_injections(path.read_text()) == [], path.name
+
+
+def test_the_same_content_under_two_ids_is_a_duplicate(brain: BrainLayout) -> None:
+    """Two proposals of one candidate, both merged: agents would be served it twice."""
+    _write(brain, f"memories/decisions/{ID1}-use-uv.md", new_memory_text(_front(), "Use uv."))
+    _write(brain, f"memories/decisions/{ID2}-use-uv.md", new_memory_text(_front(ID2), "Use uv."))
+    assert (f"{ID2}-use-uv.md", "duplicate-content") in _rules(brain)
+    assert (f"{ID1}-use-uv.md", "duplicate-content") not in _rules(brain)
+
+
+def test_other_content_or_a_retired_copy_is_not_a_duplicate(brain: BrainLayout) -> None:
+    _write(brain, f"memories/decisions/{ID1}-use-uv.md", new_memory_text(_front(), "Use uv."))
+    _write(
+        brain, f"memories/decisions/{ID2}-use-uv.md",
+        new_memory_text(_front(ID2), "Use uv, and pin it."),
+    )  # fmt: skip
+    _write(
+        brain, f"retired/{ID3}-use-uv.md",
+        new_memory_text(_front(ID3, status="retired"), "Use uv."),
+    )  # fmt: skip
+    assert "duplicate-content" not in {rule for _, rule in _rules(brain)}

@@ -35,7 +35,7 @@ _EXPORTS: dict[str, str] = {
     "record_feedback": "_user",
     "read_feedback": "_user",
     "FeedbackVote": "_user",
-    "validate_draft": "_candidates",
+    "SpoolLedger": "_ledger",
     "queue_candidate": "_candidates",
     "save_candidate": "_candidates",
     "list_candidates": "_candidates",
@@ -148,7 +148,6 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         load_candidate as load_candidate,
         queue_candidate as queue_candidate,
         save_candidate as save_candidate,
-        validate_draft as validate_draft,
     )
     from ._digest import (
         BucketFigures as BucketFigures,
@@ -216,6 +215,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
     from ._intent import (
         summarise_intent as summarise_intent,
     )
+    from ._ledger import SpoolLedger as SpoolLedger
     from ._lite import (
         safe_sid as safe_sid,
     )

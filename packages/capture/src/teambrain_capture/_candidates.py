@@ -19,9 +19,9 @@ from teambrain_schema import (
     Proposer,
     ValidationFailure,
     describe_validation_error,
-    find_secrets,
     new_ulid,
     read_json_file,
+    validate_draft,
     write_text_atomic,
 )
 
@@ -29,29 +29,6 @@ from ._spool import ensure_private_dir
 
 # A candidate holds one draft (at most 256 KB of body) and its metadata.
 MAX_CANDIDATE_BYTES = 1024 * 1024
-
-
-def validate_draft(data: MemoryDraft | dict[str, Any]) -> MemoryDraft:
-    """A valid, secret-free draft, or :class:`ValidationFailure` naming the field."""
-    if isinstance(data, MemoryDraft):
-        draft = data
-    else:
-        try:
-            draft = MemoryDraft.model_validate(data)
-        except ValidationError as exc:
-            message, _ = describe_validation_error(exc)
-            raise ValidationFailure(f"draft.{message}") from None
-    for name, text in (
-        ("title", draft.title),
-        ("body", draft.body),
-        ("tags", " ".join(draft.tags)),
-    ):
-        findings = find_secrets(text)
-        if findings:
-            raise ValidationFailure(
-                f"draft.{name}: contains a secret ({findings[0].rule}); remove it before proposing"
-            )
-    return draft
 
 
 def queue_candidate(

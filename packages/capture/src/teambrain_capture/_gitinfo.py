@@ -82,16 +82,13 @@ def repo_identity(root: str, common_dir: str | None) -> str:
 def commits_between(root: str, start: str | None, end: str, since_epoch: float) -> list[str]:
     """Commits reachable from ``end`` but not ``start`` and committed after ``since_epoch``
     (newest first); ``[end]`` when git cannot tell us."""
-    import subprocess
+    from teambrain_schema._gitrun import git_output
 
     revs = [end] if start is None else [f"{start}..{end}"]
-    try:
-        done = subprocess.run(
-            ["git", "rev-list", f"--max-count={MAX_COMMITS}", f"--since={int(since_epoch)}", *revs],
-            cwd=root, capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
+    out = git_output(
+        ["rev-list", f"--max-count={MAX_COMMITS}", f"--since={int(since_epoch)}", *revs],
+        cwd=root, timeout=GIT_TIMEOUT_S,
+    )  # fmt: skip
+    if out is None:
         return [end]
-    if done.returncode != 0:
-        return [end]
-    return [line for line in done.stdout.split() if is_sha(line)]
+    return [line for line in out.decode("ascii", "replace").split() if is_sha(line)]

@@ -6,7 +6,6 @@ import os
 import platform
 import shutil
 import stat
-import subprocess
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -57,11 +56,12 @@ def check_python() -> Finding:
 
 
 def _git_version() -> tuple[int, ...] | None:
-    git = shutil.which("git")
-    if git is None:
+    from teambrain_schema import git_output
+
+    out = git_output(["--version"], cwd=Path.cwd() if Path.cwd().is_dir() else "/", timeout=10)
+    if out is None:
         return None
-    done = subprocess.run([git, "--version"], capture_output=True, text=True, check=False)
-    digits = [part for part in done.stdout.split() if part[:1].isdigit()]
+    digits = [part for part in out.decode("utf-8", "replace").split() if part[:1].isdigit()]
     if not digits:
         return None
     return tuple(int(x) for x in digits[0].split(".")[:3] if x.isdigit())

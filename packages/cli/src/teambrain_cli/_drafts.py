@@ -97,7 +97,7 @@ def parse_draft_text(text: str, source: str) -> dict[str, Any]:
 def load_draft_file(source: str) -> MemoryDraft:
     """Read and validate the draft in ``source`` (a path or ``-``); errors name the file and
     the field (schema and secret problems exit 3, an unreadable file exits 1)."""
-    from teambrain_capture import validate_draft
+    from teambrain_schema import validate_draft
 
     data = parse_draft_text(_read(source), source)
     assigned = [name for name in ASSIGNED_FIELDS if name in data]

@@ -3,8 +3,6 @@ must exercise teambrain without touching the user's own repository."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -17,8 +15,9 @@ GIT_IDENTITY = {
 
 def git(*args: str, cwd: Path) -> None:
     """Run git quietly in ``cwd`` as :data:`GIT_IDENTITY`; raise when it fails."""
-    env = {**os.environ, **GIT_IDENTITY}
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=env)
+    from teambrain_schema import run_git
+
+    run_git(args, cwd=cwd, env=GIT_IDENTITY)
 
 
 def scratch_brain(

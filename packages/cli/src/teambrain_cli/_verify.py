@@ -103,19 +103,14 @@ def check_spool_privacy(machine: MachineLayout) -> CheckResult:
 
 def _work_tree_of(path: Path) -> tuple[str | None, bool]:
     """(the git work tree containing ``path`` or None, whether ``path`` is tracked there)."""
-    done = subprocess.run(
-        ["git", "-C", str(path), "rev-parse", "--show-toplevel"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
+    from teambrain_schema import git_output
+
+    out = git_output(["rev-parse", "--show-toplevel"], cwd=path, timeout=10)
+    if out is None:
         return None, False
-    top = done.stdout.strip()
-    tracked = subprocess.run(
-        ["git", "-C", top, "ls-files", "--", str(path)], capture_output=True, text=True, check=False
-    )
-    return top, bool(tracked.stdout.strip())
+    top = out.decode("utf-8", "surrogateescape").strip()
+    tracked = git_output(["ls-files", "--", str(path)], cwd=top, timeout=30)
+    return top, bool(tracked and tracked.strip())
 
 
 def check_machine_dirs(machine: MachineLayout) -> CheckResult:

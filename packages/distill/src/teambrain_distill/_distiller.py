@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from teambrain_capture import list_candidates, queue_candidate, repo_join_key, validate_draft
+from teambrain_capture import list_candidates, queue_candidate, repo_join_key
 from teambrain_schema import (
     BrainLayout,
     EnvironmentProblem,
@@ -35,6 +35,7 @@ from teambrain_schema import (
     new_memory_text,
     new_ulid,
     parse_memory,
+    validate_draft,
 )
 
 from ._answer import MAX_CANDIDATES_PER_SESSION, DistillAnswer, ProposedMemory, labels_context

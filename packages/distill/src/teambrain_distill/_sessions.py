@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -192,26 +191,27 @@ def commit_subjects(repo_root: Path, shas: Iterable[str]) -> dict[str, str]:
     wanted = list(dict.fromkeys(shas))
     if not wanted:
         return {}
-    check = subprocess.run(
-        ["git", "-C", str(repo_root), "cat-file", "--batch-check=%(objectname) %(objecttype)"],
-        input="\n".join(wanted) + "\n", capture_output=True, text=True, check=False,
+    from teambrain_schema import git_output
+
+    check = git_output(
+        ["cat-file", "--batch-check=%(objectname) %(objecttype)"], cwd=repo_root,
+        input=("\n".join(wanted) + "\n").encode("utf-8", "surrogateescape"),
     )  # fmt: skip
-    if check.returncode != 0:
+    if check is None:
         return {}
     full: dict[str, str] = {}
-    for sha, line in zip(wanted, check.stdout.splitlines(), strict=False):
+    for sha, line in zip(wanted, check.decode("utf-8", "replace").splitlines(), strict=False):
         parts = line.split()
         if len(parts) == 2 and parts[1] == "commit":
             full[sha] = parts[0]
     if not full:
         return {}
-    log = subprocess.run(
-        ["git", "-C", str(repo_root), "log", "--no-walk=unsorted", "--format=%H%x1f%s",
-         *sorted(set(full.values()))],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    log = git_output(
+        ["log", "--no-walk=unsorted", "--format=%H%x1f%s", *sorted(set(full.values()))],
+        cwd=repo_root,
+    )
     by_full = {}
-    for line in log.stdout.splitlines():
+    for line in (log or b"").decode("utf-8", "replace").splitlines():
         commit, _, subject = line.partition("\x1f")
         by_full[commit] = subject
     return {sha: by_full[commit] for sha, commit in full.items() if commit in by_full}

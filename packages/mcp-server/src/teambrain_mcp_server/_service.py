@@ -24,6 +24,7 @@ from teambrain_schema import (
     MemorySearchResult,
     TeambrainError,
     UserError,
+    ValidationFailure,
     load_brain_config,
 )
 
@@ -33,6 +34,7 @@ from ._target import Target
 if TYPE_CHECKING:
     from teambrain_capture import JoinKeys
     from teambrain_retrieval import Retriever
+    from teambrain_sync import GitRepo
 
 DEFAULT_SEARCH_K = 8
 RetrieverFactory = Callable[[BrainLayout, MachineLayout], "Retriever"]
@@ -144,12 +146,16 @@ class BrainService:
     def propose(self, draft: MemoryDraft | dict[str, Any]) -> MemoryProposeResult:
         """Validate ``draft`` and queue it in the local spool; the repository is not touched."""
         from teambrain_capture import make_event, queue_candidate, repo_join_key
+        from teambrain_sync import check_draft
 
         layout = self.layout()
         keys = self.session(layout)
+        verdict = check_draft(self._repo(layout), layout, draft)
+        if verdict.injection:
+            raise ValidationFailure(f"draft rejected: {verdict.note()}")
         candidate, _created = queue_candidate(
-            draft, "agent", sid=keys.sid if keys else None, repo=repo_join_key(layout.repo_root),
-            machine=self.machine,
+            verdict.draft, "agent", sid=keys.sid if keys else None,
+            repo=repo_join_key(layout.repo_root), machine=self.machine,
         )  # fmt: skip
         if keys is not None:
             data = {
@@ -157,7 +163,21 @@ class BrainService:
                 "candidate_id": candidate.candidate_id,
             }
             self._append(make_event("candidate_proposed", data, keys))
-        return MemoryProposeResult(candidate_id=candidate.candidate_id)
+        holder = verdict.holder
+        return MemoryProposeResult(
+            candidate_id=candidate.candidate_id,
+            duplicate_of=holder.id if holder is not None else None,
+            note=verdict.note(),
+        )
+
+    def _repo(self, layout: BrainLayout) -> GitRepo | None:
+        """The git repository of the brain (None when git cannot open it: no open proposals)."""
+        from teambrain_sync import open_repo
+
+        try:
+            return open_repo(layout.repo_root)
+        except EnvironmentProblem:
+            return None
 
     def feedback(self, memory_id: str, useful: bool) -> MemoryFeedbackResult:
         """Record whether memory ``memory_id`` helped, under ``user/`` on this machine."""

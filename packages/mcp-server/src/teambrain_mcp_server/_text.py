@@ -68,10 +68,13 @@ def search_text(result: MemorySearchResult) -> str:
 
 def propose_text(result: MemoryProposeResult) -> str:
     """``memory_propose``: what happened, and what did not."""
-    return (
+    text = (
         f"Queued candidate {result.candidate_id} in the local spool. Nothing in the repository "
         "changed; a human reviews candidates with `tb propose`."
     )
+    if result.note:
+        text += f"\nNote: {result.note}."
+    return text
 
 
 def feedback_text(_result: MemoryFeedbackResult) -> str:

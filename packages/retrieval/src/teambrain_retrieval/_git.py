@@ -6,22 +6,16 @@ repository, an unreadable HEAD) falls back to ``git rev-parse`` (no shell).
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
+from teambrain_schema import git_output
 from teambrain_schema._gitrefs import git_dirs_at, is_sha, read_head_sha
 
 
 def _rev_parse(repo_root: Path) -> str | None:
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "--verify", "--quiet", "HEAD"],
-            cwd=repo_root, capture_output=True, text=True, timeout=5, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
-        return None
-    value = done.stdout.strip()
-    return value if done.returncode == 0 and is_sha(value) else None
+    out = git_output(["rev-parse", "--verify", "--quiet", "HEAD"], cwd=repo_root, timeout=5)
+    value = out.decode("ascii", "replace").strip() if out is not None else ""
+    return value if is_sha(value) else None
 
 
 def head_commit(repo_root: Path) -> str | None:
@@ -46,17 +40,13 @@ def head_blobs(repo_root: Path, folder: str) -> dict[str, str]:
 
     One ``git ls-tree`` (no shell); empty when there is no git, no commit or git fails.
     """
-    try:
-        done = subprocess.run(
-            ["git", "ls-tree", "-r", "-z", "--full-tree", "HEAD", "--", folder],
-            cwd=repo_root, capture_output=True, timeout=10, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
-        return {}
-    if done.returncode != 0:
+    out = git_output(
+        ["ls-tree", "-r", "-z", "--full-tree", "HEAD", "--", folder], cwd=repo_root, timeout=10
+    )
+    if out is None:
         return {}
     blobs: dict[str, str] = {}
-    for record in done.stdout.split(b"\0"):
+    for record in out.split(b"\0"):
         meta, tab, path = record.partition(b"\t")
         parts = meta.split()
         if tab and len(parts) == 3 and parts[1] == b"blob":

@@ -8,7 +8,6 @@ detached HEAD give a smaller situation, never an error.
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,16 +57,10 @@ class Situation:
 
 
 def _git(repo_root: Path, *args: str) -> str | None:
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(repo_root), *args],
-            capture_output=True, timeout=GIT_TIMEOUT_S, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode != 0:
-        return None
-    return done.stdout.decode("utf-8", "replace")
+    from teambrain_schema import git_output
+
+    out = git_output(args, cwd=repo_root, timeout=GIT_TIMEOUT_S)
+    return out.decode("utf-8", "replace") if out is not None else None
 
 
 def _keep_path(path: str) -> bool:

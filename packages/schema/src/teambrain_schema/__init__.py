@@ -43,6 +43,17 @@ _EXPORTS: dict[str, str] = {
     "write_text_atomic": "_atomic",
     "write_bytes_atomic": "_atomic",
     "lazy_exports": "_lazy",
+    # _draftcheck (pydantic)
+    "validate_draft": "_draftcheck",
+    # _gitrun (stdlib)
+    "GitFailed": "_gitrun",
+    "run_git": "_gitrun",
+    "git_output": "_gitrun",
+    "git_env": "_gitrun",
+    "git_executable": "_gitrun",
+    "network_timeout": "_gitrun",
+    "first_line": "_gitrun",
+    "SCRUBBED_ENV": "_gitrun",
     # _localfiles (stdlib)
     "NotARegularFile": "_localfiles",
     "FileTooLarge": "_localfiles",
@@ -206,6 +217,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         McpWiring as McpWiring,
         RetrievalConfig as RetrievalConfig,
     )
+    from ._draftcheck import validate_draft as validate_draft
     from ._envelope import (
         ENVELOPE_ADAPTER as ENVELOPE_ADAPTER,
         EVENT_TYPES as EVENT_TYPES,
@@ -242,6 +254,16 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         new_memory_text as new_memory_text,
         parse_memory as parse_memory,
         serialise_memory as serialise_memory,
+    )
+    from ._gitrun import (
+        SCRUBBED_ENV as SCRUBBED_ENV,
+        GitFailed as GitFailed,
+        first_line as first_line,
+        git_env as git_env,
+        git_executable as git_executable,
+        git_output as git_output,
+        network_timeout as network_timeout,
+        run_git as run_git,
     )
     from ._index_md import (
         IndexEntry as IndexEntry,

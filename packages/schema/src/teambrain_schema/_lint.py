@@ -100,6 +100,7 @@ def lint_brain(
         if brain_file.is_usable:
             _lint_file(brain_file, report)
     _lint_ids(brain, report)
+    _lint_duplicate_content(brain, report)
     _lint_index(brain, report)
     if config is not None:
         _lint_budget(brain, config, report, today)
@@ -276,6 +277,34 @@ def _lint_ids(brain: Brain, report: LintReport) -> None:
                 brain_file.document.field_line("supersedes"),
                 "supersedes",
                 "supersedes chain forms a cycle",
+            )
+        )
+
+
+def _lint_duplicate_content(brain: Brain, report: LintReport) -> None:
+    """Two live memories with the same content under different ids (two proposals of one
+    candidate, merged): agents would be served it twice. The first file (by path) keeps it."""
+    from ._memory import content_hash
+
+    first: dict[str, tuple[str, str]] = {}
+    for brain_file in sorted(brain.files, key=lambda f: f.relpath):
+        document = brain_file.document
+        if document is None or brain_file.location == "retired":
+            continue
+        front = document.front
+        digest = content_hash(front.class_, front.title, document.body, list(front.tags))
+        if digest not in first:
+            first[digest] = (front.id, brain_file.relpath)
+            continue
+        other_id, other_path = first[digest]
+        if other_id == front.id:
+            continue  # duplicate-id says it
+        report.violations.append(
+            Violation(
+                brain_file.relpath,
+                document.field_line("id"),
+                "duplicate-content",
+                f"same content as {other_id} ({other_path}); retire one of them",
             )
         )
 

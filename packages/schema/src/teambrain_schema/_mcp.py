@@ -91,6 +91,10 @@ class MemoryProposeResult(_Io):
 
     queued: Literal[True] = True
     candidate_id: Ulid
+    # Additive (optional): a memory that already holds exactly this content — live, retired or
+    # in an open proposal — so `tb propose` will skip the candidate; and why, in one line.
+    duplicate_of: Ulid | None = None
+    note: str | None = None
 
 
 class MemoryFeedbackInput(_Io):

@@ -7,8 +7,10 @@ brains are read from git's object store into temporary directories. Sync imports
 turns that into evidence with an audit hook.
 """
 
+from teambrain_schema import GitFailed, git_env, run_git
+
 from ._audit import UserDirTouched, prove_user_dir_untouched, watch_directory
-from ._git import GitFailed, GitRepo, git_env, open_repo, run_git
+from ._git import GitRepo, open_repo
 from ._memories import (
     KnownMemory,
     NewMemory,
@@ -30,6 +32,18 @@ from ._proposals import (
     propose_retirement,
     retire_branch_name,
     retire_message,
+)
+from ._propose import (
+    CandidateLedger,
+    DraftVerdict,
+    NearDuplicateGuard,
+    Outcome,
+    ProposeRun,
+    SimilarMemory,
+    check_draft,
+    propose_candidates,
+    record_outcomes,
+    run_propose,
 )
 from ._review import (
     ReviewRequest,
@@ -59,21 +73,28 @@ from ._workspace import BrainWorkspace, check_branch_name, open_workspace
 __all__ = [
     "BrainSnapshot",
     "BrainWorkspace",
+    "CandidateLedger",
+    "DraftVerdict",
     "GitFailed",
     "GitRepo",
     "KnownMemory",
+    "NearDuplicateGuard",
     "NewMemory",
+    "Outcome",
     "ProposalCheck",
+    "ProposeRun",
     "ProposedItem",
     "ResolvedCommit",
     "RetireOutcome",
     "Retirement",
     "ReviewRequest",
     "ReviewTarget",
+    "SimilarMemory",
     "UserDirTouched",
     "add_memory",
     "brain_at",
     "check_branch_name",
+    "check_draft",
     "check_proposal",
     "checkout_matches",
     "choose_target",
@@ -91,17 +112,20 @@ __all__ = [
     "pending_proposals",
     "proposal_message",
     "propose_branch_name",
+    "propose_candidates",
     "propose_retirement",
     "prove_user_dir_untouched",
     "push_branch",
     "push_remote",
     "read_blobs",
+    "record_outcomes",
     "refresh_index",
     "resolve_commit",
     "retire_branch_name",
     "retire_memory",
     "retire_message",
     "run_git",
+    "run_propose",
     "send_for_review",
     "watch_directory",
     "write_patch",

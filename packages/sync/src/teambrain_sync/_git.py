@@ -1,116 +1,20 @@
-"""Running git: the git CLI through argument lists (never a shell), with a scrubbed environment.
-
-Every command runs in the repository's work tree with git's repository-locating variables
-removed (``GIT_DIR``, ``GIT_INDEX_FILE``, ``GIT_WORK_TREE``, …, the list ``git rev-parse
---local-env-vars`` prints), so a variable inherited from a git hook or a wrapper script can never
-point a write at another repository or at the user's index. Identity and configuration
-variables (``GIT_AUTHOR_*``, ``GIT_COMMITTER_*``, ``GIT_CONFIG_GLOBAL``, ``GIT_SSH_COMMAND``, …)
-pass through. ``GIT_TERMINAL_PROMPT=0`` makes a push that needs credentials fail instead of
-waiting for a password nobody will type.
+"""Running git for sync: a :class:`GitRepo` (a work tree and its git directories) over schema's
+one git runner (:func:`teambrain_schema.run_git`: argument lists, a scrubbed environment,
+timeouts that kill git's helpers too). See that module for what is scrubbed and why.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from teambrain_schema import EnvironmentProblem
+from teambrain_schema import EnvironmentProblem, GitFailed, first_line, run_git
 
-# Repository-locating variables (git rev-parse --local-env-vars, minus the config ones, which
-# only carry `git -c` settings and are safe to keep).
-SCRUBBED_ENV: Final = (
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_DIR",
-    "GIT_GRAFT_FILE",
-    "GIT_IMPLICIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_INTERNAL_SUPER_PREFIX",
-    "GIT_NAMESPACE",
-    "GIT_NO_REPLACE_OBJECTS",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_PREFIX",
-    "GIT_REPLACE_REF_BASE",
-    "GIT_SHALLOW_FILE",
-    "GIT_WORK_TREE",
-)
 DEFAULT_TIMEOUT_S: Final = 60.0
-NETWORK_TIMEOUT_S: Final = 300.0
-
-
-class GitFailed(EnvironmentProblem):
-    """A git command exited non-zero: the command, its exit code and git's own message."""
-
-    def __init__(self, args: Sequence[str], returncode: int, stderr: str) -> None:
-        self.args_run = tuple(args)
-        self.returncode = returncode
-        self.stderr = stderr
-        detail = first_line(stderr) or f"exit code {returncode}"
-        super().__init__(f"git {' '.join(args[:2])} failed: {detail}")
-
-
-def first_line(text: str) -> str:
-    """The first non-empty line of ``text`` (git's messages put the reason there)."""
-    for line in text.splitlines():
-        if line.strip():
-            return line.strip().removeprefix("fatal: ").removeprefix("error: ")
-    return ""
-
-
-def git_executable() -> str:
-    """The git on PATH, or :class:`EnvironmentProblem` saying how to get one."""
-    found = shutil.which("git")
-    if found is None:
-        raise EnvironmentProblem(
-            "git is not installed or not on PATH; teambrain needs git (https://git-scm.com)"
-        )
-    return found
-
-
-def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment git runs with: ours minus repository-locating variables, plus ``extra``."""
-    env = {key: value for key, value in os.environ.items() if key not in SCRUBBED_ENV}
-    env["GIT_TERMINAL_PROMPT"] = "0"
-    env.setdefault("GIT_EDITOR", "true")  # nothing we run may open an editor
-    if extra:
-        env.update(extra)
-    return env
-
-
-def run_git(
-    args: Sequence[str],
-    *,
-    cwd: Path,
-    env: Mapping[str, str] | None = None,
-    input: bytes | None = None,
-    check: bool = True,
-    timeout: float = DEFAULT_TIMEOUT_S,
-) -> subprocess.CompletedProcess[bytes]:
-    """Run ``git <args>`` in ``cwd`` and return the finished process (bytes in, bytes out).
-
-    A missing git or a timeout is an :class:`EnvironmentProblem`; a non-zero exit raises
-    :class:`GitFailed` unless ``check`` is false.
-    """
-    command = [git_executable(), *args]
-    try:
-        done = subprocess.run(
-            command, cwd=cwd, env=git_env(env), input=input, capture_output=True,
-            timeout=timeout, check=False,
-        )  # fmt: skip
-    except subprocess.TimeoutExpired:
-        raise EnvironmentProblem(
-            f"git {' '.join(args[:2])} did not finish within {timeout:.0f} s"
-        ) from None
-    except OSError as exc:
-        raise EnvironmentProblem(f"cannot run git: {exc.strerror or exc}") from None
-    if check and done.returncode != 0:
-        raise GitFailed(args, done.returncode, done.stderr.decode("utf-8", "replace"))
-    return done
+__all__ = ["DEFAULT_TIMEOUT_S", "GitFailed", "GitRepo", "first_line", "open_repo"]
 
 
 @dataclass(frozen=True)

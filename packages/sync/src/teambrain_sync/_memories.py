@@ -9,6 +9,7 @@ from pathlib import PurePosixPath
 
 from teambrain_schema import (
     BRAIN_DIRNAME,
+    Brain,
     FrontMatterError,
     LintReport,
     MemoryDraft,
@@ -45,6 +46,9 @@ class KnownMemory:
     relpath: str
     status: str  # active | retired | proposed
     branch: str | None = None  # for proposed: the open proposal branch
+    # For proposed: the branch exists only here (no remote-tracking copy): it was never pushed,
+    # or the push did not finish.
+    local_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -83,10 +87,12 @@ class ProposalCheck:
         return not self.own
 
 
-def known_memories(workspace: BrainWorkspace) -> dict[str, KnownMemory]:
-    """Content hash → the memory holding that content, over active and retired files."""
+def known_memories(workspace: BrainWorkspace | Brain) -> dict[str, KnownMemory]:
+    """Content hash → the memory holding that content, over active and retired files (of a
+    proposal workspace, or of a brain read from a checkout)."""
     known: dict[str, KnownMemory] = {}
-    for brain_file in workspace.load().files:
+    brain = workspace if isinstance(workspace, Brain) else workspace.load()
+    for brain_file in brain.files:
         document = brain_file.document
         if document is None:
             continue
@@ -107,11 +113,17 @@ def pending_proposals(repo: GitRepo, base_sha: str) -> dict[str, KnownMemory]:
         PROPOSAL_REF_PREFIX, "refs/remotes/",
     )  # fmt: skip
     names: list[str] = []
-    owners: list[tuple[str, str]] = []
-    for line in out.splitlines():
-        ref, _, sha = line.partition("\x00")
+    owners: list[tuple[str, str, bool]] = []
+    listed = [line.partition("\x00") for line in out.splitlines()]
+    # The part after refs/remotes/<remote>/ of every remote-tracking proposal branch.
+    tracked = {
+        ref.split("/", 3)[3] for ref, _, _ in listed if ref.startswith("refs/remotes/")
+        and _is_proposal_ref(ref)
+    }  # fmt: skip
+    for ref, _, sha in listed:
         if not _is_proposal_ref(ref):
             continue
+        local = ref.startswith("refs/heads/")
         branch = ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
         added = repo.git(
             "diff", "--name-only", "-z", "--no-renames", "--diff-filter=A",
@@ -119,9 +131,9 @@ def pending_proposals(repo: GitRepo, base_sha: str) -> dict[str, KnownMemory]:
         ).stdout.decode("utf-8", "surrogateescape")  # fmt: skip
         for path in filter(None, added.split("\x00")):
             names.append(f"{sha}:{path}")
-            owners.append((branch, path))
+            owners.append((branch, path, local and branch not in tracked))
     found: dict[str, KnownMemory] = {}
-    for (branch, path), data in zip(owners, read_blobs(repo, names), strict=True):
+    for (branch, path, local_only), data in zip(owners, read_blobs(repo, names), strict=True):
         if data is None:
             continue
         try:
@@ -130,7 +142,9 @@ def pending_proposals(repo: GitRepo, base_sha: str) -> dict[str, KnownMemory]:
             continue
         front = document.front
         digest = content_hash(front.class_, front.title, document.body, list(front.tags))
-        found.setdefault(digest, KnownMemory(front.id, front.title, path, "proposed", branch))
+        found.setdefault(
+            digest, KnownMemory(front.id, front.title, path, "proposed", branch, local_only)
+        )
     return found
 
 

@@ -11,9 +11,16 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from teambrain_schema import EnvironmentProblem, UserError, write_bytes_atomic
+from teambrain_schema import (
+    EnvironmentProblem,
+    GitFailed,
+    UserError,
+    first_line,
+    network_timeout,
+    write_bytes_atomic,
+)
 
-from ._git import NETWORK_TIMEOUT_S, GitFailed, GitRepo, first_line
+from ._git import GitRepo
 from ._snapshot import ResolvedCommit, resolve_commit
 
 GH_TIMEOUT_S = 120.0
@@ -129,7 +136,7 @@ def push_branch(repo: GitRepo, remote: str, branch: str, commit: str) -> str | N
     try:
         repo.git(
             "push", "--porcelain", remote, f"{commit}:refs/heads/{branch}",
-            timeout=NETWORK_TIMEOUT_S,
+            timeout=network_timeout(),
         )  # fmt: skip
     except GitFailed as exc:
         return first_line(exc.stderr) or f"exit code {exc.returncode}"

@@ -22,9 +22,7 @@ from .._review import open_target, report_review, target_json
 
 if TYPE_CHECKING:
     from teambrain_schema import BrainLayout, MemoryDraft
-    from teambrain_sync import GitRepo
-
-    from .._propose import NearDuplicateGuard, Outcome, ProposeRun, SimilarMemory
+    from teambrain_sync import GitRepo, NearDuplicateGuard, Outcome, ProposeRun, SimilarMemory
 
 _LABELS = {
     "proposed": "proposed",
@@ -132,9 +130,7 @@ def near_duplicate_guard(repo: GitRepo) -> NearDuplicateGuard:
     ) -> list[list[SimilarMemory]]:
         from teambrain_retrieval import open_retriever
         from teambrain_schema import BrainLayout
-        from teambrain_sync import checkout_matches
-
-        from .._propose import SimilarMemory
+        from teambrain_sync import SimilarMemory, checkout_matches
 
         if checkout_matches(repo, commit):
             retriever = open_retriever(BrainLayout(repo.root), commit=commit)
@@ -172,7 +168,7 @@ def _line(outcome: Outcome) -> str:
 def _exit_code(run: ProposeRun) -> int:
     if any(o.failed for o in run.outcomes):
         return ExitCode.VALIDATION_FAILURE
-    if run.review is not None and run.review.push_error is not None:
+    if run.push_errors():
         return ExitCode.ENVIRONMENT_ERROR
     return ExitCode.OK
 
@@ -220,9 +216,8 @@ def command(
     Exit codes: 0 ok (duplicates are not failures) · 1 bad arguments · 2 no git, no repository
     or the push failed · 3 a candidate was rejected (the others are still proposed).
     """
-    from teambrain_capture import repo_join_key
-
-    from .._propose import mark_candidates, run_propose
+    from teambrain_capture import SpoolLedger, repo_join_key
+    from teambrain_sync import propose_candidates
 
     home = machine()
     repo, target = open_target(base)
@@ -232,11 +227,11 @@ def command(
         c for c in _draft_candidates(drafts, home, spool, dry_run, repo_key)
         if c.candidate_id not in {k.candidate_id for k in chosen}
     ]  # fmt: skip
-    run = run_propose(
-        chosen, repo=repo, target=target, machine=home, spool=spool, dry_run=dry_run,
-        push=not no_push, allow_similar=allow_similar, guard=near_duplicate_guard(repo),
+    run = propose_candidates(
+        chosen, repo=repo, target=target, ledger=SpoolLedger(home), patch_dir=home.proposals,
+        spool=spool, dry_run=dry_run, push=not no_push, allow_similar=allow_similar,
+        guard=near_duplicate_guard(repo),
     )  # fmt: skip
-    mark_candidates(run, home)
     code = _exit_code(run)
     if as_json:
         emit_json(
@@ -248,6 +243,7 @@ def command(
                 "branch": run.branch,
                 "commit": run.commit,
                 "review": run.review.to_json() if run.review else None,
+                "resent": [r.to_json() for r in run.resent],
                 "warnings": run.warnings,
                 "base_problems": run.inherited_problems,
             }
@@ -272,9 +268,11 @@ def _print_human(run: ProposeRun) -> None:
             f"note: the brain at {run.target.base.requested} already has "
             f"{len(run.inherited_problems)} lint problem(s), e.g. {run.inherited_problems[0]}"
         )
-    if run.review is not None:
-        report_review(run.review, run.target)
-    elif run.dry_run:
+    for review in run.reviews():
+        report_review(review, run.target)
+    if run.reviews():
+        return
+    if run.dry_run:
         say("Dry run: nothing written, marked or committed.")
     elif any(o.failed for o in run.outcomes):
         say("Nothing to commit: no candidate passed the checks.")

@@ -62,10 +62,11 @@ def answer(call: Callable[[], T]) -> T:
         raise ToolError(exc.message) from None
 
 
-def reply(result: BaseModel, text: str) -> CallToolResult:
+def reply(result: BaseModel, text: str, *, exclude_none: bool = False) -> CallToolResult:
     """``result`` as ``structuredContent`` (checked against the tool's output schema) and
-    ``text`` as the one text block the model reads."""
+    ``text`` as the one text block the model reads. ``exclude_none`` leaves unset optional
+    fields out, so a result has exactly the contract's keys unless an addition applies."""
     return CallToolResult(
         content=[TextContent(type="text", text=text)],
-        structured_content=result.model_dump(mode="json", by_alias=True),
+        structured_content=result.model_dump(mode="json", by_alias=True, exclude_none=exclude_none),
     )

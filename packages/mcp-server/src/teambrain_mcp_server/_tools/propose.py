@@ -43,4 +43,4 @@ def register(server: MCPServer, service: BrainService) -> None:
     )
     def memory_propose(draft: Draft) -> Annotated[CallToolResult, MemoryProposeResult]:
         result = answer(lambda: service.propose(draft))
-        return reply(result, propose_text(result))
+        return reply(result, propose_text(result), exclude_none=True)

@@ -1,38 +1,54 @@
-"""The ``tb propose`` pipeline: candidates → checks → memory files on a proposal branch.
+"""The propose service: candidates → checks → memory files on a proposal branch → review.
+
+``tb propose`` and the MCP server's ``memory_propose`` both call it (the server only to check a
+draft before it queues it).
 
 Every candidate goes through the same gates, in order: already proposed? → schema and secret
 scan → prompt-injection scan → content-hash identity (against the brain at the base, open
 proposal branches, earlier proposals from this spool and this run) → near-duplicate guard
 against live memories → lint of the memory file it would become. Survivors are written with
 new ULIDs, INDEX.md is regenerated, and one commit on ``teambrain/propose-<ulid>`` holds them.
+
+Exactly once, under faults: :func:`propose_candidates` holds the candidate ledger's lock from
+reading each candidate's status to recording the outcome, so two ``tb propose`` of one candidate
+at once make one proposal; and a candidate is recorded as proposed only once its branch exists
+where it was sent (pushed, or local when there is nowhere to push). A proposal branch that was
+committed but never pushed (a push that timed out, a killed ``tb``) is pushed again by the next
+run instead of being taken for done.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from pathlib import Path
+from typing import Literal, Protocol
 
 from teambrain_schema import (
     BrainLayout,
     Candidate,
-    MachineLayout,
     MemoryDraft,
     ValidationFailure,
     find_injections,
+    validate_draft,
 )
 
-if TYPE_CHECKING:
-    from teambrain_sync import (
-        BrainWorkspace,
-        GitRepo,
-        KnownMemory,
-        NewMemory,
-        ProposalCheck,
-        ReviewRequest,
-        ReviewTarget,
-    )
+from ._git import GitRepo
+from ._memories import (
+    KnownMemory,
+    NewMemory,
+    ProposalCheck,
+    add_memory,
+    check_proposal,
+    known_memories,
+    pending_proposals,
+    refresh_index,
+)
+from ._proposals import ProposedItem, proposal_message, propose_branch_name
+from ._review import ReviewRequest, ReviewTarget, send_for_review
+from ._workspace import BrainWorkspace, open_workspace
 
 Result = Literal["proposed", "would-propose", "already-proposed", "duplicate", "rejected"]
 MAX_NOTE_CHARS = 500
@@ -117,6 +133,32 @@ class ProposeRun:
     review: ReviewRequest | None = None
     inherited_problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # Proposal branches of an earlier run that were committed but not pushed, sent again.
+    resent: list[ReviewRequest] = field(default_factory=list)
+
+    def reviews(self) -> list[ReviewRequest]:
+        """Every branch this run sent for review: its own, then the ones it sent again."""
+        return ([self.review] if self.review else []) + self.resent
+
+    def push_errors(self) -> list[str]:
+        """One line per branch whose push failed."""
+        return [f"{r.branch}: {r.push_error}" for r in self.reviews() if r.push_error is not None]
+
+
+class CandidateLedger(Protocol):
+    """Where candidates live and their status is recorded (the capture spool on this machine)."""
+
+    def hold(self) -> AbstractContextManager[object]:
+        """An exclusive lock over proposing: one propose at a time per machine."""
+        ...
+
+    def reload(self, candidate: Candidate) -> Candidate:
+        """The candidate as stored now (its status may have changed since it was listed)."""
+        ...
+
+    def save(self, candidate: Candidate) -> None:
+        """Record a changed candidate."""
+        ...
 
 
 def _injection_reason(draft: MemoryDraft) -> str | None:
@@ -153,12 +195,80 @@ def _proposed_elsewhere(
     }
 
 
+@dataclass(frozen=True)
+class DraftVerdict:
+    """What the propose gates would say about one draft before it is queued."""
+
+    draft: MemoryDraft
+    injection: str | None = None  # why it looks like a prompt injection
+    holder: KnownMemory | None = None  # a memory that already holds exactly this content
+
+    def note(self) -> str | None:
+        """One line for the agent that proposed it, or None when nothing stands in the way."""
+        if self.injection:
+            return f"looks like a prompt injection: {self.injection}"
+        if self.holder is None:
+            return None
+        return _identity_reason(self.holder)[1] + "; `tb propose` will skip it"
+
+
+def check_draft(
+    repo: GitRepo | None, layout: BrainLayout, draft: MemoryDraft | dict[str, object]
+) -> DraftVerdict:
+    """The gates of :func:`run_propose` a draft can be judged by on its own, against the brain
+    in the checkout at ``layout`` and the open proposal branches of ``repo`` (when known):
+    schema and secrets (raises :class:`ValidationFailure`), prompt injection, identical
+    content. Near-duplicates and lint are judged by ``tb propose``."""
+    from teambrain_schema import load_brain
+
+    valid = validate_draft(draft)
+    injection = _injection_reason(valid)
+    if injection:
+        return DraftVerdict(valid, injection=injection)
+    digest = valid.content_hash()
+    holder = known_memories(load_brain(layout)).get(digest)
+    if holder is None and repo is not None:
+        head = repo.head()
+        if head is not None:
+            holder = pending_proposals(repo, head).get(digest)
+    return DraftVerdict(valid, holder=holder)
+
+
+def propose_candidates(
+    candidates: Sequence[Candidate],
+    *,
+    repo: GitRepo,
+    target: ReviewTarget,
+    ledger: CandidateLedger,
+    patch_dir: Path,
+    spool: Sequence[Candidate] = (),
+    dry_run: bool = False,
+    push: bool = True,
+    allow_similar: bool = False,
+    guard: NearDuplicateGuard | None = None,
+    today: dt.date | None = None,
+) -> ProposeRun:
+    """The whole of ``tb propose``: under the ledger's lock, re-read each candidate, run the
+    gates, commit and send the survivors (see :func:`run_propose`), and record every outcome
+    (see :func:`record_outcomes`)."""
+    with ledger.hold():
+        fresh = [ledger.reload(c) for c in candidates]
+        by_id = {c.candidate_id: c for c in fresh}
+        spool = [by_id.get(c.candidate_id) or ledger.reload(c) for c in spool]
+        run = run_propose(
+            fresh, repo=repo, target=target, patch_dir=patch_dir, spool=spool,
+            dry_run=dry_run, push=push, allow_similar=allow_similar, guard=guard, today=today,
+        )  # fmt: skip
+        record_outcomes(run, ledger)
+    return run
+
+
 def run_propose(
     candidates: Sequence[Candidate],
     *,
     repo: GitRepo,
     target: ReviewTarget,
-    machine: MachineLayout,
+    patch_dir: Path,
     spool: Sequence[Candidate] = (),
     dry_run: bool = False,
     push: bool = True,
@@ -167,20 +277,11 @@ def run_propose(
     today: dt.date | None = None,
 ) -> ProposeRun:
     """Check ``candidates`` and, unless ``dry_run``, commit the survivors on a new proposal
-    branch and send it for review. Candidates are not marked here (see :func:`mark_candidates`)."""
-    from teambrain_capture import validate_draft
-    from teambrain_sync import (
-        ProposedItem,
-        add_memory,
-        known_memories,
-        open_workspace,
-        pending_proposals,
-        proposal_message,
-        propose_branch_name,
-        send_for_review,
-    )
-
+    branch and send it for review. Candidates are not marked here (see :func:`record_outcomes`;
+    :func:`propose_candidates` does both under a lock)."""
     run = ProposeRun(target=target, outcomes=[], dry_run=dry_run)
+    sending = push and target.remote is not None and not dry_run
+    unsent: dict[str, list[Outcome]] = {}
     elsewhere = _proposed_elsewhere(candidates, spool)
     pending = pending_proposals(repo, target.base.sha)
     with open_workspace(repo, target.base) as workspace:
@@ -213,6 +314,14 @@ def run_propose(
                 continue
             digest = draft.content_hash()
             holder = known.get(digest) or pending.get(digest)
+            if holder is not None and holder.local_only and holder.branch and sending:
+                # Committed by an earlier run that never got it to the remote: send it now.
+                outcome.result, outcome.rule = "proposed", None
+                outcome.memory_id, outcome.path = holder.id, holder.relpath
+                outcome.branch = holder.branch
+                outcome.reason = f"sending branch {holder.branch} again (it was never pushed)"
+                unsent.setdefault(holder.branch, []).append(outcome)
+                continue
             if holder is not None:
                 outcome.result, outcome.reason = _identity_reason(holder)
                 outcome.rule = "duplicate" if outcome.result == "duplicate" else "proposed"
@@ -246,6 +355,7 @@ def run_propose(
             outcome.result = "would-propose" if dry_run else "proposed"
             outcome.memory_id, outcome.path = memory.id, memory.relpath
         if dry_run or not accepted:
+            run.resent = _send_again(repo, target, unsent, patch_dir)
             return run
         proposed = [
             ProposedItem(
@@ -263,9 +373,32 @@ def run_propose(
         outcome.branch = branch
     run.review = send_for_review(
         repo, target=target, branch=branch, commit=run.commit, title=title, body=body,
-        patch_dir=machine.proposals, push=push,
+        patch_dir=patch_dir, push=push,
     )  # fmt: skip
+    run.resent = _send_again(repo, target, unsent, patch_dir)
     return run
+
+
+def _send_again(
+    repo: GitRepo, target: ReviewTarget, unsent: dict[str, list[Outcome]], patch_dir: Path
+) -> list[ReviewRequest]:
+    """Push each proposal branch an earlier run committed but did not get to the remote."""
+    sent = []
+    for branch, outcomes in unsent.items():
+        commit = repo.rev_parse(f"refs/heads/{branch}^{{commit}}")
+        if commit is None:  # deleted meanwhile: the candidates stay pending for the next run
+            for outcome in outcomes:
+                outcome.result, outcome.rule = "rejected", "proposed"
+                outcome.reason = f"branch {branch} disappeared while proposing; run it again"
+            continue
+        message = repo.text("log", "-1", "--format=%B", commit)
+        title, _, body = message.partition("\n\n")
+        review = send_for_review(
+            repo, target=target, branch=branch, commit=commit, title=title.strip(), body=body,
+            patch_dir=patch_dir, push=True,
+        )  # fmt: skip
+        sent.append(review)
+    return sent
 
 
 def _reviewer_notes(outcome: Outcome) -> tuple[str, ...]:
@@ -308,8 +441,6 @@ def _lint_and_drop_failures(
 ) -> ProposalCheck:
     """Regenerate INDEX.md and lint; a new memory file with an error rejects its candidate and
     leaves the proposal, and the rest is checked again. Only the proposal's own files can fail."""
-    from teambrain_sync import check_proposal, refresh_index
-
     while True:
         refresh_index(workspace)
         check = check_proposal(workspace)
@@ -329,24 +460,33 @@ def _lint_and_drop_failures(
     return check
 
 
-def mark_candidates(run: ProposeRun, machine: MachineLayout) -> None:
-    """Record each outcome in the spool: proposed (with ``proposed_as``) or rejected (with the
-    reason), so a second ``tb propose`` does nothing for them."""
-    from teambrain_capture import save_candidate
-
+def record_outcomes(run: ProposeRun, ledger: CandidateLedger) -> None:
+    """Record each outcome in the ledger so a second ``tb propose`` does nothing for it:
+    proposed (with ``proposed_as``) once its branch exists where it was sent, rejected (with the
+    reason) for duplicates and failures. A candidate whose branch did not reach the remote stays
+    pending, with a note, and the next run sends that branch again."""
     if run.dry_run:
         return
+    failed = {r.branch: r.push_error for r in run.reviews() if r.push_error is not None}
     for outcome in run.outcomes:
         candidate = outcome.candidate
+        update: dict[str, object]
         if outcome.result in ("proposed", "already-proposed") and outcome.memory_id:
-            where = f"on branch {outcome.branch}" if outcome.branch else None
-            update: dict[str, object] = {
-                "status": "proposed", "proposed_as": outcome.memory_id, "note": where,
-            }  # fmt: skip
+            if outcome.result == "proposed" and outcome.branch in failed:
+                update = {
+                    "status": "pending",
+                    "note": f"committed on branch {outcome.branch} but not pushed "
+                    f"({failed[outcome.branch]}); `tb propose` sends it again"[:MAX_NOTE_CHARS],
+                }
+            else:
+                where = f"on branch {outcome.branch}" if outcome.branch else None
+                update = {"status": "proposed", "proposed_as": outcome.memory_id, "note": where}
         elif outcome.result in ("duplicate", "rejected"):
+            if outcome.rule == "proposed":  # a branch vanished mid-run: try again next time
+                continue
             update = {"status": "rejected", "note": (outcome.reason or "")[:MAX_NOTE_CHARS]}
         else:
             continue
         changed = candidate.model_copy(update=update)
         if changed != candidate:
-            save_candidate(changed, machine=machine)
+            ledger.save(changed)
