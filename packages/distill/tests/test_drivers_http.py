@@ -92,9 +92,8 @@ def make_llm(driver: str, wire: Wire, **config: Any) -> LLM:
         settings["api_key_env"] = "TEST_LLM_KEY"
     settings.update(config)
     cfg = DistillConfig.model_validate(settings)
-    client = httpx2.Client(transport=httpx2.MockTransport(wire))
     cls = {"anthropic": AnthropicDriver, "openai": OpenAIDriver, "ollama": OllamaDriver}[driver]
-    return LLM(cfg, driver=cls(cfg, http_client=client), record=False)
+    return LLM(cfg, driver=cls(cfg, transport=httpx2.MockTransport(wire)), record=False)
 
 
 DRIVERS = ["anthropic", "openai", "ollama"]
@@ -194,8 +193,7 @@ def test_a_timeout_is_bounded_and_reported(driver: str, monkeypatch) -> None:
         cfg["api_key_env"] = "TEST_LLM_KEY"
     config = DistillConfig.model_validate(cfg)
     cls = {"anthropic": AnthropicDriver, "openai": OpenAIDriver, "ollama": OllamaDriver}[driver]
-    client = httpx2.Client(transport=httpx2.MockTransport(slow))
-    llm = LLM(config, driver=cls(config, http_client=client), record=False)
+    llm = LLM(config, driver=cls(config, transport=httpx2.MockTransport(slow)), record=False)
     with pytest.raises(ModelUnavailable, match=r"timed out after 7.5s"):
         llm.complete(system="s", prompt="p", schema=Answer)
     assert len(seen) == 2  # one try and one retry
@@ -266,3 +264,53 @@ def test_recording_writes_a_fixture_the_fake_driver_replays(tmp_path) -> None:
         "title": "ok",
         "count": 3,
     }
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_a_huge_invalid_answer_never_makes_a_re_ask_past_the_token_cap(driver: str) -> None:
+    """A 1 MB invalid answer: the re-ask carries it back (~250k tokens); the cap is 200k.
+    The estimate before the re-ask cannot know the answer's size; the transport does."""
+    wire = Wire(driver, [{"title": "x" * 1_000_000, "count": 1}])
+    llm = make_llm(driver, wire, max_retries=3)
+    llm.budget = CostBudget(max_calls=10, max_input_tokens=200_000)
+    with pytest.raises(CostCapReached, match=r"distill\.max_input_tokens"):
+        llm.complete(system="s", prompt="p", schema=Answer)
+    assert len(wire.requests) == 1  # the re-ask was stopped before it was sent
+    assert llm.budget.input_tokens <= 200_000
+
+
+class Flaky(Wire):
+    """Answers 500 ``failures`` times, then a valid answer."""
+
+    def __init__(self, driver: str, failures: int) -> None:
+        super().__init__(driver, [{"title": "ok", "count": 1}])
+        self.failures = failures
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        if self.failures > 0:
+            self.failures -= 1
+            self.requests.append(request)
+            return httpx2.Response(500, json={"error": {"message": "boom", "type": "error"}})
+        return super().__call__(request)
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_the_sdks_own_re_sends_are_counted(driver: str, monkeypatch) -> None:
+    monkeypatch.setattr("time.sleep", lambda _s: None)
+    wire = Flaky(driver, failures=2)
+    llm = make_llm(driver, wire, max_retries=2)
+    answer = llm.complete(system="s", prompt="p", schema=Answer)
+    assert answer.title == "ok"
+    assert len(wire.requests) == 3
+    assert llm.budget.calls == 3  # every request sent, not one per complete()
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_the_cap_stops_the_sdks_re_sends_too(driver: str, monkeypatch) -> None:
+    monkeypatch.setattr("time.sleep", lambda _s: None)
+    wire = Flaky(driver, failures=5)
+    llm = make_llm(driver, wire, max_retries=5)
+    llm.budget = CostBudget(max_calls=2, max_input_tokens=10**6)
+    with pytest.raises(CostCapReached, match=r"distill\.max_calls"):
+        llm.complete(system="s", prompt="p", schema=Answer)
+    assert len(wire.requests) == 2

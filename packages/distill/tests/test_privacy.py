@@ -80,9 +80,7 @@ def test_only_whitelisted_facts_reach_the_wire(brain, machine, session, monkeypa
     write_config(brain, driver="anthropic", model="claude-test", api_key_env="TEST_LLM_KEY")
     monkeypatch.setenv("TEST_LLM_KEY", "sk-test-key")
     config = load_brain_config(brain).distill
-    driver = AnthropicDriver(
-        config, http_client=httpx2.Client(transport=httpx2.MockTransport(wire))
-    )
+    driver = AnthropicDriver(config, transport=httpx2.MockTransport(wire))
     report = distill(
         brain,
         machine,

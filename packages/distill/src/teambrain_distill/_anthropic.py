@@ -19,8 +19,8 @@ class AnthropicDriver(InstructedDriver):
     name = "anthropic"
     extra = "anthropic"
 
-    def __init__(self, config: DistillConfig, *, http_client: Any = None) -> None:
-        super().__init__(config, http_client=http_client)
+    def __init__(self, config: DistillConfig, *, transport: Any = None) -> None:
+        super().__init__(config, transport=transport)
         self._secret = read_credential(config, required=True)
 
     def build_client(self) -> Any:
@@ -32,8 +32,7 @@ class AnthropicDriver(InstructedDriver):
             "max_retries": self.config.max_retries,
             "base_url": self.config.base_url or ANTHROPIC_DEFAULT_URL,
         }
-        if self.http_client is not None:
-            options["http_client"] = self.http_client
+        options["http_client"] = self.http_client(anthropic)
         return instructor.from_anthropic(anthropic.Anthropic(**options))
 
     def create_kwargs(self, request: Request) -> dict[str, Any]:

@@ -69,6 +69,8 @@ class AttemptGuard:
     attempts: int = 0
     last_estimate: int = 0
     refused: str | None = None
+    # Set when a request was stopped at the transport: the cap, not the model, ended the call.
+    blocked: str | None = None
 
     def first(self, estimate: int) -> None:
         """Check the first attempt fits (raises :class:`CostCapReached` when it does not)."""

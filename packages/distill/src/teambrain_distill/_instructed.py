@@ -25,7 +25,7 @@ from ._errors import (
     ModelUnavailable,
     first_error_line,
 )
-from ._request import Request, canonical_json
+from ._request import Request
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -74,9 +74,10 @@ class InstructedDriver:
     name = "instructed"
     extra = ""
 
-    def __init__(self, config: DistillConfig, *, http_client: Any = None) -> None:
+    def __init__(self, config: DistillConfig, *, transport: Any = None) -> None:
         self.config = config
-        self.http_client = http_client
+        # The HTTP transport under the budget gate (None: the SDK's real one; tests pass a mock).
+        self.transport = transport
         self._client: Any = None
         self._guard: AttemptGuard | None = None
         self._secret: str | None = None
@@ -86,6 +87,14 @@ class InstructedDriver:
         """The instructor client (SDK client created with timeout and retries)."""
         raise NotImplementedError
 
+    def http_client(self, sdk: ModuleType) -> Any:
+        """The SDK's default HTTP client, sending through :class:`BudgetTransport`: every
+        request the SDK makes — instructor's re-asks and the SDK's own re-sends after a 429,
+        a 5xx or a lost connection — is counted and checked against the cap before it leaves."""
+        httpx = require_module("httpx2", driver=self.name, extra=self.extra)
+        inner = self.transport if self.transport is not None else httpx.HTTPTransport()
+        return sdk.DefaultHttpxClient(transport=BudgetTransport(inner, self, httpx))
+
     def create_kwargs(self, request: Request) -> dict[str, Any]:
         """The SDK create() arguments for ``request`` (model, messages, output limit)."""
         raise NotImplementedError
@@ -94,15 +103,22 @@ class InstructedDriver:
     def _instructor_client(self) -> Any:
         if self._client is None:
             quiet_instructor_logging()
-            client = self.build_client()
-            client.on("completion:kwargs", self._on_attempt)
-            self._client = client
+            self._client = self.build_client()
         return self._client
 
-    def _on_attempt(self, *args: Any, **kwargs: Any) -> None:
-        # Fires before every attempt is sent: count it and estimate what it carries.
-        if self._guard is not None:
-            self._guard.sent(estimate_tokens(canonical_json(_plain(kwargs))))
+    def admit(self, body: bytes) -> str | None:
+        """Called by the transport before a request leaves: charge it to the run's budget, or
+        say why it may not be sent (the request is then answered locally, never sent)."""
+        guard = self._guard
+        if guard is None:
+            return None
+        estimate = estimate_tokens(body.decode("utf-8", "replace"))
+        refusal = guard.budget.refusal(estimate)
+        if refusal is not None:
+            guard.refused = guard.blocked = refusal
+            return refusal
+        guard.sent(estimate)
+        return None
 
     def generate(
         self,
@@ -139,6 +155,8 @@ class InstructedDriver:
             )
             return result
         except core.InstructorRetryException as exc:
+            if guard.blocked:
+                raise CostCapReached(guard.blocked) from None
             cause = exc.__cause__ or exc
             if isinstance(
                 cause, ValidationError | json.JSONDecodeError | core.ResponseParsingError
@@ -157,6 +175,8 @@ class InstructedDriver:
         except (CostCapReached, ModelOutputInvalid, EnvironmentProblem):
             raise
         except Exception as exc:
+            if guard.blocked:  # the SDK saw our local refusal as an HTTP error
+                raise CostCapReached(guard.blocked) from None
             raise self._unavailable(exc) from None
         finally:
             self._guard = None
@@ -193,10 +213,26 @@ class InstructedDriver:
         return redact_secrets(text)
 
 
-def _plain(value: Any) -> Any:
-    """Best-effort JSON-able view of create() arguments, for estimating their size."""
-    try:
-        json.dumps(value, default=str)
-        return json.loads(json.dumps(value, default=str))
-    except (TypeError, ValueError):
-        return str(value)
+class BudgetTransport:
+    """An httpx transport in front of the real one: each request is admitted by the driver's
+    budget before it is sent. A refused request is answered here with HTTP 400 (which no SDK
+    re-sends) and never reaches the network."""
+
+    def __init__(self, inner: Any, driver: InstructedDriver, httpx: ModuleType) -> None:
+        self.inner = inner
+        self.driver = driver
+        self.httpx = httpx
+
+    def handle_request(self, request: Any) -> Any:
+        refusal = self.driver.admit(request.read())
+        if refusal is not None:
+            return self.httpx.Response(
+                400,
+                json={"type": "error", "error": {"type": "invalid_request_error",
+                                                 "message": f"teambrain: {refusal}"}},
+                request=request,
+            )  # fmt: skip
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        self.inner.close()

@@ -26,8 +26,8 @@ class OpenAIDriver(InstructedDriver):
     name = "openai"
     extra = "openai"
 
-    def __init__(self, config: DistillConfig, *, http_client: Any = None) -> None:
-        super().__init__(config, http_client=http_client)
+    def __init__(self, config: DistillConfig, *, transport: Any = None) -> None:
+        super().__init__(config, transport=transport)
         self._secret = read_credential(config, required=True)
 
     def base_url(self) -> str:
@@ -45,8 +45,7 @@ class OpenAIDriver(InstructedDriver):
             "max_retries": self.config.max_retries,
             "base_url": self.base_url(),
         }
-        if self.http_client is not None:
-            options["http_client"] = self.http_client
+        options["http_client"] = self.http_client(openai)
         return instructor.from_openai(openai.OpenAI(**options), mode=self.mode(instructor))
 
     def create_kwargs(self, request: Request) -> dict[str, Any]:
@@ -67,8 +66,8 @@ class OllamaDriver(OpenAIDriver):
     name = "ollama"
     extra = "ollama"
 
-    def __init__(self, config: DistillConfig, *, http_client: Any = None) -> None:
-        InstructedDriver.__init__(self, config, http_client=http_client)
+    def __init__(self, config: DistillConfig, *, transport: Any = None) -> None:
+        InstructedDriver.__init__(self, config, transport=transport)
         self._secret = read_credential(config, required=False) or "ollama"
 
     def base_url(self) -> str:
