@@ -59,7 +59,7 @@ def test_a_timeout_ends_git_and_the_helpers_holding_its_pipes(
     def push() -> None:
         try:
             run_git(["push", "origin", "x"], cwd=tmp_path, timeout=1)
-        except BaseException as exc:  # noqa: BLE001 - handed to the test thread
+        except BaseException as exc:  # handed to the test thread
             errors.append(exc)
 
     worker = threading.Thread(target=push, daemon=True)
