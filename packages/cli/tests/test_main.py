@@ -120,3 +120,43 @@ def test_unexpected_errors_are_one_line(
         err
         == "tb: internal error: RuntimeError: disk on fire (set TEAMBRAIN_DEBUG=1 for a traceback)\n"
     )
+
+
+def test_an_interrupted_reindex_says_what_it_kept_and_exits_130(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from teambrain_retrieval._backend import SqliteBackend
+
+    assert run(["init"]) == 0
+    (repo / ".teambrain/brain.yaml").write_text(
+        (repo / ".teambrain/brain.yaml").read_text().replace("provider: local", "provider: none")
+    )
+
+    def interrupted(self: object, progress: object = None, **_: object) -> int:
+        assert callable(progress)
+        progress(0, 300)
+        progress(48, 300)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(SqliteBackend, "ensure_vectors", interrupted)
+    capsys.readouterr()
+    assert run(["reindex"]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted: 48 of 300 new embeddings are kept" in err
+    assert "run `tb reindex` again" in err and "Traceback" not in err
+
+
+def test_ctrl_c_anywhere_exits_130_not_aborted(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import teambrain_cli._commands.lint as lint
+
+    assert run(["init"]) == 0
+
+    def interrupted(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(lint, "lint_brain", interrupted)
+    capsys.readouterr()
+    assert run(["lint"]) == 130
+    assert "tb: interrupted" in capsys.readouterr().err

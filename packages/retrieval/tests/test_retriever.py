@@ -4,6 +4,7 @@ import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -281,7 +282,7 @@ def test_index_db_uses_wal_and_records_migrations(
     retriever = open_test_retriever(layout)
     assert retriever.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     names = [row[0] for row in retriever.db.execute("SELECT name FROM migrations")]
-    assert names == ["m001_initial", "m002_lookup_indexes"]
+    assert names == ["m001_initial", "m002_lookup_indexes", "m003_generation"]
 
 
 # ---------------------------------------------------------------- answers
@@ -612,3 +613,150 @@ def test_a_table_dropped_under_a_running_retriever_is_rebuilt(
     fresh = open_test_retriever(layout)  # opening checks the whole schema
     assert titles(fresh.search("derived rebuilt", 5)) == ["Survives a lost table"]
     assert sum("damaged" in notice for notice in notices) == 1
+
+
+# ---------------------------------------------------------------- the saved vector matrix
+
+
+def _saved_files() -> list[Path]:
+    return sorted((machine_layout().home / "cache").glob("vectors-*.npz"))
+
+
+def test_a_new_process_loads_the_saved_matrix_and_answers_the_same(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    for index in range(12):
+        make_memory(f"Memory {index}", f"Body of memory {index} about topic {index % 3}.")
+    first = open_test_retriever(layout)
+    expected = [(h.id, round(h.score, 6)) for h in first.search("memory topic 1", 5)]
+    first.close()
+    [saved] = _saved_files()
+    assert saved.stat().st_mode & 0o777 == 0o600
+    assert saved.parent.stat().st_mode & 0o777 == 0o700
+    second = open_test_retriever(layout)
+    assert [(h.id, round(h.score, 6)) for h in second.search("memory topic 1", 5)] == expected
+    assert second.backend._matrix_rows_read == 0  # loaded, not read row by row
+
+
+def test_a_write_by_anyone_retires_the_saved_matrix(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    path = make_memory("Deploy with helm", "Deploy the service with helm charts.")
+    make_memory("Cache warm-up", "Warm the cache before load tests.")
+    first = open_test_retriever(layout)
+    first.search("helm", 1)  # builds (and saves) the matrix
+    first.close()
+    assert _saved_files()
+    path.write_text(path.read_text().replace("helm charts", "kustomize overlays"))
+    again = open_test_retriever(layout)
+    assert again.search("kustomize overlays", 1)[0].memory.title == "Deploy with helm"
+    assert again.backend._matrix_rows_read > 0  # the generation moved: rebuilt from rows
+
+
+def test_a_damaged_saved_matrix_is_ignored(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    make_memory("Deploy with helm", "Deploy the service with helm charts.")
+    first = open_test_retriever(layout)
+    first.search("helm", 1)
+    first.close()
+    [saved] = _saved_files()
+    saved.write_bytes(b"not a numpy file")
+    again = open_test_retriever(layout)
+    assert again.search("helm", 1)[0].memory.title == "Deploy with helm"
+
+
+def test_every_write_to_documents_or_vectors_moves_the_generation(tmp_path: Path) -> None:
+    from teambrain_retrieval._db import connect
+
+    db = connect(tmp_path / "index.db")
+
+    def generation() -> int:
+        return int(db.execute("SELECT n FROM generation").fetchone()[0])
+
+    before = generation()
+    db.execute("INSERT INTO vectors VALUES ('e', 'k', 1, x'00000000')")
+    db.execute("UPDATE vectors SET dim = 1")
+    db.execute("DELETE FROM vectors")
+    assert generation() == before + 3
+
+
+def test_a_memory_added_after_the_matrix_was_saved_is_embedded(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    """The saved matrix says "every document had a vector" for its generation only."""
+    make_memory("Deploy with helm", "Deploy the service with helm charts.")
+    first = open_test_retriever(layout)
+    first.search("helm", 1)
+    first.close()
+    make_memory("Rotate the signing keys", "Rotate the signing keys every quarter.")
+    again = open_test_retriever(layout)
+    assert again.search("signing keys quarter", 1)[0].memory.title == "Rotate the signing keys"
+    assert again.stats().vectors == 2
+
+
+class _CountingEmbedder:
+    """HashEmbedder that counts the texts it embeds and can stop after ``stop_after`` batches."""
+
+    def __init__(self, stop_after: int | None = None, delay_s: float = 0.0) -> None:
+        from teambrain_retrieval import HashEmbedder
+
+        self.inner = HashEmbedder()
+        self.name = self.inner.name
+        self.batches = 0
+        self.texts = 0
+        self.stop_after = stop_after
+        self.delay_s = delay_s
+
+    def embed_documents(self, texts: list[str]) -> Any:
+        import time as _time
+
+        if self.stop_after is not None and self.batches >= self.stop_after:
+            raise KeyboardInterrupt
+        _time.sleep(self.delay_s)
+        self.batches += 1
+        self.texts += len(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> Any:
+        return self.inner.embed_query(text)
+
+
+def test_an_answer_embeds_for_a_bounded_time_and_finds_the_rest_by_keywords(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever,
+    notices: list[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    import teambrain_retrieval._retriever as module
+    from teambrain_retrieval._backend import EMBED_BATCH
+
+    for index in range(EMBED_BATCH * 3):
+        make_memory(f"Memory {index}", f"Note number {index} on the zebra{index} topic.")
+    monkeypatch.setattr(module, "ANSWER_EMBED_BUDGET_S", 0.0)  # one batch per answer
+    embedder = _CountingEmbedder()
+    retriever = open_test_retriever(layout, embedder=embedder)
+    hits = retriever.search(f"zebra{EMBED_BATCH * 3 - 1}", 1)
+    assert hits and hits[0].memory.title == f"Memory {EMBED_BATCH * 3 - 1}"  # by keywords
+    assert embedder.texts == EMBED_BATCH
+    assert any("not embedded yet" in notice for notice in notices)
+    retriever._refresh_interval = 0.0
+    retriever.search("zebra1", 1)
+    assert embedder.texts == 2 * EMBED_BATCH  # the next answer goes on where this one stopped
+
+
+def test_an_interrupted_rebuild_keeps_what_it_embedded_and_the_next_embeds_the_rest(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    from teambrain_retrieval._backend import EMBED_BATCH
+
+    total = EMBED_BATCH * 4
+    for index in range(total):
+        make_memory(f"Memory {index}", f"Note number {index} on topic {index}.")
+    interrupted = open_test_retriever(layout, embedder=_CountingEmbedder(stop_after=2))
+    with pytest.raises(KeyboardInterrupt):
+        interrupted.rebuild()
+    interrupted.close()
+    resumed_embedder = _CountingEmbedder()
+    resumed = open_test_retriever(layout, embedder=resumed_embedder)
+    report = resumed.rebuild()
+    assert report.embedded == total - 2 * EMBED_BATCH  # the two committed batches were kept
+    assert resumed_embedder.texts == total - 2 * EMBED_BATCH

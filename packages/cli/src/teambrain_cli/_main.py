@@ -88,7 +88,10 @@ def run(argv: list[str] | None = None) -> int:
     except click.UsageError as exc:
         hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
         return _report(f"{exc.format_message()}{hint}", ExitCode.USER_ERROR, args)
-    except click.Abort:
+    except click.Abort as exc:
+        if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):  # Ctrl-C
+            click.echo("tb: interrupted", err=True)
+            return 130
         click.echo("tb: aborted", err=True)
         return ExitCode.USER_ERROR
     except click.ClickException as exc:

@@ -9,14 +9,19 @@ fusion, only fuller.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
+import os
 import sys
+import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import apsw
@@ -40,7 +45,9 @@ if TYPE_CHECKING:
 TITLE_WEIGHT = 2.0
 BODY_WEIGHT = 1.0
 TAGS_WEIGHT = 1.5
-EMBED_BATCH = 64
+# Texts embedded and committed together: small enough that an interrupted reindex keeps all but
+# a few seconds of work (each batch is its own transaction), large enough to batch the model.
+EMBED_BATCH = 16
 # A vector candidate the keyword half did not find must be at least this close to the query:
 # below it a memory is unrelated (MiniLM: unrelated texts ~0-0.15, a relevant SciFact abstract
 # ≥ 0.39 in 95% of cases), and "the nearest of 40" alone would always fill every answer.
@@ -152,6 +159,66 @@ def _excluded_mask(ids: list[str], snap: _Snapshot) -> Any:
 
 
 @dataclass
+class _SavedMatrix:
+    """A vector matrix saved to a private file, valid for one generation of the index."""
+
+    generation: int
+    complete: bool
+    arrays: dict[str, Any]
+
+    @classmethod
+    def load(cls, path: Path, generation: int) -> _SavedMatrix | None:
+        prepare_numpy()
+        import numpy as np
+
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                if int(data["generation"]) != generation:
+                    return None
+                arrays = {name: data[name] for name in data.files}
+        except (OSError, ValueError, KeyError, EOFError):
+            return None
+        return cls(generation, bool(arrays["complete"]), arrays)
+
+    @staticmethod
+    def save(path: Path, vectors: _VectorMatrix, generation: int, complete: bool) -> None:
+        import numpy as np
+
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".vectors-", suffix=".npz")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                np.savez(
+                    handle, generation=np.int64(generation), complete=np.bool_(complete),
+                    rowids=np.array(vectors.rowids, dtype=np.int64),
+                    ids=np.array(vectors.ids, dtype=np.str_), sources=vectors.sources,
+                    matrix=vectors.matrix, expires=vectors.expires,
+                )  # fmt: skip
+            os.replace(temp, path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
+
+    def matrix_for(self, snap: _Snapshot) -> _VectorMatrix | None:
+        import numpy as np
+
+        a = self.arrays
+        ids = [str(i) for i in a["ids"]]
+        if not ids:
+            return None
+        expires = a["expires"]
+        return _VectorMatrix(
+            rowids=[int(r) for r in a["rowids"]],
+            ids=ids,
+            sources=a["sources"],
+            matrix=np.array(a["matrix"], dtype=np.float32),  # writable: edits patch in place
+            expires=expires,
+            excluded=_excluded_mask(ids, snap),
+            any_expiry=bool((expires != _NO_EXPIRY).any()),
+        )
+
+
+@dataclass
 class _Snapshot:
     """Per-generation caches: what is excluded, and the vector matrix."""
 
@@ -184,6 +251,7 @@ class SqliteBackend:
         warn: Callable[[str], None] | None = None,
         today: Callable[[], dt.date] | None = None,
         no_embedder_reason: str = "none: keyword search only",
+        matrix_cache: Path | None = None,
     ) -> None:
         if not served:
             raise ValueError("a backend serves at least one brain")
@@ -208,6 +276,12 @@ class SqliteBackend:
         # Texts written since the last embedding pass, by embed key; None: unknown (at start),
         # so the first pass looks at every document.
         self._pending: dict[str, str] | None = None
+        # A directory for the saved vector matrix (None: never saved): a new process loads it
+        # instead of reading every vector row, while the index's generation is unchanged.
+        self._matrix_cache = matrix_cache
+        self._saved: _SavedMatrix | None = None
+        self._saved_checked = False
+        self._matrix_rows_read = 0  # vector rows read from SQLite to build matrices (for tests)
 
     # ------------------------------------------------------------------ SQL pieces
 
@@ -250,6 +324,7 @@ class SqliteBackend:
     ) -> None:
         """Invalidate the caches: ``rows``/``keys`` say what changed (None: anything)."""
         self._generation += 1
+        self._saved, self._saved_checked = None, True  # what was saved predates this write
         if rows is None and keys is None:
             self._full_rebuild = True
         self._dirty_rows.update(rows or ())
@@ -416,6 +491,11 @@ class SqliteBackend:
         """(embed_key, text) of served documents that have no cached vector yet."""
         if self.embedder is None:
             return []
+        if self._pending is None and self._saved_matrix() is not None:
+            saved = self._saved
+            assert saved is not None
+            if saved.complete:  # every served document had a vector at this generation
+                return []
         if self._pending is not None:
             keys = list(self._pending)
             present: set[str] = set()
@@ -439,19 +519,33 @@ class SqliteBackend:
         )
         return [(key, embed_text(title, body)) for key, title, body in rows]
 
-    def ensure_vectors(self, progress: Progress | None = None) -> int:
+    def ensure_vectors(
+        self, progress: Progress | None = None, *, budget_s: float | None = None
+    ) -> int:
         """Embed every served document whose text has no cached vector; returns how many.
 
-        On an embedder failure, search degrades to keyword search (said once) — never raises.
+        With ``budget_s``, stop after the batch that passes that many seconds: the rest stays
+        pending for the next call (an answer never waits minutes for a big pull to be embedded;
+        keyword search finds those memories meanwhile). Each batch is committed on its own, so
+        an interruption loses at most one batch. On an embedder failure, search degrades to
+        keyword search (said once) — never raises.
         """
         todo = self.missing_vectors()
         self._pending = {}
         if not todo or self.embedder is None:
             return 0
         done = 0
+        started = time.monotonic()
         if progress:
             progress(0, len(todo))
         for start in range(0, len(todo), EMBED_BATCH):
+            if budget_s is not None and done and time.monotonic() - started > budget_s:
+                self._pending = dict(todo[start:])
+                self._warn(
+                    f"{len(todo) - start} memories are not embedded yet: keyword search finds "
+                    "them meanwhile; `tb reindex` embeds them all (with progress)"
+                )
+                break
             batch = todo[start : start + EMBED_BATCH]
             try:
                 vectors = self.embedder.embed_documents([text for _, text in batch])
@@ -470,12 +564,13 @@ class SqliteBackend:
             done += len(batch)
             if progress:
                 progress(done, len(todo))
-        self._changed(keys=[key for key, _ in todo])
+        self._changed(keys=[key for key, _ in todo[:done]])
         return done
 
     def _matrix_rows(self, extra: str = "1", params: Sequence[Any] = ()) -> list[Any]:
         assert self.embedder is not None
         live, live_params = self._live_clause(None)
+        self._matrix_rows_read += 1
         return self._q(
             f"SELECT d.rowid, d.id, d.expires, v.dim, v.vec, d.source FROM docs d JOIN "
             f"{self.vectors_table} v ON v.embedder = ? AND v.key = d.embed_key WHERE {live} "
@@ -609,8 +704,53 @@ class SqliteBackend:
         snap.vectors_built = True
         if self.embedder is None:
             return None
+        saved = self._saved_matrix()
+        if saved is not None:
+            self._saved = None  # used once: later snapshots are patched or rebuilt
+            snap.vectors = saved.matrix_for(snap)
+            return snap.vectors
+        before = self._stored_generation()
         snap.vectors = self._build_matrix(self._matrix_rows(), snap)
+        if before is not None and before == self._stored_generation():
+            self._save_matrix(snap.vectors, before)
         return snap.vectors
+
+    # ------------------------------------------------------------------ the saved matrix
+
+    def _stored_generation(self) -> int | None:
+        """The index's write counter (None for an index without one, e.g. in memory)."""
+        if self._matrix_cache is None:
+            return None
+        try:
+            row = self._q1("SELECT n FROM generation WHERE id = 0")
+        except apsw.SQLError:
+            return None
+        return int(row[0]) if row else None
+
+    def _cache_file(self) -> Path:
+        assert self._matrix_cache is not None and self.embedder is not None
+        served = json.dumps([self.embedder.name, [[s.brain, list(s.scopes)] for s in self.served]])
+        name = hashlib.sha256(served.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+        return self._matrix_cache / f"vectors-{name}.npz"
+
+    def _saved_matrix(self) -> _SavedMatrix | None:
+        """The matrix a process saved at the index's current generation, if there is one."""
+        if self._saved_checked:
+            return self._saved
+        self._saved_checked = True
+        generation = self._stored_generation()
+        if generation is None or self.embedder is None:
+            return None
+        self._saved = _SavedMatrix.load(self._cache_file(), generation)
+        return self._saved
+
+    def _save_matrix(self, vectors: _VectorMatrix | None, generation: int) -> None:
+        """Save the freshly built matrix for the next process (best effort, private file)."""
+        if vectors is None or self._matrix_cache is None:
+            return
+        complete = self._pending is not None and not self._pending
+        with contextlib.suppress(OSError, ValueError):
+            _SavedMatrix.save(self._cache_file(), vectors, generation, complete)
 
     def embed_query(self, text: str) -> Vectors | None:
         """The query's vector, or None when semantic search is off (degrades on failure)."""

@@ -129,7 +129,35 @@ def m002_lookup_indexes(db: apsw.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[apsw.Connection], None]] = [m001_initial, m002_lookup_indexes]
+def m003_generation(db: apsw.Connection) -> None:
+    """A counter every write to documents or vectors bumps (triggers, so any process and any
+    writer counts): a process can tell in one read whether what it saved about the index — the
+    vector matrix of a brain, "every document has a vector" — still holds."""
+    db.execute(
+        """
+        CREATE TABLE generation(id INTEGER PRIMARY KEY CHECK (id = 0), n INTEGER NOT NULL);
+        INSERT INTO generation(id, n) VALUES (0, 0);
+        CREATE TRIGGER docs_gen_insert AFTER INSERT ON docs BEGIN
+            UPDATE generation SET n = n + 1 WHERE id = 0; END;
+        CREATE TRIGGER docs_gen_update AFTER UPDATE ON docs BEGIN
+            UPDATE generation SET n = n + 1 WHERE id = 0; END;
+        CREATE TRIGGER docs_gen_delete AFTER DELETE ON docs BEGIN
+            UPDATE generation SET n = n + 1 WHERE id = 0; END;
+        CREATE TRIGGER vectors_gen_insert AFTER INSERT ON vectors BEGIN
+            UPDATE generation SET n = n + 1 WHERE id = 0; END;
+        CREATE TRIGGER vectors_gen_update AFTER UPDATE ON vectors BEGIN
+            UPDATE generation SET n = n + 1 WHERE id = 0; END;
+        CREATE TRIGGER vectors_gen_delete AFTER DELETE ON vectors BEGIN
+            UPDATE generation SET n = n + 1 WHERE id = 0; END;
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
+    m001_initial,
+    m002_lookup_indexes,
+    m003_generation,
+]
 
 
 def now_iso() -> str:

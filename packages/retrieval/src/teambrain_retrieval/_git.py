@@ -35,14 +35,18 @@ def head_commit(repo_root: Path) -> str | None:
     return None  # an unborn branch: no commit yet
 
 
-def head_blobs(repo_root: Path, folder: str) -> dict[str, str]:
-    """Path (relative to ``repo_root``) → blob id of every file under ``folder`` in HEAD's tree.
+def head_blobs(repo_root: Path, *paths: str) -> dict[str, str]:
+    """Path (relative to ``repo_root``) → blob id in HEAD's tree of each file named by
+    ``paths`` (files, or folders: every file under them), taken literally.
 
     One ``git ls-tree`` (no shell); empty when there is no git, no commit or git fails.
     """
+    if not paths:
+        return {}
     out = git_output(
-        ["ls-tree", "-r", "-z", "--full-tree", "HEAD", "--", folder], cwd=repo_root, timeout=10
-    )
+        ["--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", "HEAD", "--", *paths],
+        cwd=repo_root, timeout=10,
+    )  # fmt: skip
     if out is None:
         return {}
     blobs: dict[str, str] = {}

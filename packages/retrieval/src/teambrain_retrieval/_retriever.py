@@ -51,6 +51,9 @@ _SCAN_SHARE = 50.0
 _SCAN_FREE_S = 0.002
 _SCAN_MAX_INTERVAL_S = 2.0
 _MEMORY_CACHE = 4096
+# Seconds an answer may spend embedding memories that are new since the last one (a pull of a
+# few hundred); the rest is embedded by later answers or `tb reindex`.
+ANSWER_EMBED_BUDGET_S = 2.0
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -224,8 +227,9 @@ class Retriever:
         # Parsed memories by stored row: validating front-matter again on every answer is the
         # slowest part of turning hits into results.
         self._memories: dict[tuple[int, str, str, str], Memory] = {}
-        # Blob ids of the brain folder in HEAD's tree, by (brain, HEAD commit).
-        self._head_blobs: dict[tuple[str, str], dict[str, str]] = {}
+        # Blob ids in HEAD's tree of the files answers cited, by (brain, HEAD commit); None for
+        # a path HEAD does not hold. Looked up for the hits of each answer only, in one git call.
+        self._head_blobs: dict[tuple[str, str], dict[str, str | None]] = {}
         self._embedder_reason = "none: keyword search only (retrieval.embedder.provider: none)"
         self._embedder = self._choose_embedder(embedder)
         self._sources = [self._main_source(), *self._org_sources()]
@@ -325,6 +329,7 @@ class Retriever:
             warn=self._warn,
             today=self._today,
             no_embedder_reason=self._embedder_reason,
+            matrix_cache=None if self.ephemeral else self.home.home / "cache",
         )
 
     # ------------------------------------------------------------------ freshness
@@ -481,7 +486,11 @@ class Retriever:
             for source in self._sources:
                 if force or self._due(source, now):
                     report = report.merged(self._refresh_source(source, force=force))
-            embedded = self.backend.ensure_vectors() if self.backend.vectors_pending else 0
+            embedded = (
+                self.backend.ensure_vectors(budget_s=ANSWER_EMBED_BUDGET_S)
+                if self.backend.vectors_pending
+                else 0
+            )
             if embedded:
                 report = report.merged(RefreshReport(embedded=embedded, scanned=False))
             return report
@@ -516,6 +525,30 @@ class Retriever:
                 return source.display
         return brain
 
+    def _prefetch_blobs(self, docs: Iterable[DocRow], heads: dict[str, str | None]) -> None:
+        """Look up, in one ``git ls-tree`` per brain, the HEAD blobs of ``docs`` not known yet."""
+        wanted: dict[str, list[str]] = {}
+        for doc in docs:
+            wanted.setdefault(doc.brain, []).append(doc.path)
+        for brain, paths in wanted.items():
+            if brain == self.brain_id and self._commit_override is not None:
+                continue
+            source = next((s for s in self._sources if s.brain_id == brain), None)
+            if source is None:
+                continue
+            if brain not in heads:
+                heads[brain] = head_commit(source.layout.repo_root)
+            head = heads[brain]
+            if head is None:
+                continue
+            if len(self._head_blobs) > 8:
+                self._head_blobs.clear()
+            blobs = self._head_blobs.setdefault((brain, head), {})
+            missing = [p for p in dict.fromkeys(paths) if p not in blobs]
+            if missing:
+                found = head_blobs(source.layout.repo_root, *missing)
+                blobs.update({p: found.get(p) for p in missing})
+
     def _committed_at(self, brain: str, path: str, heads: dict[str, str | None]) -> str | None:
         """The commit a served file can be cited at: HEAD, when the file is exactly as it is
         in HEAD's tree; None when it is uncommitted or edited since (no commit holds it)."""
@@ -529,14 +562,10 @@ class Retriever:
         head = heads[brain]
         if head is None:
             return None
-        key = (brain, head)
-        blobs = self._head_blobs.get(key)
-        if blobs is None:
-            if len(self._head_blobs) > 8:
-                self._head_blobs.clear()
-            blobs = head_blobs(source.layout.repo_root, source.layout.root.name)
-            self._head_blobs[key] = blobs
-        committed = blobs.get(path)
+        blobs = self._head_blobs.setdefault((brain, head), {})
+        if path not in blobs:
+            blobs[path] = head_blobs(source.layout.repo_root, path).get(path)
+        committed = blobs[path]
         if committed is None:
             return None
         try:
@@ -550,6 +579,7 @@ class Retriever:
 
         docs = self.backend.docs([rowid for rowid, _ in ranked])
         heads: dict[str, str | None] = {}
+        self._prefetch_blobs(docs.values(), heads)
         hits: list[Hit] = []
         seen: set[str] = set()
         for rowid, score in ranked:

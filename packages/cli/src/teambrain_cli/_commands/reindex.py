@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
 import click
@@ -11,16 +12,29 @@ from teambrain_schema import EnvironmentProblem, regenerate_index
 from .._context import machine, require_brain
 from .._output import say
 
+# Without a terminal (an agent, CI, a pipe), a line at most this often while embedding.
+PLAIN_PROGRESS_EVERY_S = 10.0
+
 
 class _EmbeddingProgress:
-    """A progress bar on a terminal (stderr), nothing when piped."""
+    """A progress bar on a terminal (stderr); when piped, a plain line every 10 seconds."""
 
     def __init__(self) -> None:
         self.bar: Any = None
         self.shown = 0
+        self.done = 0
+        self.total = 0
+        self.last_line = time.monotonic()
 
     def __call__(self, done: int, total: int) -> None:
-        if not sys.stderr.isatty() or total == 0:
+        self.done, self.total = done, total
+        if total == 0:
+            return
+        if not sys.stderr.isatty():
+            now = time.monotonic()
+            if now - self.last_line >= PLAIN_PROGRESS_EVERY_S and done < total:
+                self.last_line = now
+                say(f"embedding memories: {done:,} of {total:,} ({100 * done // total}%)")
             return
         if self.bar is None:
             self.bar = click.progressbar(length=total, label="Embedding memories", file=sys.stderr)
@@ -31,6 +45,7 @@ class _EmbeddingProgress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.__exit__(None, None, None)
+            self.bar = None
 
 
 @click.command("reindex")
@@ -58,6 +73,18 @@ def command(prune: bool) -> None:
     progress = _EmbeddingProgress()
     try:
         report = retriever.rebuild(progress)
+    except KeyboardInterrupt:
+        progress.close()
+        kept = (
+            f"{progress.done:,} of {progress.total:,} new embeddings"
+            if progress.total
+            else ("the embeddings computed so far")
+        )
+        say(
+            f"interrupted: {kept} are kept; run `tb reindex` again to embed only the rest "
+            "(searches meanwhile use keywords for what is not embedded yet)"
+        )
+        raise click.exceptions.Exit(130) from None
     finally:
         progress.close()
     if not machine().index_db.is_file():
