@@ -149,7 +149,7 @@ def test_an_interrupted_reindex_says_what_it_kept_and_exits_130(
 def test_ctrl_c_anywhere_exits_130_not_aborted(
     repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import teambrain_cli._commands.lint as lint
+    from teambrain_cli._commands import lint
 
     assert run(["init"]) == 0
 
