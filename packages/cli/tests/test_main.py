@@ -160,3 +160,21 @@ def test_ctrl_c_anywhere_exits_130_not_aborted(
     capsys.readouterr()
     assert run(["lint"]) == 130
     assert "tb: interrupted" in capsys.readouterr().err
+
+
+def test_a_file_system_refusal_is_an_environment_error_naming_the_file(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by the argument sweep: `tb digest --out <300 é>` ended in an internal error."""
+    assert run(["init"]) == 0
+    capsys.readouterr()
+    assert run(["digest", "--out", "é" * 300]) == 2
+    err = capsys.readouterr().err
+    assert "File name too long" in err and "internal error" not in err and err.count("\n") == 1
+
+
+def test_an_argument_with_a_nul_byte_is_a_user_error(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["propose", "--draft", "a\x00b"]) == 1
+    assert "argument 3 contains a NUL byte" in capsys.readouterr().err

@@ -83,6 +83,9 @@ def _report(message: str, code: int, argv: list[str]) -> int:
 def run(argv: list[str] | None = None) -> int:
     """Run ``tb`` with ``argv`` and return the exit code (never raises for expected failures)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    for position, arg in enumerate(args, 1):
+        if "\x00" in arg:  # no file name, ref or text can hold one; the OS would refuse it
+            return _report(f"argument {position} contains a NUL byte", ExitCode.USER_ERROR, args)
     try:
         result: Any = cli.main(args=args, prog_name="tb", standalone_mode=False)
     except click.UsageError as exc:
@@ -106,6 +109,15 @@ def run(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return ExitCode.OK
+    except OSError as exc:
+        # The file system said no (a name too long, a read-only or full disk, a permission):
+        # an environment problem with the file it named, not a bug.
+        if os.environ.get(DEBUG_ENV):
+            raise
+        name = str(exc.filename) if exc.filename is not None else ""
+        name = name if len(name) <= 120 else name[:117] + "..."
+        reason = exc.strerror or exc.__class__.__name__
+        return _report(f"{name}: {reason}" if name else reason, ExitCode.ENVIRONMENT_ERROR, args)
     except Exception as exc:
         if os.environ.get(DEBUG_ENV):
             raise
