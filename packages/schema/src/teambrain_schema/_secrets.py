@@ -92,7 +92,7 @@ _RULES: Final[tuple[tuple[str, str, int], ...]] = (
     ("bearer-token", r"(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{20,}=*)", 1),
     (
         "url-password",
-        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@\"'`]{1,128}:([^\s@/\"'`]{3,128})@",
+        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@\"'`]{0,128}:([^\s/\"'`]{3,128})@[^\s@/\"'`]",
         1,
     ),
 )
@@ -110,6 +110,120 @@ _PLACEHOLDER: Final = re.compile(
     r"your[_\-]?\w*|example\w*|placeholder|redacted|none|null|true|false|os\.environ.*|env\(.*)$"
 )
 _REDACTED_MARK: Final = re.compile(r"\[REDACTED:[a-z\-]+\]?")
+
+# Credentials as people type them in prose: "the staging DB password is hunter2-horse",
+# "my pw for the VPN was Summer2024!", "token: 8f3ac9e1d2", "login root:toor",
+# "mysql -u app -pS3cret", "--password=hunter2". A credential word, at most three words of
+# qualifier ("for staging", "of the DB"), a connector (is / was / : / = / set to …), then the
+# value. Unquoted values must look like a password, not like the next word of a sentence.
+_CREDENTIAL_WORD: Final = (
+    r"(?:pass(?:word|wd|phrase|code)?s?|pwd|pw|pin|login|logins|credentials?|creds|"
+    r"secret(?:\s+key)?|(?:api|access|auth|secret|private|app|deploy|bot)[\s_\-]?(?:key|token)s?|"
+    r"apikey|tokens?|bearer)"
+)
+_PROSE_CREDENTIAL: Final = re.compile(
+    r"(?i)(?<![A-Za-z0-9\-])(?P<kw>" + _CREDENTIAL_WORD + r")(?![A-Za-z0-9_])"
+    r"(?P<qual>(?:\s+(?!(?:is|are|was|were|set|equals|reads|to)\b)[\w.\-/']+){0,4}?)"
+    r"(?P<conn>\s*(?::=|=>|->|[:=→])\s*|\s*,?\s+(?:is|are|was|were|reads|equals|it'?s|it\s+is|it\s+was)"
+    r"(?:\s+(?:now|still|set\s+to|just|literally|actually|simply|always|currently|all|again))?\s+"
+    r"|\s+(?:set|changed|reset)\s+to\s+|\s+(?:to\s+)?(?=[\"'`]?[^\s\"'`]*\d|[\w.\-]{1,32}:[^\s:]{3,}))"
+    r"(?P<value>\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|`[^`\n]{3,128}`|[^\s\"'`<>]{3,128})"
+)
+_FLAG_PASSWORD: Final = re.compile(
+    r"(?:\b(?:mysql\w*|mariadb\w*|mysqldump|mysqladmin)\b[^\n]*?\s-p(?P<mysql>[^\s-][^\s]{2,127})"
+    r"|\bsshpass\s+-p\s*(?P<sshpass>[^\s]{3,128})"
+    r"|(?<![\w-])(?:-u|--user)\s+[^\s:@/]{1,64}:(?P<user>\S{3,128})(?=\s|$)"
+    r"|(?<![\w-])--?(?:password|passwd|pass|pwd|passphrase|token|api-key|secret)(?:=|\s+)"
+    r"(?P<long>[^\s\-][^\s]{2,127}))"
+)
+# "credentials are admin / admin123", "login: deploy/Secr3t": the part after the separator.
+_USER_PASS: Final = re.compile(
+    r"(?i)(?<![A-Za-z0-9_])(?:login|logins|credentials?|creds|user(?:name)?\s*(?:and|&|/)\s*pass(?:word)?"
+    r"|account)(?![A-Za-z0-9_])(?:\s+[\w.\-]+){0,4}?\s*(?:\s(?:is|are|was|were)\s|:|=)\s*"
+    r"[\w.@\-]{1,64}\s*[/:]\s*(?P<value>[^\s\"'`]{3,128})"
+)
+# Words that follow "password is" in sentences about passwords rather than in passwords.
+_PROSE_WORDS: Final = frozenset(
+    """a an the this that these those it its my your our their his her no not none any some
+    all each every one two three four five six seven eight ten only just also still now then
+    here there where when which who what why how and or but if so than as at by for from in
+    into of off on onto out over to up via with within without about after before below
+    above under between through during until unless because is are was were be been being
+    has have had do does did will would shall should can could may might must required
+    requires require mandatory optional needed necessary missing empty blank null nil unset
+    set stored saved kept held managed handled rotated rotating rotation renewed refreshed
+    changed change changing reset resetting updated update expired expires expiring expiry
+    expiration valid invalid incorrect correct wrong right bad good weak strong short long
+    longer shorter too very hashed encrypted encoded salted masked hidden shown visible
+    secret private public shared same different new old default temporary permanent random
+    generated auto automatic manual unique sensitive leaked compromised revoked disabled
+    enabled active inactive locked unlocked protected unprotected case-sensitive checked
+    verified validated accepted rejected refused denied sent passed used reused typed
+    entered provided given returned configured defined documented available unavailable
+    ready done complete field fields form input box prompt screen page dialog policy
+    policies rule rules requirement requirements length format pattern strength history
+    manager vault keychain keyring store storage file env environment variable variables
+    config configuration settings setting header headers cookie cookies parameter parameters
+    argument arguments flag flags option options value values string strings hash hashes
+    salt expiry lifetime ttl scope scopes permission permissions rotation reuse limit limits
+    bucket buckets count counts budget budgets usage cost costs refresh exchange endpoint
+    endpoints flow flows type types based via check checks handling validation generation
+    authentication authorization auth login logout signup signin sign-in sign-up page pages
+    screen reset-link link links email emails sms otp mfa 2fa totp please see below above
+    following attached here there again anymore yet already soon later today tomorrow
+    yesterday daily weekly monthly yearly quarterly every hourly minutes hours days weeks
+    months years seconds second minute hour day week month year ago long-lived short-lived
+    good bad fine okay ok nice great broken working failing fails failed succeeded works
+    matched mismatch mismatched match matches different""".split()
+)
+_PROSE_URL: Final = re.compile(r"(?i)^(?:https?|ftp|file|ssh|git)://|^www\.|^[/~]|^\.{1,2}/")
+# Not a credential: a quantity ("128k", "15ms", "3.5%"), a call ("getpass()"), a header name.
+_PROSE_NOT_VALUE: Final = re.compile(
+    r"(?i)^(?:\d+(?:[.,]\d+)*(?:[a-z]{1,3}|%)?|[\w.]+\(.*|x-[\w\-]+|[\w.]+\[.*\]?)$"
+)
+
+
+_PIN_WORDS: Final = re.compile(r"(?i)^(?:pass(?:word|wd|code)?s?|pwd|pw|pin)$")
+
+
+def _prose_value(
+    raw: str, has_connector: bool, has_qualifier: bool, keyword: str, ends: bool = True
+) -> tuple[int, int] | None:
+    """Offsets of the credential inside ``raw`` (the text after the connector), or None when
+    it reads like the next word of a sentence about passwords."""
+    quoted = raw[:1] in "\"'`" and raw[-1:] == raw[:1] and len(raw) >= 2
+    value = raw[1:-1] if quoted else raw.rstrip(".,;:!?)]}")
+    start = 1 if quoted else 0
+    if len(value) < (3 if quoted else 4) or _PLACEHOLDER.match(value) or _REDACTED_MARK.search(value):
+        return None
+    if _PROSE_URL.match(value) or value.lower() in _PROSE_WORDS:
+        return None
+    if not quoted and not value.isdigit() and _PROSE_NOT_VALUE.match(value):
+        return None
+    if quoted:
+        return (start, start + len(value)) if " " not in value.strip() or len(value) >= 8 else None
+    letters = any(c.isalpha() for c in value)
+    digits = any(c.isdigit() for c in value)
+    symbols = any(not c.isalnum() for c in value)
+    mixed_case = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
+    strong = (letters and (digits or symbols or mixed_case)) or (digits and symbols)
+    pin_word = bool(_PIN_WORDS.match(keyword))
+    if value.isdigit() and not (pin_word and not has_qualifier and len(value) >= 4):
+        return None  # "token count was 4096", "bump the token limit to 4096"
+    if not has_connector:  # "password hunter2", "login root:toor": not a word of the sentence
+        if has_qualifier:
+            return None  # "pin numpy to 1.26"
+        user, colon, secret = value.partition(":")
+        if colon and user and len(secret) >= 3:
+            return (start + len(user) + 1, start + len(value))
+        return (start, start + len(value)) if digits and (strong or value.isdigit()) else None
+    if value.isdigit():  # a PIN or passcode, not a count: "the passcode is 4491"
+        return (start, start + len(value))
+    if strong and (digits or not has_qualifier):
+        return (start, start + len(value))
+    if has_qualifier or not value.isalpha() or len(value) < 6 or not ends:
+        return None  # "api key rotation is monthly", "credentials are loaded from …"
+    return (start, start + len(value))  # "the wifi password is swordfish."
 MIN_ASSIGNMENT_ENTROPY: Final = 3.0
 
 
@@ -127,6 +241,8 @@ def shannon_entropy(value: str) -> float:
 def _looks_secret(value: str) -> bool:
     if _PLACEHOLDER.match(value) or _REDACTED_MARK.search(value):
         return False
+    if len(value) >= 8 and any(c.isalpha() for c in value) and any(c.isdigit() for c in value):
+        return True  # DB_PASSWORD=correcthorse99: a word and digits, below the entropy bar
     if value.isalpha() and value.islower() and len(value) < 16:
         return False  # ``password: required`` and friends are prose, not secrets
     return shannon_entropy(value) >= MIN_ASSIGNMENT_ENTROPY
@@ -142,6 +258,26 @@ def find_secrets(text: str) -> list[SecretFinding]:
     for match in _ASSIGNMENT.finditer(text):
         if _looks_secret(match.group(2)):
             spans.append((match.start(2), match.end(2), "high-entropy-assignment"))
+    for match in _PROSE_CREDENTIAL.finditer(text):
+        connector = match.group("conn").strip()
+        connector = "" if connector == "to" else connector  # "password to X": weak, like none
+        rest = text[match.end("value") : match.end("value") + 3]
+        found = _prose_value(
+            match.group("value"), bool(connector), bool(match.group("qual")), match.group("kw"),
+            ends=not rest[:1] or rest[:1] in "\n.;!?)" or rest[:2] in (", ", ",\n"),
+        )
+        if found is not None:
+            base = match.start("value")
+            spans.append((base + found[0], base + found[1], "prose-credential"))
+    for match in _USER_PASS.finditer(text):
+        value = match.group("value").rstrip(".,;:!?)]}")
+        if len(value) >= 3 and value.lower() not in _PROSE_WORDS and not _PLACEHOLDER.match(value):
+            spans.append((match.start("value"), match.start("value") + len(value), "prose-credential"))
+    for match in _FLAG_PASSWORD.finditer(text):
+        name = next(n for n in ("mysql", "sshpass", "user", "long") if match.group(n) is not None)
+        value = match.group(name).strip("\"'`")
+        if not _PLACEHOLDER.match(value) and not _REDACTED_MARK.search(value):
+            spans.append((match.start(name), match.end(name), "password-flag"))
     spans.sort(key=lambda span: (span[0], -span[1]))
     merged: list[tuple[int, int, str]] = []
     for start, end, rule in spans:
