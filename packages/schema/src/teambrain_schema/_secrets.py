@@ -140,10 +140,10 @@ _FLAG_PASSWORD: Final = re.compile(
 _USER_PASS: Final = re.compile(
     r"(?i)(?<![A-Za-z0-9_])(?:login|logins|credentials?|creds|user(?:name)?\s*(?:and|&|/)\s*pass(?:word)?"
     r"|account)(?![A-Za-z0-9_])(?:\s+[\w.\-]+){0,4}?\s*(?:\s(?:is|are|was|were)\s|:|=)\s*"
-    r"[\w.@\-]{1,64}\s*[/:]\s*(?P<value>[^\s\"'`]{3,128})"
+    r"(?P<user>[\w.@\-]{1,64})\s*[/:]\s*(?P<value>[^\s\"'`]{3,128})"
 )
 # Words that follow "password is" in sentences about passwords rather than in passwords.
-_PROSE_WORDS: Final = frozenset(
+_PROSE_WORD_LIST: Final = (
     """a an the this that these those it its my your our their his her no not none any some
     all each every one two three four five six seven eight ten only just also still now then
     here there where when which who what why how and or but if so than as at by for from in
@@ -174,8 +174,9 @@ _PROSE_WORDS: Final = frozenset(
     yesterday daily weekly monthly yearly quarterly every hourly minutes hours days weeks
     months years seconds second minute hour day week month year ago long-lived short-lived
     good bad fine okay ok nice great broken working failing fails failed succeeded works
-    matched mismatch mismatched match matches different""".split()
+    matched mismatch mismatched match matches different"""
 )
+_PROSE_WORDS: Final = frozenset(_PROSE_WORD_LIST.split())
 _PROSE_URL: Final = re.compile(r"(?i)^(?:https?|ftp|file|ssh|git)://|^www\.|^[/~]|^\.{1,2}/")
 # Not a credential: a quantity ("128k", "15ms", "3.5%"), a call ("getpass()"), a header name.
 _PROSE_NOT_VALUE: Final = re.compile(
@@ -194,7 +195,11 @@ def _prose_value(
     quoted = raw[:1] in "\"'`" and raw[-1:] == raw[:1] and len(raw) >= 2
     value = raw[1:-1] if quoted else raw.rstrip(".,;:!?)]}")
     start = 1 if quoted else 0
-    if len(value) < (3 if quoted else 4) or _PLACEHOLDER.match(value) or _REDACTED_MARK.search(value):
+    if (
+        len(value) < (3 if quoted else 4)
+        or _PLACEHOLDER.match(value)
+        or _REDACTED_MARK.search(value)
+    ):
         return None
     if _PROSE_URL.match(value) or value.lower() in _PROSE_WORDS:
         return None
@@ -224,6 +229,8 @@ def _prose_value(
     if has_qualifier or not value.isalpha() or len(value) < 6 or not ends:
         return None  # "api key rotation is monthly", "credentials are loaded from …"
     return (start, start + len(value))  # "the wifi password is swordfish."
+
+
 MIN_ASSIGNMENT_ENTROPY: Final = 3.0
 
 
@@ -263,7 +270,10 @@ def find_secrets(text: str) -> list[SecretFinding]:
         connector = "" if connector == "to" else connector  # "password to X": weak, like none
         rest = text[match.end("value") : match.end("value") + 3]
         found = _prose_value(
-            match.group("value"), bool(connector), bool(match.group("qual")), match.group("kw"),
+            match.group("value"),
+            bool(connector),
+            bool(match.group("qual")),
+            match.group("kw"),
             ends=not rest[:1] or rest[:1] in "\n.;!?)" or rest[:2] in (", ", ",\n"),
         )
         if found is not None:
@@ -271,8 +281,12 @@ def find_secrets(text: str) -> list[SecretFinding]:
             spans.append((base + found[0], base + found[1], "prose-credential"))
     for match in _USER_PASS.finditer(text):
         value = match.group("value").rstrip(".,;:!?)]}")
+        if match.group("user").lower() in _PROSE_WORDS:
+            continue  # "the login page is at /auth/login"
         if len(value) >= 3 and value.lower() not in _PROSE_WORDS and not _PLACEHOLDER.match(value):
-            spans.append((match.start("value"), match.start("value") + len(value), "prose-credential"))
+            spans.append(
+                (match.start("value"), match.start("value") + len(value), "prose-credential")
+            )
     for match in _FLAG_PASSWORD.finditer(text):
         name = next(n for n in ("mysql", "sshpass", "user", "long") if match.group(n) is not None)
         value = match.group(name).strip("\"'`")
