@@ -143,8 +143,7 @@ _USER_PASS: Final = re.compile(
     r"(?P<user>[\w.@\-]{1,64})\s*[/:]\s*(?P<value>[^\s\"'`]{3,128})"
 )
 # Words that follow "password is" in sentences about passwords rather than in passwords.
-_PROSE_WORD_LIST: Final = (
-    """a an the this that these those it its my your our their his her no not none any some
+_PROSE_WORD_LIST: Final = """a an the this that these those it its my your our their his her no not none any some
     all each every one two three four five six seven eight ten only just also still now then
     here there where when which who what why how and or but if so than as at by for from in
     into of off on onto out over to up via with within without about after before below
@@ -175,15 +174,15 @@ _PROSE_WORD_LIST: Final = (
     months years seconds second minute hour day week month year ago long-lived short-lived
     good bad fine okay ok nice great broken working failing fails failed succeeded works
     matched mismatch mismatched match matches different"""
-)
 _PROSE_WORDS: Final = frozenset(_PROSE_WORD_LIST.split())
 _PROSE_URL: Final = re.compile(r"(?i)^(?:https?|ftp|file|ssh|git)://|^www\.|^[/~]|^\.{1,2}/")
 # Not a credential: a quantity ("128k", "15ms", "3.5%"), a call ("getpass()"), a header name.
 _PROSE_NOT_VALUE: Final = re.compile(
-    r"(?i)^(?:\d+(?:[.,]\d+)*(?:[a-z]{1,3}|%)?|[\w.]+\(.*|x-[\w\-]+|[\w.]+\[.*\]?)$"
+    r"(?i)^(?:\d+(?:[.,]\d+)*(?:[a-z]{1,3}|%)?|[\d/.,:\-+]+|[\w.]+\(.*|x-[\w\-]+|[\w.]+\[.*\]?)$"
 )
 
 
+_CODE_NAME: Final = re.compile(r"^[A-Za-z_][A-Za-z_]*(?:[._][A-Za-z_]+)+$|^[a-z]+(?:[A-Z][a-z]+)+$")
 _PIN_WORDS: Final = re.compile(r"(?i)^(?:pass(?:word|wd|code)?s?|pwd|pw|pin)$")
 
 
@@ -195,6 +194,8 @@ def _prose_value(
     quoted = raw[:1] in "\"'`" and raw[-1:] == raw[:1] and len(raw) >= 2
     value = raw[1:-1] if quoted else raw.rstrip(".,;:!?)]}")
     start = 1 if quoted else 0
+    if not quoted and value[:1] in "([{":
+        return None  # "(401/403)", "[see below]": an aside, not a value
     if (
         len(value) < (3 if quoted else 4)
         or _PLACEHOLDER.match(value)
@@ -205,7 +206,11 @@ def _prose_value(
         return None
     if not quoted and not value.isdigit() and _PROSE_NOT_VALUE.match(value):
         return None
+    if has_qualifier and keyword.lower() in ("pass", "login", "pin"):
+        return None  # "a single pass as the load: `x`": common verbs and nouns need no qualifier
     if quoted:
+        if _CODE_NAME.match(value) and not any(c.isdigit() for c in value):
+            return None  # "`parse_memory`", "`os.environ`": a name in code, not a value
         return (start, start + len(value)) if " " not in value.strip() or len(value) >= 8 else None
     letters = any(c.isalpha() for c in value)
     digits = any(c.isdigit() for c in value)
