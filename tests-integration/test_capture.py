@@ -505,3 +505,37 @@ def test_lint_checks_adapters_yaml_against_the_registry(repo: Path, tb: Tb) -> N
     drift = tb("lint", cwd=repo)
     assert drift.returncode == 3
     assert "adapters.yaml:" in drift.stdout and "adapters-registry: vscode.mcp.key" in drift.stdout
+
+
+def _machine_files_text() -> str:
+    home = Path(os.environ["TEAMBRAIN_HOME"])
+    return "\n".join(
+        p.read_text(errors="replace") for p in sorted((home / "spool").rglob("*")) if p.is_file()
+    )
+
+
+def test_every_payload_field_that_reaches_the_disk_is_scrubbed(repo: Path, tb: Tb) -> None:
+    """A token or a <private> span in the model name or in a relative file path used to be
+    stored verbatim in spool/sessions, spool/open and spool/active, and `tb verify` failed."""
+    sid = "6f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9"
+    hidden = "<private>the acquisition of Initech</private>"
+    base = {"session_id": sid, "cwd": str(repo), "transcript_path": str(repo / "t.jsonl")}
+    sequence = [
+        {"hook_event_name": "SessionStart", "source": "startup",
+         "model": f"claude-sonnet-4-5 {SECRET} {hidden}"},
+        {"hook_event_name": "PostToolUse", "tool_name": "Read",
+         "tool_input": {"file_path": f"notes/{SECRET}.md"}, "tool_response": {}},
+        {"hook_event_name": "PostToolUse", "tool_name": "Edit",
+         "tool_input": {"file_path": f"docs/{hidden}.md"}, "tool_response": {}},
+    ]  # fmt: skip
+    for payload in sequence:
+        assert _pipe("claude-code", {**base, **payload}, repo) == ""
+    stored = _machine_files_text()
+    assert "Initech" not in stored and SECRET not in stored
+    assert "[REDACTED:github-token]" in stored and "[private]" in stored
+    events = _session(sid)
+    assert [e["ev"] for e in events] == ["session_start", "tool_use", "tool_use"]
+    assert events[0]["model"].startswith("claude-sonnet-4-5")
+    done = tb("verify", "--json", cwd=repo)
+    checks = {c["id"]: c["status"] for c in json.loads(done.stdout)["checks"]}
+    assert checks["spool-privacy"] == "PASS", done.stdout

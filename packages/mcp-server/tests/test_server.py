@@ -199,3 +199,21 @@ async def test_memory_propose_runs_the_propose_gates_before_it_queues(
     assert set(fresh.structured_content) == {"queued", "candidate_id"}  # the contract's keys
     assert hostile.is_error
     assert "prompt injection" in hostile.content[0].text  # type: ignore[union-attr]
+
+
+async def test_private_spans_in_a_proposed_draft_are_removed_before_anything_is_kept(
+    brain_repo: Path, machine: MachineLayout
+) -> None:
+    """An agent's draft with <private> text: the candidate spool, the candidate_proposed event
+    and so `tb propose` never see it."""
+    draft = {
+        "class": "learning",
+        "title": "Deploy window <private>before the Initech deal</private>",
+        "body": "Deploy on Tuesdays. <private>The CFO asked us to wait for Initech.</private>",
+        "tags": ["deploy"],
+    }
+    async with Client(build_server(brain_repo)) as client:
+        result = await client.call_tool("memory_propose", {"draft": draft})
+    assert not result.is_error
+    stored = "".join(p.read_text() for p in machine.candidates.glob("*.json"))
+    assert "Initech" not in stored and "CFO" not in stored and "[private]" in stored

@@ -161,8 +161,20 @@ def keys_for(state: Mapping[str, object], model: str | None) -> dict[str, str]:
     }
 
 
+def _scrubbed(text: str) -> str:
+    from teambrain_schema._private import scrub_text
+
+    return scrub_text(text)
+
+
 def _append(home: str, event: dict[str, object]) -> None:
-    append_line(session_path(home, str(event["sid"])), (dumps(event) + "\n").encode("utf-8"))
+    """Write ``event`` to its session's spool file, every string field scrubbed first: a token
+    or a ``<private>`` span can arrive in any field of a payload (the model, a file path)."""
+    from teambrain_schema._private import scrub
+
+    clean = scrub(event)
+    assert isinstance(clean, dict)
+    append_line(session_path(home, str(clean["sid"])), (dumps(clean) + "\n").encode("utf-8"))
 
 
 def open_session(home: str, tool: str, sid: str, hook: Hook, now: float) -> dict[str, object]:
@@ -309,8 +321,11 @@ def record(home: str, tool: str, hook: Hook, now: float | None = None) -> None:
         # The end of a session we never saw open (or closed as idle already): nothing to close.
         # Claude Code fires SessionEnd alone for `claude mcp list` and `claude mcp get`.
         return
+    if hook.model:  # kept in spool/open and spool/active too: scrubbed like every field
+        hook.model = _scrubbed(hook.model)
     if hook.transcript and not hook.model and not (known or {}).get("model"):
         hook.model = transcript_model(hook.transcript)
+        hook.model = _scrubbed(hook.model) if hook.model else hook.model
         if hook.model and known is not None and hook.kind != END:
             known["model"] = hook.model  # read the transcript once per session, not per hook
             _save_state(home, sid, known)

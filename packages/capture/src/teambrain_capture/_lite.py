@@ -103,8 +103,12 @@ def utc_stamp(epoch: float | None = None) -> str:
 
 
 def make_private_dirs(path: str) -> None:
-    """Create directory ``path`` (and parents) with mode 0700."""
-    os.makedirs(path, mode=PRIVATE_DIR_MODE, exist_ok=True)
+    """Create directory ``path`` (and every missing parent) with mode 0700."""
+    if os.path.isdir(path):
+        return
+    from teambrain_schema._privdirs import ensure_private_dir
+
+    ensure_private_dir(path)
 
 
 def append_line(path: str, data: bytes) -> None:

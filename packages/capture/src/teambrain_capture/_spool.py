@@ -16,7 +16,7 @@ from typing import Any
 
 from teambrain_schema import MachineLayout
 
-from ._lite import PRIVATE_DIR_MODE, append_line, dumps, safe_sid
+from ._lite import append_line, dumps, safe_sid
 
 
 @dataclass(frozen=True)
@@ -53,8 +53,10 @@ def make_event(
 
 
 def ensure_private_dir(path: Path) -> None:
-    """Create ``path`` (and parents) with mode 0700."""
-    path.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR_MODE)
+    """Create ``path`` (and every missing parent) with mode 0700."""
+    from teambrain_schema import ensure_private_dir as ensure
+
+    ensure(path)
 
 
 def append_jsonl(path: Path, record: dict[str, Any]) -> None:

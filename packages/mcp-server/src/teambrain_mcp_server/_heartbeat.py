@@ -21,7 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from teambrain_schema import MachineLayout, machine_layout, read_json_file, write_text_atomic
+from teambrain_schema import (
+    MachineLayout,
+    ensure_private_dir,
+    machine_layout,
+    read_json_file,
+    write_text_atomic,
+)
 
 HEARTBEAT_VERSION = 1
 # Finished or vanished servers stay listed this long, so doctor can say when one last ran.
@@ -170,7 +176,7 @@ def read_heartbeat(machine: MachineLayout | None = None) -> list[ServerHeartbeat
 
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    ensure_private_dir(path.parent)
     fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

@@ -183,8 +183,9 @@ class _SavedMatrix:
     @staticmethod
     def save(path: Path, vectors: _VectorMatrix, generation: int, complete: bool) -> None:
         import numpy as np
+        from teambrain_schema import ensure_private_dir
 
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        ensure_private_dir(path.parent)
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".vectors-", suffix=".npz")
         try:
             with os.fdopen(fd, "wb") as handle:

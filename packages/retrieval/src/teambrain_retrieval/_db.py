@@ -244,8 +244,10 @@ def connect(path: Path | None) -> apsw.Connection:
         _configure(db, in_memory=True)
         migrate(db)
         return db
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if path.exists() and path.stat().st_size > 0 and not _looks_like_sqlite(path):
+    from teambrain_schema import create_private_file
+
+    create_private_file(path)  # SQLite gives its -wal and -shm files the database's mode
+    if path.stat().st_size > 0 and not _looks_like_sqlite(path):
         raise IndexCorrupt(f"{path} is not an SQLite database")
     try:
         db = apsw.Connection(str(path))

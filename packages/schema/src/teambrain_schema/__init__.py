@@ -61,6 +61,14 @@ _EXPORTS: dict[str, str] = {
     "read_local_text": "_localfiles",
     "read_json_file": "_localfiles",
     "loads_json": "_localfiles",
+    # _privdirs (stdlib)
+    "ensure_private_dir": "_privdirs",
+    "create_private_file": "_privdirs",
+    # _private (stdlib)
+    "PRIVATE_MARK": "_private",
+    "strip_private": "_private",
+    "scrub_text": "_private",
+    "scrub": "_private",
     # _moments (stdlib)
     "parse_moment": "_moments",
     # _secrets, _render (stdlib)
@@ -332,6 +340,16 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         find_repo_root as find_repo_root,
         machine_layout as machine_layout,
         teambrain_home as teambrain_home,
+    )
+    from ._private import (
+        PRIVATE_MARK as PRIVATE_MARK,
+        scrub as scrub,
+        scrub_text as scrub_text,
+        strip_private as strip_private,
+    )
+    from ._privdirs import (
+        create_private_file as create_private_file,
+        ensure_private_dir as ensure_private_dir,
     )
     from ._render import (
         MEMORY_NOTICE as MEMORY_NOTICE,

@@ -18,7 +18,10 @@ def write_text_atomic(path: Path, text: str, *, mode: int | None = None) -> None
 
 def write_bytes_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Replace ``path`` with ``data`` atomically (see :func:`write_text_atomic`)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():
+        from ._privdirs import ensure_private_dir
+
+        ensure_private_dir(path.parent)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
