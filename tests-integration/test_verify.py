@@ -54,6 +54,7 @@ def test_clean_setup_only_provenance_is_unverified(
         [
             {**KEYS, "ev": "session_start", "data": {}},
             {**KEYS, "ev": "intent", "data": {"summary": "fix flaky checkout test"}},
+            {**KEYS, "ev": "intent", "data": "fix the flaky checkout test"},  # the contract's
         ],
     )
     code, checks = _verify(tb, brain_repo)
@@ -75,8 +76,17 @@ def test_clean_setup_only_provenance_is_unverified(
             "data": {"summary": "deploy with ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"},
         },
         {**KEYS, "ev": "intent", "data": {"summary": "ok", "prompt": "the whole raw prompt"}},
+        # The contract's string shape, holding exactly what verify exists to catch (it crashed
+        # with `internal error: AttributeError` here).
+        {
+            **KEYS,
+            "ev": "intent",
+            "data": "Please fix the deploy. The staging DB password is hunter2-correct-horse-battery",
+        },
+        {**KEYS, "ev": "intent", "data": "please " * 60},
+        {**KEYS, "ev": "intent", "data": ["not", "a", "summary"]},
     ],
-    ids=["long-intent", "secret", "unknown-field"],
+    ids=["long-intent", "secret", "unknown-field", "string-password", "string-long", "a-list"],
 )
 def test_a_raw_prompt_in_the_spool_fails(
     brain_repo: Path, tb, teambrain_home: Path, record: dict[str, object]

@@ -339,8 +339,8 @@ def record(home: str, tool: str, hook: Hook, now: float | None = None) -> None:
     if hook.kind == PROMPT:
         from ._intent import summarise_intent
 
-        data: dict[str, object] = {"summary": summarise_intent(hook.prompt or "")}
-        _append(home, envelope("intent", data, keys, epoch=moment))
+        # The contract's shape: the payload is the summary string itself.
+        _append(home, envelope("intent", summarise_intent(hook.prompt or ""), keys, epoch=moment))
     elif hook.kind == PLAN:
         _append(home, envelope("plan_revision", hook.data, keys, epoch=moment))
     elif hook.kind == TOOL:

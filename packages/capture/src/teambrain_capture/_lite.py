@@ -131,7 +131,7 @@ def append_line(path: str, data: bytes) -> None:
 
 
 def envelope(
-    ev: str, data: dict[str, object], keys: dict[str, str], *, epoch: float | None = None
+    ev: str, data: dict[str, object] | str, keys: dict[str, str], *, epoch: float | None = None
 ) -> dict[str, object]:
     """An envelope v1 as a plain dict: ``v``, the join keys, ``t``, ``ev``, ``data``."""
     return {

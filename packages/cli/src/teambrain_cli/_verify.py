@@ -23,6 +23,7 @@ from teambrain_schema import (
     MachineLayout,
     find_secrets,
     forged_header_lines,
+    intent_summary,
     load_brain,
     render_memory,
     rendering_problem,
@@ -71,9 +72,10 @@ def check_spool_privacy(machine: MachineLayout) -> CheckResult:
                     else error.get("msg", "invalid")
                 )
                 problems.append(f"{where}: {location}: {kind}")
-            texts = [json.dumps(record.get("data", {}), ensure_ascii=False)]
+            data = record.get("data")
+            texts = [json.dumps(data, ensure_ascii=False)]
             if record.get("ev") == "intent":
-                summary = str(record.get("data", {}).get("summary", ""))
+                summary = data if isinstance(data, str) else intent_summary(data)
                 if len(summary) > MAX_INTENT_CHARS:
                     problems.append(
                         f"{where}: intent is {len(summary)} characters (limit {MAX_INTENT_CHARS}): a raw prompt?"

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 from teambrain_capture import read_jsonl, repo_join_key, session_files
-from teambrain_schema import ENVELOPE_ADAPTER, MachineLayout
+from teambrain_schema import ENVELOPE_ADAPTER, MachineLayout, intent_summary
 
 # The envelope keys and, per event type, the payload keys the distiller may read.
 ENVELOPE_KEYS = ("v", "sid", "t", "tool", "model", "repo", "branch", "ev")
@@ -89,6 +89,9 @@ def whitelisted(record: dict[str, Any]) -> dict[str, Any] | None:
         return None
     picked = {key: record[key] for key in ENVELOPE_KEYS if key in record}
     data = record.get("data")
+    if ev == "intent" and isinstance(data, str):  # the contract's shape: the summary itself
+        picked["data"] = data
+        return picked
     data = data if isinstance(data, dict) else {}
     picked["data"] = {key: data[key] for key in PAYLOAD_KEYS[ev] if key in data}
     return picked
@@ -129,7 +132,7 @@ def _add(facts: SessionFacts, event: Any) -> None:
     facts.last = moment if facts.last is None else max(facts.last, moment)
     data = event.data
     if event.ev == "intent":
-        facts.intents.append(data.summary)
+        facts.intents.append(intent_summary(data))
     elif event.ev == "tool_use":
         facts.steps.append(ToolStep(data.kind, data.path, data.exit_code))
     elif event.ev == "memory_retrieved":

@@ -121,6 +121,8 @@ _EXPORTS: dict[str, str] = {
     "SessionEndEvent": "_envelope",
     "SessionStartData": "_envelope",
     "IntentData": "_envelope",
+    "IntentText": "_envelope",
+    "intent_summary": "_envelope",
     "MemoryRetrievedData": "_envelope",
     "ToolUseData": "_envelope",
     "PlanRevisionData": "_envelope",
@@ -235,6 +237,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         Envelope as Envelope,
         IntentData as IntentData,
         IntentEvent as IntentEvent,
+        IntentText as IntentText,
         MemoryRetrievedData as MemoryRetrievedData,
         MemoryRetrievedEvent as MemoryRetrievedEvent,
         PlanRevisionData as PlanRevisionData,
@@ -246,6 +249,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         ToolUseData as ToolUseData,
         ToolUseEvent as ToolUseEvent,
         dump_event as dump_event,
+        intent_summary as intent_summary,
         parse_event as parse_event,
     )
     from ._errors import (

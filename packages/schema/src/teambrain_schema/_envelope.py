@@ -34,9 +34,25 @@ class SessionStartData(_Payload):
 
 
 class IntentData(_Payload):
-    """``intent``: what the user asked for, summarised locally; never the raw prompt."""
+    """``intent`` as v1 wrote it, ``{"summary": …}``: still read, never written."""
 
     summary: Annotated[str, StringConstraints(min_length=1, max_length=MAX_INTENT_CHARS)]
+
+
+# ``intent`` as the contract defines it: a locally-summarised string of at most 200 characters.
+IntentText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_INTENT_CHARS)]
+
+
+def intent_summary(data: object) -> str:
+    """The summary of an ``intent`` payload in either shape (the contract's string, or v1's
+    ``{"summary": …}``); "" for anything else."""
+    if isinstance(data, str):
+        return data
+    if isinstance(data, IntentData):
+        return data.summary
+    if isinstance(data, dict) and isinstance(data.get("summary"), str):
+        return str(data["summary"])
+    return ""
 
 
 class MemoryRetrievedData(_Payload):
@@ -99,7 +115,7 @@ class SessionStartEvent(_Envelope):
 
 class IntentEvent(_Envelope):
     ev: Literal["intent"] = "intent"
-    data: IntentData
+    data: IntentText | IntentData
 
 
 class MemoryRetrievedEvent(_Envelope):
