@@ -16,7 +16,7 @@ _EXPORTS: dict[str, str] = {
     "TOOL_NAMES": "_server",
     "TeambrainServer": "_server",
     "build_server": "_server",
-    "package_version": "_server",
+    "package_version": "_meta",
     "BrainService": "_service",
     "serve": "_main",
     "main": "_main",
@@ -40,12 +40,12 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         read_heartbeat as read_heartbeat,
     )
     from ._main import main as main, serve as serve
+    from ._meta import package_version as package_version
     from ._server import (
         SERVER_NAME as SERVER_NAME,
         TOOL_NAMES as TOOL_NAMES,
         TeambrainServer as TeambrainServer,
         build_server as build_server,
-        package_version as package_version,
     )
     from ._service import BrainService as BrainService
     from ._target import Target as Target, resolve_target as resolve_target

@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 from types import FrameType
-from typing import cast, get_args
+from typing import TYPE_CHECKING, NoReturn, cast, get_args
 
 from teambrain_schema import UserError
 
-from ._server import LogLevel, build_server, package_version
+from ._meta import LogLevel, package_version
+from ._stdio import StdioWire
+
+if TYPE_CHECKING:
+    from ._heartbeat import HeartbeatWriter
 
 
 def _log_plainly(level: str) -> None:
@@ -24,13 +30,42 @@ def _log_plainly(level: str) -> None:
     )
 
 
-def _stop_on_sigterm() -> None:
-    # Agent tools end servers with SIGTERM; turning it into KeyboardInterrupt lets the same
-    # clean-exit path run (heartbeat marked stopped).
-    def handler(_signum: int, _frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
+class _Ending:
+    """How a server ends when told to (SIGINT, SIGTERM) or when the client closed stdout:
+    promptly, with exit code 0 and its heartbeat entry marked stopped."""
 
-    signal.signal(signal.SIGTERM, handler)
+    GRACE_S = 1.0  # the most the heartbeat may hold up the exit
+
+    def __init__(self) -> None:
+        self.heartbeat: HeartbeatWriter | None = None
+        self._started = False
+
+    def on_signals(self) -> None:
+        """End on SIGINT and SIGTERM. asyncio would turn SIGINT into a cancellation that waits
+        for the stdin reader forever (agent tools then escalate to SIGTERM)."""
+
+        def handler(_signum: int, _frame: FrameType | None) -> None:
+            self.now()
+
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, handler)
+
+    def cleanup(self) -> None:
+        """Mark the heartbeat entry stopped (idempotent)."""
+        if self.heartbeat is not None:
+            self.heartbeat.stop()
+
+    def now(self) -> NoReturn:
+        """Leave now, from any thread: nothing is left to flush to a client that is gone or
+        told us to stop, and a thread blocked reading stdin would keep the process alive."""
+        if not self._started:
+            self._started = True
+            worker = threading.Thread(target=self.cleanup, name="ending", daemon=True)
+            worker.start()
+            worker.join(self.GRACE_S)
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+        os._exit(0)
 
 
 def serve(repo: Path | None = None, *, log_level: str = "WARNING") -> int:
@@ -40,7 +75,13 @@ def serve(repo: Path | None = None, *, log_level: str = "WARNING") -> int:
     if level not in get_args(LogLevel):
         raise UserError(f"--log-level: {log_level!r} is not one of {', '.join(get_args(LogLevel))}")
     _log_plainly(level)
+    ending = _Ending()
+    ending.on_signals()
+    from ._handover import serve_on_wire
+    from ._server import build_server
+
     server = build_server(repo, log_level=cast(LogLevel, level))
+    ending.heartbeat = server.service.heartbeat
     target = server.service.target
     if sys.stdin.isatty():
         where = target.repo_root or target.start
@@ -49,22 +90,10 @@ def serve(repo: Path | None = None, *, log_level: str = "WARNING") -> int:
             "(see docs/mcp.md); press Ctrl-C to stop.",
             file=sys.stderr,
         )
-    _stop_on_sigterm()
-    interrupted = False
-    try:
-        server.run("stdio")
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        if server.service.heartbeat is not None:
-            server.service.heartbeat.stop()
-    if interrupted:
-        # Stopped by a signal while the client still holds stdin open: the transport's reader
-        # thread is blocked in read() and would keep the process alive, and there is nothing
-        # left to clean up, so leave now.
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(0)
+    wire = StdioWire.claim_stdio(on_gone=ending.now)
+    wire.start()
+    serve_on_wire(server, wire)
+    ending.cleanup()
     return 0
 
 

@@ -1,0 +1,142 @@
+"""Serving the SDK's server over the stdio wire, picking up where the fast path left off.
+
+The SDK reads lines from an async iterator and writes lines to an async file (its public
+``stdio_server(stdin, stdout)``); here both are the wire. Messages the fast path already
+answered are replayed first so the SDK's session is in the same state as the client's: the
+``initialize`` request (under an id of our own, its answer dropped) and
+``notifications/initialized``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import mcp_types
+from mcp.server.stdio import stdio_server
+from pydantic import ValidationError
+
+from ._server import TeambrainServer
+from ._stdio import INVALID_REQUEST, ClientGone, Refusal, StdioWire
+
+REPLAYED_ID = "teambrain-fast-path-initialize"
+
+
+class _InFlight:
+    """The client's requests the SDK has not answered yet. When the client closes stdin, the
+    SDK would answer them "Connection closed"; the reading side waits for them instead."""
+
+    def __init__(self) -> None:
+        self._ids: set[Any] = set()
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    def add(self, request_id: Any) -> None:
+        self._ids.add(request_id)
+        if self._idle.is_set():
+            self._idle = anyio.Event()
+
+    def answered(self, line: str) -> None:
+        if not self._ids:
+            return
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return
+        if isinstance(message, dict) and "method" not in message:
+            self._ids.discard(message.get("id"))
+            if not self._ids:
+                self._idle.set()
+
+    async def drained(self) -> None:
+        await self._idle.wait()
+
+
+class _WireLines:
+    """The wire's messages as the lines the SDK reads, after ``replay``."""
+
+    def __init__(self, wire: StdioWire, replay: Sequence[str], in_flight: _InFlight) -> None:
+        self._wire = wire
+        self._replay = list(replay)
+        self._in_flight = in_flight
+
+    def __aiter__(self) -> _WireLines:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            if self._replay:
+                return self._replay.pop(0)
+            item = await anyio.to_thread.run_sync(self._wire.receive, abandon_on_cancel=True)
+            if item is None:
+                await self._in_flight.drained()
+                raise StopAsyncIteration
+            try:  # the SDK's own reading of the envelope: what it would drop is answered here
+                mcp_types.jsonrpc_message_adapter.validate_json(item.text, by_name=False)
+            except ValidationError as exc:
+                detail = exc.errors(include_url=False)[0].get("msg", "not a JSON-RPC message")
+                self._wire.refuse(Refusal(INVALID_REQUEST, f"Invalid Request: {detail}", item.id))
+                continue
+            if item.is_request:
+                self._in_flight.add(item.id)
+            return item.text
+
+
+class _WireOut:
+    """The SDK's stdout: each line goes to the wire, except the answer to a replayed
+    ``initialize`` (the client had its answer from the fast path)."""
+
+    def __init__(self, wire: StdioWire, drop_id: str | None, in_flight: _InFlight) -> None:
+        self._wire = wire
+        self._drop_id = drop_id
+        self._in_flight = in_flight
+
+    async def write(self, text: str) -> None:
+        line = text.rstrip("\n")
+        if self._drop_id is not None and _answers(line, self._drop_id):
+            self._drop_id = None
+            return
+        try:
+            await anyio.to_thread.run_sync(self._wire.send_text, line)
+        except ClientGone:
+            self._wire.mark_gone()
+        self._in_flight.answered(line)
+
+    async def flush(self) -> None:
+        return None
+
+
+def _answers(line: str, request_id: str) -> bool:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(message, dict) and message.get("id") == request_id and "method" not in message
+
+
+def replay_lines(
+    initialize: dict[str, Any] | None, initialized: dict[str, Any] | None
+) -> list[str]:
+    """The lines that bring a fresh SDK session to where the fast path's client is."""
+    lines = []
+    if initialize is not None:
+        lines.append(json.dumps({**initialize, "id": REPLAYED_ID}, ensure_ascii=False))
+    if initialized is not None:
+        lines.append(json.dumps(initialized, ensure_ascii=False))
+    return lines
+
+
+def serve_on_wire(server: TeambrainServer, wire: StdioWire, replay: Sequence[str] = ()) -> None:
+    """Run ``server`` on ``wire`` until the client closes stdin (in-flight calls finish)."""
+
+    async def run() -> None:
+        in_flight = _InFlight()
+        stdin: Any = _WireLines(wire, replay, in_flight)
+        stdout: Any = _WireOut(wire, REPLAYED_ID if replay else None, in_flight)
+        async with stdio_server(stdin, stdout) as (read_stream, write_stream):
+            await server.run_streams(read_stream, write_stream)
+
+    anyio.run(run)
