@@ -140,3 +140,49 @@ def test_a_client_that_closes_only_stdin_mid_call_still_gets_its_answer(
     assert answer["id"] == 2 and "result" in answer, answer
     assert client.wait() == 0
     assert "internal error" not in client.stderr()
+
+
+HOSTILE_LINES = [
+    (b"[" * 200_000 + b"]" * 200_000, -32700, None),
+    (b'{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":"memory_search",'
+     b'"arguments":{"query":"x","k":' + b"[" * 300 + b"1" + b"]" * 300 + b"}}}", -32700, 31),
+    (b'{"jsonrpc":"2.0","id":32,"method":"tools/call","params":{"name":"memory_search",'
+     b'"arguments":{"query":"\\ud800"}}}', -32700, 32),
+    (b'{"jsonrpc":"2.0","id":33,"method":"tools/call","params":{"name":"memory_search",'
+     b'"arguments":{"query":"caf\xe9"}}}', -32700, 33),
+    (b"\xff\xfe\x00", -32700, None),
+    (b"{oops", -32700, None),
+    (b"[]", -32600, None),
+    (b"17", -32600, None),
+    (b'{"jsonrpc":"2.0","id":34,"method":["ping"]}', -32600, 34),
+    (b'{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', -32600, None),
+    (b"{" + b'"pad":"' + b"x" * (5 * 1024 * 1024) + b'"}', -32600, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("phase", ["before initialize", "after a tool call"])
+def test_every_unparseable_message_gets_an_error_reply_and_the_server_keeps_serving(
+    client: RawClient, phase: str
+) -> None:
+    if phase == "after a tool call":  # the MCP SDK's server is serving by now
+        client.initialize()
+        client.send({**CONTEXT_CALL, "id": 30})
+        assert client.receive()["id"] == 30
+    for line, _code, _id in HOSTILE_LINES:
+        client.send_bytes(line)
+    client.send({"jsonrpc": "2.0", "id": 99, "method": "ping"})
+    replies = []
+    while (reply := client.receive()).get("id") != 99:
+        replies.append(reply)
+    assert reply == {"jsonrpc": "2.0", "id": 99, "result": {}}
+    assert [(r["error"]["code"], r["id"]) for r in replies] == [
+        (code, request_id) for _line, code, request_id in HOSTILE_LINES
+    ]
+    if phase == "before initialize":
+        client.initialize()  # still a working server
+    assert client.process.stdin is not None
+    client.process.stdin.close()
+    assert client.wait() == 0
+    stderr = client.stderr()
+    assert stderr.count(" to a message it cannot serve: ") == len(HOSTILE_LINES), stderr
+    assert "Traceback" not in stderr and "internal error" not in stderr

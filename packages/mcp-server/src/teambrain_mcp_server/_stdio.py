@@ -29,6 +29,9 @@ INVALID_REQUEST: Final = -32600
 # No MCP message comes near this (a query is at most 2,000 characters, a draft body 400
 # words); a larger line is refused unread rather than held in memory.
 MAX_MESSAGE_BYTES: Final = 4 * 1024 * 1024
+# Deeper than any MCP message nests, and below what the SDK's parser accepts (about 200
+# levels): a deeper message gets "nested too deeply" here, however deep it is.
+MAX_DEPTH: Final = 128
 _CHUNK: Final = 1 << 16
 
 log = logging.getLogger("teambrain_mcp_server.stdio")
@@ -85,9 +88,25 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests objects and arrays (iterative: no recursion to exhaust)."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children if isinstance(child, dict | list))
+    return deepest
+
+
 def _lone_surrogate(value: Any) -> bool:
-    """Whether any string in ``value`` (keys too) holds a lone surrogate; iterative, so a
-    deeply nested value cannot exhaust the stack."""
+    """Whether any string in ``value`` (keys too) holds a lone surrogate."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -120,16 +139,22 @@ def parse_message(line: bytes) -> Incoming | Refusal | None:
     try:
         value = json.loads(text, parse_constant=_reject_constant)
     except RecursionError:
-        return Refusal(PARSE_ERROR, "Parse error: the message is nested too deeply")
+        return Refusal(PARSE_ERROR, _TOO_DEEP)
     except ValueError as exc:
         return Refusal(PARSE_ERROR, f"Parse error: not JSON ({_first_line(exc)})")
+    request_id = _usable_id(value.get("id")) if isinstance(value, dict) else None
+    if _depth(value) > MAX_DEPTH:
+        return Refusal(PARSE_ERROR, _TOO_DEEP, request_id)
     if "\\" in text and _lone_surrogate(value):
         return Refusal(
             PARSE_ERROR,
             "Parse error: a string holds a lone surrogate escape (JSON text must be Unicode)",
-            _usable_id(value.get("id")) if isinstance(value, dict) else None,
+            request_id,
         )
     return _check_envelope(value, text)
+
+
+_TOO_DEEP = f"Parse error: the message nests more than {MAX_DEPTH} levels deep"
 
 
 def _check_envelope(value: Any, text: str) -> Incoming | Refusal:
