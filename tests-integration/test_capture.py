@@ -539,3 +539,33 @@ def test_every_payload_field_that_reaches_the_disk_is_scrubbed(repo: Path, tb: T
     done = tb("verify", "--json", cwd=repo)
     checks = {c["id"]: c["status"] for c in json.loads(done.stdout)["checks"]}
     assert checks["spool-privacy"] == "PASS", done.stdout
+
+
+def test_a_10_mb_prompt_is_summarised_inside_the_hook_timeout(repo: Path) -> None:
+    """The summary reads the start of the prompt only: a 10 MB prompt kept the hook busy ~12 s,
+    past the 10 s `tb install` gives it, and the intent was lost."""
+    sid = "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d"
+    base = {"session_id": sid, "cwd": str(repo), "transcript_path": str(repo / "t.jsonl")}
+    prompt = "Refactor the checkout flow. " + ("lorem ipsum dolor sit amet " * 400_000)
+    start = {"hook_event_name": "SessionStart", "source": "startup", "model": "m"}
+    assert _pipe("claude-code", {**base, **start}, repo) == ""
+    done = subprocess.run(
+        [_tb_capture(), "claude-code"],
+        input=json.dumps({**base, "hook_event_name": "UserPromptSubmit", "prompt": prompt}),
+        cwd=repo, capture_output=True, text=True, timeout=10, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0
+    [intent] = [e for e in _session(sid) if e["ev"] == "intent"]
+    assert "refactor" in str(intent["data"]).lower()
+
+
+def test_a_payload_cut_off_inside_a_string_is_logged_as_malformed(repo: Path) -> None:
+    cut = '{"session_id": "s", "hook_event_name": "UserPromptSubmit", "prompt": "deploy th'
+    done = subprocess.run(
+        [_tb_capture(), "claude-code"], input=cut, cwd=repo, capture_output=True, text=True,
+        timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0
+    log = (Path(os.environ["TEAMBRAIN_HOME"]) / "logs" / "capture.log").read_text()
+    assert "malformed payload" in log and "cut off inside a string" in log
+    assert "SystemError" not in log and "deploy th" not in log

@@ -13,6 +13,12 @@ import re
 from teambrain_schema import find_secrets, redact_secrets
 
 MAX_INTENT_CHARS = 200  # teambrain_schema.MAX_INTENT_CHARS (a test keeps them equal)
+# The summary reads the start of the prompt only, so its cost is bounded whatever the prompt's
+# size (the hook has 10 s): the ask is near the start, and the gist fits in 200 characters.
+MAX_SUMMARY_INPUT = 16_000
+# Longer runs without whitespace are dropped before anything else: no word of the summary is
+# that long, and the secret rules' cost grows with the square of a run's length.
+MAX_RUN = 100
 # The longest run of characters copied from the prompt as they were (separators break longer ones).
 MAX_VERBATIM = 48
 MAX_WORD = 32
@@ -22,6 +28,7 @@ SEPARATOR = " · "
 SECRET_MARK = "[secret]"  # noqa: S105  (what a redacted secret reads as)
 _SECRET_WORD = "tbredactedsecret"  # noqa: S105  # stands in for a redacted secret until the words are joined
 
+_LONG_RUN = re.compile(rf"(?<!\S)\S{{{MAX_RUN + 1},}}")
 _PRIVATE = re.compile(r"(?is)<private\b[^>]*>.*?(?:</private\s*>|\Z)")
 _FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)")
 _INLINE_CODE = re.compile(r"`([^`\n]*)`")
@@ -327,9 +334,21 @@ def _assemble(words: list[str], haystack: str) -> str:
     return summary.strip(" ·")
 
 
+def read_part(prompt: str) -> str:
+    """The part of ``prompt`` the summary reads: its first :data:`MAX_SUMMARY_INPUT`
+    characters, cut back to whitespace so no word (or secret) is split."""
+    if len(prompt) <= MAX_SUMMARY_INPUT:
+        return prompt
+    parts = prompt[:MAX_SUMMARY_INPUT].rsplit(None, 1)
+    return parts[0] if len(parts) == 2 else ""
+
+
 def summarise_intent(prompt: str) -> str:
-    """A private, ≤ 200-character summary of ``prompt`` for the ``intent`` event."""
+    """A private, ≤ 200-character summary of ``prompt`` for the ``intent`` event. It reads
+    at most :data:`MAX_SUMMARY_INPUT` characters, so it takes milliseconds for any prompt."""
+    prompt = read_part(prompt)
     text = prompt.replace("\r\n", "\n").replace("\r", "\n")
+    text = _LONG_RUN.sub(" ", text)
     text = _PRIVATE.sub(" ", text)
     text = redact_secrets(text)
     text = _FENCE.sub("\n", text)

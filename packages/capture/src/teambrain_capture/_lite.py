@@ -56,11 +56,30 @@ def loads(text: str) -> object:
         raise JsonError("no JSON value") from None
     except RecursionError:
         raise JsonError("JSON nested too deeply") from None
-    except ValueError as exc:  # json.JSONDecodeError, raised by the C scanner
-        raise JsonError(str(exc)) from None
+    except (ValueError, SystemError):
+        # Without ``json.decoder`` loaded, CPython 3.11's scanner fails on most malformed text
+        # (say, cut off inside a string) with an empty SystemError; only then is ``json``
+        # worth importing, to say what is wrong and where.
+        raise JsonError(_describe_malformed(text)) from None
     if text[end:].strip(" \t\n\r"):
         raise JsonError(f"extra data after the JSON value at offset {end}")
     return value
+
+
+def _describe_malformed(text: str) -> str:
+    import json
+
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg.startswith("Unterminated string"):
+            return f"cut off inside a string that starts at offset {exc.pos}"
+        return f"{exc.msg} at offset {exc.pos}"
+    except RecursionError:
+        return "JSON nested too deeply"
+    except ValueError as exc:
+        return str(exc).strip().splitlines()[0] if str(exc).strip() else "not JSON"
+    return "not JSON"
 
 
 def dumps(value: object) -> str:
