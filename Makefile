@@ -22,7 +22,7 @@ uv: ## Install uv with pip when it is missing
 	@$(UV) --version
 
 install: uv ## Create .venv with every workspace package and the dev tools (from uv.lock)
-	$(UV) sync --all-packages --locked
+	$(UV) sync --all-packages --locked --compile-bytecode
 	@$(MAKE) --no-print-directory inspector agents
 
 # $(call npm_lock_install,<folder>,<what>,<command run after npm ci, or empty>): install the

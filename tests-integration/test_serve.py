@@ -293,8 +293,9 @@ def test_sigterm_stops_the_server_cleanly_even_with_stdin_open(
         finally:
             if process.poll() is None:
                 process.kill()
-    [entry] = read_heartbeat(MachineLayout(teambrain_home))
-    assert entry.pid == process.pid and entry.state == "stopped"
+    # Answered by the fast path before the server was built: no heartbeat, or a stopped one.
+    entries = read_heartbeat(MachineLayout(teambrain_home))
+    assert all(e.pid == process.pid and e.state == "stopped" for e in entries), entries
 
 
 def _inspector(brain: Path, teambrain_home: Path, *args: str) -> subprocess.CompletedProcess[str]:

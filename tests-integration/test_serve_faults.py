@@ -112,6 +112,21 @@ def test_a_signal_stops_the_server_with_exit_0(
     assert client.wait() == 0
     stderr = client.stderr()
     assert "Traceback" not in stderr and "internal error" not in stderr, stderr
+    # The handshake is answered before the server is built (the fast path): a signal that
+    # comes first leaves no heartbeat at all; once built, its entry is marked stopped.
+    entries = read_heartbeat(MachineLayout(teambrain_home))
+    assert all(e.pid == client.process.pid and e.state == "stopped" for e in entries), entries
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_after_serving_marks_the_heartbeat_stopped(
+    client: RawClient, teambrain_home: Path, signum: int
+) -> None:
+    client.initialize()
+    client.send(CONTEXT_CALL)
+    assert client.receive()["id"] == 2
+    client.process.send_signal(signum)
+    assert client.wait() == 0
     [entry] = read_heartbeat(MachineLayout(teambrain_home))
     assert entry.pid == client.process.pid and entry.state == "stopped"
 

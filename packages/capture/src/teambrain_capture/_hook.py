@@ -172,8 +172,8 @@ def _append(home: str, event: dict[str, object]) -> None:
     or a ``<private>`` span can arrive in any field of a payload (the model, a file path)."""
     from teambrain_schema._private import scrub
 
-    clean = scrub(event)
-    assert isinstance(clean, dict)
+    # v, sid (already file-name safe), tool (our argument), t and ev are ours; the rest came in.
+    clean = {k: (v if k in ("v", "sid", "tool", "t", "ev") else scrub(v)) for k, v in event.items()}
     append_line(session_path(home, str(clean["sid"])), (dumps(clean) + "\n").encode("utf-8"))
 
 

@@ -19,10 +19,9 @@ import mcp_types
 from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
 
+from ._fastpath import REPLAYED_ID
 from ._server import TeambrainServer
-from ._stdio import INVALID_REQUEST, ClientGone, Refusal, StdioWire
-
-REPLAYED_ID = "teambrain-fast-path-initialize"
+from ._stdio import INVALID_REQUEST, ClientGone, Incoming, Refusal, StdioWire
 
 
 class _InFlight:
@@ -58,10 +57,14 @@ class _InFlight:
 class _WireLines:
     """The wire's messages as the lines the SDK reads, after ``replay``."""
 
-    def __init__(self, wire: StdioWire, replay: Sequence[str], in_flight: _InFlight) -> None:
+    def __init__(
+        self, wire: StdioWire, replay: Sequence[str], in_flight: _InFlight,
+        pending: Incoming | None = None,
+    ) -> None:  # fmt: skip
         self._wire = wire
         self._replay = list(replay)
         self._in_flight = in_flight
+        self._pending = pending  # the client's message the fast path handed over unanswered
 
     def __aiter__(self) -> _WireLines:
         return self
@@ -70,7 +73,11 @@ class _WireLines:
         while True:
             if self._replay:
                 return self._replay.pop(0)
-            item = await anyio.to_thread.run_sync(self._wire.receive, abandon_on_cancel=True)
+            item: Incoming | None
+            if self._pending is not None:
+                item, self._pending = self._pending, None
+            else:
+                item = await anyio.to_thread.run_sync(self._wire.receive, abandon_on_cancel=True)
             if item is None:
                 await self._in_flight.drained()
                 raise StopAsyncIteration
@@ -117,24 +124,16 @@ def _answers(line: str, request_id: str) -> bool:
     return isinstance(message, dict) and message.get("id") == request_id and "method" not in message
 
 
-def replay_lines(
-    initialize: dict[str, Any] | None, initialized: dict[str, Any] | None
-) -> list[str]:
-    """The lines that bring a fresh SDK session to where the fast path's client is."""
-    lines = []
-    if initialize is not None:
-        lines.append(json.dumps({**initialize, "id": REPLAYED_ID}, ensure_ascii=False))
-    if initialized is not None:
-        lines.append(json.dumps(initialized, ensure_ascii=False))
-    return lines
-
-
-def serve_on_wire(server: TeambrainServer, wire: StdioWire, replay: Sequence[str] = ()) -> None:
-    """Run ``server`` on ``wire`` until the client closes stdin (in-flight calls finish)."""
+def serve_on_wire(
+    server: TeambrainServer, wire: StdioWire, replay: Sequence[str] = (),
+    pending: Incoming | None = None,
+) -> None:  # fmt: skip
+    """Run ``server`` on ``wire`` until the client closes stdin (in-flight calls finish):
+    ``replay`` first (lines the fast path answered), then ``pending``, then the wire."""
 
     async def run() -> None:
         in_flight = _InFlight()
-        stdin: Any = _WireLines(wire, replay, in_flight)
+        stdin: Any = _WireLines(wire, replay, in_flight, pending)
         stdout: Any = _WireOut(wire, REPLAYED_ID if replay else None, in_flight)
         async with stdio_server(stdin, stdout) as (read_stream, write_stream):
             await server.run_streams(read_stream, write_stream)

@@ -11,10 +11,11 @@ import sys
 import threading
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, NoReturn, cast, get_args
+from typing import TYPE_CHECKING, Any, NoReturn, cast, get_args
 
 from teambrain_schema import UserError
 
+from ._fastpath import serve_fast
 from ._meta import LogLevel, package_version
 from ._stdio import StdioWire
 
@@ -77,22 +78,45 @@ def serve(repo: Path | None = None, *, log_level: str = "WARNING") -> int:
     _log_plainly(level)
     ending = _Ending()
     ending.on_signals()
-    from ._handover import serve_on_wire
-    from ._server import build_server
-
-    server = build_server(repo, log_level=cast(LogLevel, level))
-    ending.heartbeat = server.service.heartbeat
-    target = server.service.target
     if sys.stdin.isatty():
-        where = target.repo_root or target.start
         print(
-            f"teambrain MCP server for {where} on stdio. Agent tools start it for you "
-            "(see docs/mcp.md); press Ctrl-C to stop.",
+            "teambrain MCP server on stdio. Agent tools start it for you (see docs/mcp.md); "
+            "press Ctrl-C to stop.",
             file=sys.stderr,
         )
     wire = StdioWire.claim_stdio(on_gone=ending.now)
     wire.start()
-    serve_on_wire(server, wire)
+    built: dict[str, Any] = {}
+    done = threading.Event()
+
+    def build() -> None:  # the SDK and the server load while the handshake is answered
+        try:
+            from ._handover import serve_on_wire
+            from ._server import build_server
+
+            built["server"] = build_server(repo, log_level=cast(LogLevel, level))
+            built["serve"] = serve_on_wire
+            ending.heartbeat = built["server"].service.heartbeat  # a signal marks it stopped
+        except BaseException as exc:  # re-raised on the main thread
+            built["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=build, name="build-server", daemon=True).start()
+    try:
+        replay, pending = serve_fast(wire, done, package_version())
+    except EOFError:  # the client went away before it needed the server
+        done.wait(ending.GRACE_S)
+        server = built.get("server")
+        ending.heartbeat = server.service.heartbeat if server is not None else None
+        ending.cleanup()
+        return 0
+    done.wait()
+    if "error" in built:
+        raise built["error"]
+    server = built["server"]
+    ending.heartbeat = server.service.heartbeat
+    built["serve"](server, wire, replay, pending)
     ending.cleanup()
     return 0
 

@@ -10,11 +10,15 @@ nested document into the ValueError every caller already handles as "not valid J
 
 from __future__ import annotations
 
-import json
 import os
 import stat
-from pathlib import Path
-from typing import Any
+
+# Not ``typing``/``pathlib``/``json`` at import time: the capture hook reads git's HEAD through
+# this module on every agent tool call, and those cost it ~20 ms.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 # Spool and state files are a few KB; a candidate holds a draft of at most 256 KB.
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
@@ -85,6 +89,8 @@ def read_local_text(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> 
 
 def loads_json(data: str | bytes) -> Any:
     """``json.loads``, with nesting too deep for the parser reported as a ValueError."""
+    import json
+
     try:
         return json.loads(data)
     except RecursionError:

@@ -11,7 +11,7 @@ PRIVATE_MARK = "[private]"
 _OPEN, _CLOSE = "<private", "</private"
 _SUSPECT_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "login", "auth",
                   "bearer", "-p")  # fmt: skip
-_SEPARATORS = frozenset(" \t\r\n/\\.,;:@'\"`()[]{}<>=")
+_SEPARATORS = frozenset(" \t\r\n/\\.,;:@'\"`()[]{}<>=-_")
 
 
 def strip_private(text: str) -> str:
