@@ -217,3 +217,19 @@ async def test_private_spans_in_a_proposed_draft_are_removed_before_anything_is_
     assert not result.is_error
     stored = "".join(p.read_text() for p in machine.candidates.glob("*.json"))
     assert "Initech" not in stored and "CFO" not in stored and "[private]" in stored
+
+
+async def test_one_body_cap_everywhere_a_one_word_20_mb_body_is_refused(
+    brain_repo: Path, machine: MachineLayout
+) -> None:
+    from teambrain_mcp_server._service import BrainService
+    from teambrain_schema import MAX_BODY_BYTES, ValidationFailure, validate_draft
+
+    huge = {"class": "learning", "title": "Huge", "body": "x" * (MAX_BODY_BYTES + 1)}
+    with pytest.raises(ValidationFailure, match="larger than 256 KB"):
+        validate_draft(huge)
+    async with Client(build_server(brain_repo)) as client:
+        result = await client.call_tool("memory_propose", {"draft": huge})
+    assert result.is_error and "256 KB" in result.content[0].text  # type: ignore[union-attr]
+    assert not machine.candidates.exists() or not list(machine.candidates.glob("*.json"))
+    assert BrainService  # the same gate the service applies

@@ -86,8 +86,10 @@ def _bucket_label(report: DigestReport, start: dt.date) -> str:
 
 
 def _memory_label(memory_id: str, titles: Mapping[str, str] | None) -> str:
+    from teambrain_schema import one_line
+
     title = (titles or {}).get(memory_id)
-    return f"{memory_id} ({title})" if title else memory_id
+    return f"{memory_id} ({one_line(title)})" if title else memory_id
 
 
 def _explore_line(report: DigestReport) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from teambrain_schema import (
+    MAX_BODY_BYTES,
     MemoryDraft,
     UserError,
     ValidationFailure,
@@ -27,7 +28,9 @@ from teambrain_schema import (
     load_yaml,
 )
 
-MAX_DRAFT_BYTES = 256 * 1024
+# A draft file is a body and a little front-matter: the body's cap (schema.MAX_BODY_BYTES)
+# bounds what is read, so a draft too big here is too big everywhere.
+MAX_DRAFT_BYTES = MAX_BODY_BYTES + 16 * 1024
 ASSIGNED_FIELDS = ("id", "status", "created")
 
 

@@ -15,13 +15,13 @@ from teambrain_schema import (
     MemoryProposeResult,
     MemoryResult,
     MemorySearchResult,
-    sanitise_body,
+    one_line,
 )
 
 
 def _line(text: str) -> str:
-    """``text`` as one safe line: control characters gone, memory-header lookalikes escaped."""
-    return " ".join(sanitise_body(text).split())
+    """``text`` as one safe line (:func:`teambrain_schema.one_line`)."""
+    return one_line(text)
 
 
 def _memory(number: int, memory: MemoryResult) -> str:

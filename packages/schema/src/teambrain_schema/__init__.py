@@ -86,6 +86,7 @@ _EXPORTS: dict[str, str] = {
     "render_memory": "_render",
     "sanitise_body": "_render",
     "fence_for": "_render",
+    "one_line": "_render",
     "rendering_problem": "_render",
     "forged_header_lines": "_render",
     # _index_md (stdlib)
@@ -100,6 +101,7 @@ _EXPORTS: dict[str, str] = {
     "Proposer": "_memory",
     "MAX_TITLE_CHARS": "_memory",
     "MAX_BODY_WORDS": "_memory",
+    "MAX_BODY_BYTES": "_memory",
     "Evidence": "_memory",
     "MemoryFrontMatter": "_memory",
     "Memory": "_memory",
@@ -316,6 +318,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         Provenance as Provenance,
     )
     from ._memory import (
+        MAX_BODY_BYTES as MAX_BODY_BYTES,
         MAX_BODY_WORDS as MAX_BODY_WORDS,
         MAX_TITLE_CHARS as MAX_TITLE_CHARS,
         Candidate as Candidate,
@@ -360,6 +363,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         RENDER_PREFIX as RENDER_PREFIX,
         fence_for as fence_for,
         forged_header_lines as forged_header_lines,
+        one_line as one_line,
         render_memory as render_memory,
         rendering_problem as rendering_problem,
         sanitise_body as sanitise_body,

@@ -117,11 +117,53 @@ def _excerpt(text: str, start: int, end: int) -> str:
     return " ".join(snippet.split())
 
 
+_HIDDEN_MARKS = frozenset(
+    ["\u034f", "\u180b", "\u180c", "\u180d", "\u180e", "\u180f"]
+    + [chr(c) for c in range(0xFE00, 0xFE10)]
+)
+
+
+def reading_form(text: str) -> str:
+    """``text`` as an agent reads it once rendered: format and control characters (soft hyphen,
+    ZWJ, LRM, bidi controls, tag characters…), the combining grapheme joiner and variation
+    selectors removed, compatibility forms folded (NFKC). A keyword split by an invisible
+    character is whole again here, as it is for the model."""
+    import unicodedata
+
+    if text.isascii():
+        return text
+    kept = []
+    for char in text:
+        if char in "\n\t":
+            kept.append(char)
+            continue
+        code = ord(char)
+        if char in _HIDDEN_MARKS or 0xE0100 <= code <= 0xE01EF:
+            continue
+        category = unicodedata.category(char)
+        if category in ("Cc", "Cf"):
+            continue
+        kept.append("\n" if category in ("Zl", "Zp") else char)
+    return unicodedata.normalize("NFKC", "".join(kept))
+
+
 def find_injections(text: str) -> list[InjectionFinding]:
-    """Every suspected prompt injection in ``text``, ordered by position, one per span."""
+    """Every suspected prompt injection in ``text`` — and in its :func:`reading_form`, the text
+    the agent will read — ordered by position, one per span."""
     spans: list[tuple[int, int, str]] = []
     for rule, pattern in _COMPILED:
         spans.extend((m.start(), m.end(), rule) for m in pattern.finditer(text))
+    visible = reading_form(text)
+    if visible != text:  # offsets of these refer to the reading form; lines are the same
+        seen_lines = {text.count("\n", 0, start) for start, _, _ in spans}
+        for rule, pattern in _COMPILED:
+            for m in pattern.finditer(visible):
+                line = visible.count("\n", 0, m.start())
+                if line not in seen_lines:
+                    spans.append(
+                        (_offset_of_line(text, line), _offset_of_line(text, line + 1), rule)
+                    )
+                    seen_lines.add(line)
     for fence in _FENCE.finditer(text):
         next_start = fence.end() + 1
         next_end = text.find("\n", next_start)
@@ -146,6 +188,17 @@ def find_injections(text: str) -> list[InjectionFinding]:
             )
         )
     return findings
+
+
+def _offset_of_line(text: str, line: int) -> int:
+    """The offset where 0-based ``line`` of ``text`` starts (the end of the text past the last)."""
+    offset = 0
+    for _ in range(line):
+        found = text.find("\n", offset)
+        if found < 0:
+            return len(text)
+        offset = found + 1
+    return offset
 
 
 def has_injection(text: str) -> bool:

@@ -28,6 +28,9 @@ Proposer = Literal["human", "agent", "distiller"]
 
 MAX_TITLE_CHARS = 80
 MAX_BODY_WORDS = 400
+# One size cap for a memory body wherever it enters (memory_propose, tb propose --draft, the
+# distiller, lint): the word limit alone let a one-"word" body of 20 MB through.
+MAX_BODY_BYTES = 256 * 1024
 MAX_TAG_CHARS = 40
 MAX_TAGS = 20
 
@@ -39,14 +42,19 @@ def _check_ulid(value: str) -> str:
 
 
 def _check_single_line(value: str) -> str:
-    if any(unicodedata.category(char)[0] == "C" for char in value):
-        raise ValueError("must be one line without control characters")
+    # C*: controls and format characters; Zl/Zp: U+2028 LINE and U+2029 PARAGRAPH SEPARATOR,
+    # which a terminal or a line-splitting tool renders as a new line of text.
+    if any(unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Zl", "Zp")
+           for char in value):  # fmt: skip
+        raise ValueError("must be one line without control characters or line separators")
     if value != value.strip():
         raise ValueError("must not start or end with whitespace")
     return value
 
 
 def _check_body_words(value: str) -> str:
+    if len(value) > MAX_BODY_BYTES or len(value.encode("utf-8", "surrogatepass")) > MAX_BODY_BYTES:
+        raise ValueError(f"is larger than {MAX_BODY_BYTES // 1024} KB")
     words = count_words(value)
     if words > MAX_BODY_WORDS:
         raise ValueError(f"has {words} words; the limit is {MAX_BODY_WORDS}")

@@ -59,6 +59,13 @@ def _escape_lookalike(line: str) -> str:
     return line
 
 
+def one_line(text: str) -> str:
+    """``text`` as one safe line wherever a title or path is shown: line breaks of every kind
+    (``\n``, ``\r``, U+2028, U+2029, NEL…) and control or format characters gone, runs of
+    whitespace single spaces, memory-header lookalikes escaped."""
+    return " ".join(sanitise_body(text).split())
+
+
 def fence_for(text: str) -> str:
     """A backtick fence longer than any backtick run inside ``text`` (at least three)."""
     longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
@@ -113,9 +120,8 @@ def rendering_problem(memory_id: str, rendered: str) -> str | None:
 def forged_header_lines(body: str) -> list[int]:
     """1-based lines of ``body`` that impersonate a memory header (an injection attempt),
     looked for after folding compatibility forms and dropping invisible format characters."""
+    from ._injection import reading_form
+
     lines = body.split("\n")
-    folded = "\n".join(
-        "".join(c for c in unicodedata.normalize("NFKC", line) if unicodedata.category(c) != "Cf")
-        for line in lines
-    )
+    folded = "\n".join(reading_form(line).replace("\n", " ") for line in lines)
     return [folded.count("\n", 0, match.start()) + 1 for match in _FORGED_HEADER.finditer(folded)]

@@ -87,12 +87,13 @@ def open_brain(ref: str | None, at: str | None) -> Iterator[Retriever]:
 
 def format_hit(position: int, hit: Hit) -> str:
     """One result for a terminal: title, where it comes from, then the fenced body."""
-    from teambrain_schema import render_memory
+    from teambrain_schema import one_line, render_memory
 
     front = hit.memory.front
     commit = (hit.provenance.commit or "uncommitted")[:12]
-    meta = f"{front.class_} · {front.priority} · {hit.provenance.path} @ {commit}"
-    return f"{position}. {front.title}\n   {meta}\n{render_memory(front.id, hit.memory.body)}"
+    meta = f"{front.class_} · {front.priority} · {one_line(hit.provenance.path)} @ {commit}"
+    title = one_line(front.title)  # one line whatever the file says (U+2028 splits lines too)
+    return f"{position}. {title}\n   {meta}\n{render_memory(front.id, hit.memory.body)}"
 
 
 @click.command("relevant")
