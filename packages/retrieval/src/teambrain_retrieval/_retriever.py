@@ -432,6 +432,8 @@ class Retriever:
                 continue
             if result.doc is None:
                 problems.append(f"{path}: {result.problem}")
+                if result.problem and "symlink" in result.problem:  # never served: say so
+                    self._warn(f"not serving {path}: {result.problem}")
                 if path in indexed:
                     drop.append(path)
                     changed += 1

@@ -20,7 +20,7 @@ from ._frontmatter import (
     parse_memory,
 )
 from ._index_md import IndexEntry
-from ._paths import FOLDER_CLASSES, BrainLayout
+from ._paths import BRAIN_DIRNAME, FOLDER_CLASSES, BrainLayout
 from ._slug import SLUG_PATTERN
 from ._ulid import ULID_PATTERN
 from ._yaml import YamlProblem, key_line, load_yaml, to_plain
@@ -103,10 +103,11 @@ class Brain:
 
 
 def read_text_safely(path: Path, repo_root: Path, *, max_bytes: int) -> str:
-    """Read a UTF-8 text file from a repository, refusing what could hurt us.
+    """Read a UTF-8 text file of a repository's brain, refusing what could hurt us.
 
-    Raises :class:`FrontMatterError` for symlinks leaving the repository, oversized files,
-    binary content and invalid UTF-8.
+    Raises :class:`FrontMatterError` for a file reached through a symlink that leaves the brain
+    (the file itself, ``memories/`` or any folder on the way, or ``.teambrain`` leaving the
+    repository: rule ``symlink``), oversized files, binary content and invalid UTF-8.
     """
     try:
         real = path.resolve(strict=True)
@@ -115,8 +116,15 @@ def read_text_safely(path: Path, repo_root: Path, *, max_bytes: int) -> str:
             f"cannot resolve path ({exc.__class__.__name__})", rule="read"
         ) from None
     repo_real = repo_root.resolve()
-    if path.is_symlink() and not real.is_relative_to(repo_real):
-        raise FrontMatterError("symlink points outside the repository", rule="read")
+    brain_real = (repo_root / BRAIN_DIRNAME).resolve()
+    if not brain_real.is_relative_to(repo_real):
+        raise FrontMatterError(
+            f"{BRAIN_DIRNAME} is a symlink to {brain_real}, outside the repository", rule="symlink"
+        )
+    if not real.is_relative_to(brain_real):
+        raise FrontMatterError(
+            f"reached through a symlink that leaves the brain (it is {real})", rule="symlink"
+        )
     if not real.is_file():
         raise FrontMatterError("not a regular file", rule="read")
     try:
