@@ -79,3 +79,17 @@ def test_any_bytes_are_json_or_a_value_error(data: bytes) -> None:
             loads_json(data)
         return
     assert json.dumps(loads_json(data)) == json.dumps(expected)  # NaN != NaN
+
+
+@given(st.text(max_size=40), st.text(max_size=40), st.text(max_size=40))
+def test_a_private_span_never_survives_whatever_surrounds_it(
+    before: str, inside: str, after: str
+) -> None:
+    """Offsets stay right even where lower-casing changes a string's length (İ)."""
+    from hypothesis import assume
+    from teambrain_schema import strip_private
+
+    assume("</private" not in inside.lower())  # a closing tag inside ends the span there
+    marker = "Zq9xSECRETxq9Z"
+    text = f"{before}<Private>{inside}{marker}</private>{after}"
+    assert marker not in strip_private(text)

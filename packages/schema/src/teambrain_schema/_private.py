@@ -12,12 +12,14 @@ _OPEN, _CLOSE = "<private", "</private"
 _SUSPECT_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "login", "auth",
                   "bearer", "-p")  # fmt: skip
 _SEPARATORS = frozenset(" \t\r\n/\\.,;:@'\"`()[]{}<>=-_")
+# ASCII-only lower-casing keeps every offset: str.lower() may change a string's length ("İ").
+_ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 
 
 def strip_private(text: str) -> str:
     """``text`` with every ``<private …>…</private>`` span (case-insensitive; an unclosed one
     runs to the end) replaced by ``[private]``."""
-    lower = text.lower()
+    lower = text.translate(_ASCII_LOWER)
     start = lower.find(_OPEN)
     if start < 0:
         return text
