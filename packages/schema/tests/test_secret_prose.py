@@ -72,3 +72,12 @@ def test_redaction_is_total_and_idempotent(text: str) -> None:
     assert redact_secrets(once) == once
     for finding in find_secrets(text):
         assert 0 <= finding.start < finding.end <= len(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [("pass the --token flag to it", True), ("use --password when prompted", True),
+     ("run with --secret mysecret99", False), ("--password=hunter2", False)],
+)  # fmt: skip
+def test_flags_in_prose_are_judged_like_values(text: str, kept: bool) -> None:
+    assert (redact_secrets(text) == text) is kept

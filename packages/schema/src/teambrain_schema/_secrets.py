@@ -295,8 +295,12 @@ def find_secrets(text: str) -> list[SecretFinding]:
     for match in _FLAG_PASSWORD.finditer(text):
         name = next(n for n in ("mysql", "sshpass", "user", "long") if match.group(n) is not None)
         value = match.group(name).strip("\"'`")
-        if not _PLACEHOLDER.match(value) and not _REDACTED_MARK.search(value):
-            spans.append((match.start(name), match.end(name), "password-flag"))
+        if _PLACEHOLDER.match(value) or _REDACTED_MARK.search(value):
+            continue
+        spaced = name == "long" and text[match.start(name) - 1].isspace()
+        if spaced and (value.lower() in _PROSE_WORDS or (value.isalpha() and value.islower())):
+            continue  # "pass the --token flag", "use --password when prompted": prose
+        spans.append((match.start(name), match.end(name), "password-flag"))
     spans.sort(key=lambda span: (span[0], -span[1]))
     merged: list[tuple[int, int, str]] = []
     for start, end, rule in spans:
