@@ -79,5 +79,5 @@ def test_secrets_are_refused_naming_the_file(tmp_path: Path) -> None:
 def test_oversized_drafts_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "big.md"
     path.write_bytes(b"---\nclass: learning\ntitle: x\n---\n" + b"a " * 200_000)
-    with pytest.raises(ValidationFailure, match="larger than 256 KB"):
+    with pytest.raises(ValidationFailure, match="larger than 272 KB"):
         load_draft_file(str(path))

@@ -197,7 +197,9 @@ def test_symlink_leaving_the_repo_is_a_violation(
     os.symlink(outside, link)
     regenerate_index(brain)
     violations = lint_brain(brain).errors
-    assert [(v.rule, "outside the repository" in v.message) for v in violations] == [("read", True)]
+    assert [(v.rule, "outside the repository" in v.message) for v in violations] == [
+        ("symlink", True)
+    ]
 
 
 def test_regenerate_index_records_new_retirement_reasons_and_keeps_old_ones(

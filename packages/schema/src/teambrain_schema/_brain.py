@@ -116,15 +116,22 @@ def read_text_safely(path: Path, repo_root: Path, *, max_bytes: int) -> str:
             f"cannot resolve path ({exc.__class__.__name__})", rule="read"
         ) from None
     repo_real = repo_root.resolve()
-    brain_real = (repo_root / BRAIN_DIRNAME).resolve()
-    if not brain_real.is_relative_to(repo_real):
-        raise FrontMatterError(
-            f"{BRAIN_DIRNAME} is a symlink to {brain_real}, outside the repository", rule="symlink"
-        )
-    if not real.is_relative_to(brain_real):
-        raise FrontMatterError(
-            f"reached through a symlink that leaves the brain (it is {real})", rule="symlink"
-        )
+    brain_dir = os.path.abspath(repo_root / BRAIN_DIRNAME)
+    if os.path.abspath(path).startswith(brain_dir + os.sep):  # a file of the brain
+        brain_real = Path(brain_dir).resolve()
+        if not brain_real.is_relative_to(repo_real):
+            raise FrontMatterError(
+                f"{BRAIN_DIRNAME} is a symlink to {brain_real}, outside the repository",
+                rule="symlink",
+            )
+        if not real.is_relative_to(brain_real):
+            where = "outside the repository" if not real.is_relative_to(repo_real) else "elsewhere"
+            raise FrontMatterError(
+                f"reached through a symlink that leaves the brain ({where}: {real})",
+                rule="symlink",
+            )
+    elif path.is_symlink() and not real.is_relative_to(repo_real):
+        raise FrontMatterError("symlink points outside the repository", rule="read")
     if not real.is_file():
         raise FrontMatterError("not a regular file", rule="read")
     try:
