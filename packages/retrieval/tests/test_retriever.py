@@ -760,3 +760,24 @@ def test_an_interrupted_rebuild_keeps_what_it_embedded_and_the_next_embeds_the_r
     report = resumed.rebuild()
     assert report.embedded == total - 2 * EMBED_BATCH  # the two committed batches were kept
     assert resumed_embedder.texts == total - 2 * EMBED_BATCH
+
+
+def test_retrieval_and_metrics_serve_by_one_rule_for_an_expired_superseder(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    """An expired memory A that supersedes B: retrieval served neither while `tb metrics`
+    counted B as active. One rule (teambrain_schema.excluded_ids): a superseder whose TTL ran
+    out no longer hides what it replaced."""
+    from teambrain_capture import count_memories
+    from teambrain_schema import load_brain
+
+    old_id, new_id = "01KB2F0A1S9Y4Q7V3C8D5E6F31", "01KB2F0A1S9Y4Q7V3C8D5E6F32"
+    make_memory("Deploy any weekday", "Deploy any weekday after review.", memory_id=old_id)
+    make_memory(
+        "Deploy on Fridays only during the freeze", "Freeze: deploy on Fridays only.",
+        memory_id=new_id, supersedes=[old_id], created="2026-11-01", ttl_days=14,
+    )  # fmt: skip
+    served = {h.id for h in open_test_retriever(layout).search("deploy weekday fridays", 8)}
+    counted = count_memories(load_brain(layout), dt.date(2026, 12, 1)).active
+    assert served == {old_id}  # the freeze is over: the rule it stood in for applies again
+    assert counted == len(served) == 1

@@ -53,20 +53,25 @@ class MemoryCounts:
 
 def count_memories(brain: Brain, today: dt.date | None = None) -> MemoryCounts:
     """Count ``brain``'s memories the way retrieval filters them (``today`` in UTC)."""
+    from teambrain_schema import excluded_ids
+
     day = today or dt.datetime.now(dt.UTC).date()
     live = []
     expired = 0
-    for brain_file in brain.active:
+    entries = []
+    for brain_file in [*brain.active, *brain.retired]:
         assert brain_file.document is not None
         front = brain_file.document.front
-        if front.status != "active":
+        retired = brain_file.location == "retired"
+        entries.append((front.id, front.status, retired, front.supersedes, front.expires_on()))
+        if retired or front.status != "active":
             continue
         if front.is_expired(day):
             expired += 1
         else:
             live.append(front)
-    superseded_ids = {old for front in live for old in front.supersedes}
-    served = [front for front in live if front.id not in superseded_ids]
+    hidden = excluded_ids(entries, day)  # the rule retrieval serves by
+    served = [front for front in live if front.id not in hidden]
     return MemoryCounts(
         active=len(served),
         required=sum(front.priority == "required" for front in served),

@@ -223,7 +223,7 @@ class _SavedMatrix:
 class _Snapshot:
     """Per-generation caches: what is excluded, and the vector matrix."""
 
-    version: tuple[int, int]
+    version: tuple[int, int, int]
     excluded: frozenset[str]
     vectors: _VectorMatrix | None = None
     vectors_built: bool = False
@@ -316,9 +316,10 @@ class SqliteBackend:
 
     # ------------------------------------------------------------------ caches
 
-    def _version(self) -> tuple[int, int]:
+    def _version(self) -> tuple[int, int, int]:
         (data_version,) = self._q1("PRAGMA data_version") or (0,)
-        return (int(data_version), self._generation)
+        # The day is part of it: a superseder's TTL running out changes what is served.
+        return (int(data_version), self._generation, self._today().toordinal())
 
     def _changed(
         self, rows: Iterable[int] | None = None, keys: Iterable[str] | None = None
@@ -332,21 +333,21 @@ class SqliteBackend:
         self._dirty_keys.update(keys or ())
 
     def _excluded(self) -> frozenset[str]:
+        """Ids the served rule (``teambrain_schema.excluded_ids``) hides: superseded, or with a
+        retired copy. Only the rows that can matter are read (both lookups are indexed)."""
+        from teambrain_schema import excluded_ids
+
         brains, params = self._brains_clause()
-        excluded: set[str] = set()
-        for (supersedes,) in self._q(
-            f"SELECT d.supersedes FROM docs d WHERE {brains} AND d.status = 'active' "
-            "AND d.retired = 0 AND d.supersedes != '[]'",
+        rows = self._q(
+            f"SELECT d.id, d.status, d.retired, d.supersedes, d.expires FROM docs d WHERE "
+            f"{brains} AND (d.supersedes != '[]' OR d.retired = 1 OR d.status != 'active')",
             params,
-        ):
-            excluded.update(json.loads(supersedes))
-        # A memory with a retired copy is retired, whatever its other copy says.
-        for (doc_id,) in self._q(
-            f"SELECT d.id FROM docs d WHERE {brains} AND (d.retired = 1 OR d.status != 'active')",
-            params,
-        ):
-            excluded.add(doc_id)
-        return frozenset(excluded)
+        )
+        entries = (
+            (i, s, bool(r), json.loads(sup), dt.date.fromisoformat(e) if e else None)
+            for i, s, r, sup, e in rows
+        )
+        return frozenset(excluded_ids(entries, self._today()))
 
     def snapshot(self) -> _Snapshot:
         """Caches valid for the current contents of the index: rebuilt after another process

@@ -61,6 +61,8 @@ _EXPORTS: dict[str, str] = {
     "read_local_text": "_localfiles",
     "read_json_file": "_localfiles",
     "loads_json": "_localfiles",
+    # _served (stdlib)
+    "excluded_ids": "_served",
     # _privdirs (stdlib)
     "ensure_private_dir": "_privdirs",
     "create_private_file": "_privdirs",
@@ -379,6 +381,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         redact_secrets as redact_secrets,
         shannon_entropy as shannon_entropy,
     )
+    from ._served import excluded_ids as excluded_ids
     from ._slug import (
         is_slug as is_slug,
         slugify as slugify,
