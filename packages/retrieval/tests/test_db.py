@@ -9,10 +9,15 @@ def test_migrations_run_once_and_are_recorded(tmp_path: Path) -> None:
     db = connect(path)
     assert migrate(db) == []
     rows = db.execute("SELECT name FROM migrations").fetchall()
-    assert rows == [("m001_initial",), ("m002_lookup_indexes",), ("m003_generation",)]
+    assert rows == [
+        ("m001_initial",),
+        ("m002_lookup_indexes",),
+        ("m003_generation",),
+        ("m004_scan_digests",),
+    ]
     db.close()
     again = connect(path)
-    assert again.execute("SELECT count(*) FROM migrations").fetchone() == (3,)
+    assert again.execute("SELECT count(*) FROM migrations").fetchone() == (4,)
 
 
 def test_a_file_that_is_not_sqlite_is_reported_corrupt(tmp_path: Path) -> None:

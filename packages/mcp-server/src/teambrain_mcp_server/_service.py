@@ -41,12 +41,13 @@ RetrieverFactory = Callable[[BrainLayout, MachineLayout], "Retriever"]
 
 
 def open_default_retriever(layout: BrainLayout, machine: MachineLayout) -> Retriever:
-    """The real retriever over ``layout`` with the machine's shared index. It checks the
-    memory files on every call (one ``stat`` per file), so a memory that arrived with
-    ``git pull`` or was retired is served or hidden on the very next call."""
+    """The real retriever over ``layout`` with the machine's shared index. Every call checks
+    for changes: a small brain stats each memory file; a large one stats its folders and git's
+    index and HEAD, so a memory that arrived with ``git pull``, was added or was retired is
+    served or hidden on the very next call, and a file edited in place within ~2 s."""
     from teambrain_retrieval import open_retriever
 
-    return open_retriever(layout, home=machine, refresh_interval=0.0)
+    return open_retriever(layout, home=machine)
 
 
 class BrainService:

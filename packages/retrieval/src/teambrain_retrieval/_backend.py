@@ -158,6 +158,14 @@ def _excluded_mask(ids: list[str], snap: _Snapshot) -> Any:
     return np.array([doc_id in snap.excluded for doc_id in ids], dtype=np.bool_)
 
 
+def _writable_float32(array: Any) -> Any:
+    import numpy as np
+
+    if array.dtype == np.float32 and array.flags.writeable and array.flags.c_contiguous:
+        return array
+    return np.array(array, dtype=np.float32)
+
+
 @dataclass
 class _SavedMatrix:
     """A vector matrix saved to a private file, valid for one generation of the index."""
@@ -201,7 +209,6 @@ class _SavedMatrix:
                 os.unlink(temp)
 
     def matrix_for(self, snap: _Snapshot) -> _VectorMatrix | None:
-        import numpy as np
 
         a = self.arrays
         ids = [str(i) for i in a["ids"]]
@@ -212,7 +219,9 @@ class _SavedMatrix:
             rowids=[int(r) for r in a["rowids"]],
             ids=ids,
             sources=a["sources"],
-            matrix=np.array(a["matrix"], dtype=np.float32),  # writable: edits patch in place
+            # Read from the file into memory of its own (the saved matrix is used once), so it
+            # is already writable and edits can patch it in place: copying 30 MB cost 50 ms.
+            matrix=_writable_float32(a["matrix"]),
             expires=expires,
             excluded=_excluded_mask(ids, snap),
             any_expiry=bool((expires != _NO_EXPIRY).any()),
@@ -909,6 +918,30 @@ class SqliteBackend:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="teambrain-embed")
         return self._pool
+
+    def warm_up(self, query: str | None = None) -> None:
+        """Start loading the embedding model (and embedding ``query``) on the worker thread,
+        so a one-shot process's first search waits only for what is left of the load. A
+        failure is not reported here: the search that needs the model reports it."""
+        embedder = self.embedder
+        if embedder is None:
+            return
+        # numpy's import is Python work that would hold the interpreter lock against the
+        # caller's file scan (each stat gives the lock up and waits to get it back); the
+        # caller needs numpy anyway, so import it here. The session build runs without it.
+        prepare_numpy()
+        import numpy  # noqa: F401
+
+        def load() -> None:
+            with contextlib.suppress(Exception):
+                prepare = getattr(embedder, "load", None)
+                if callable(prepare):
+                    prepare()
+                if query is not None and query not in self._query_vectors:
+                    # Stored only on success: a failure is noted by the search's own call.
+                    self._query_vectors[query] = embedder.embed_query(query)
+
+        self._worker().submit(load)
 
     def vector_ranking(
         self, query: str, limit: int = CANDIDATES, sources: Sequence[str] | None = None

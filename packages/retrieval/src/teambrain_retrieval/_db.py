@@ -153,10 +153,33 @@ def m003_generation(db: apsw.Connection) -> None:
     )
 
 
+def m004_scan_digests(db: apsw.Connection) -> None:
+    """What a brain's files looked like when the index last matched them: a digest of every
+    file's stamp. A new process whose scan gives the same digest need not compare 20k stamps
+    with the files table one by one. Any write to a brain's files or documents (by any
+    process or version) forgets its digest, so it is never trusted past a change."""
+    db.execute(
+        """
+        CREATE TABLE scan_digests(brain TEXT PRIMARY KEY, digest TEXT NOT NULL) WITHOUT ROWID;
+        CREATE TRIGGER files_forget_digest_insert AFTER INSERT ON files BEGIN
+            DELETE FROM scan_digests WHERE brain = NEW.brain; END;
+        CREATE TRIGGER files_forget_digest_update AFTER UPDATE ON files BEGIN
+            DELETE FROM scan_digests WHERE brain IN (OLD.brain, NEW.brain); END;
+        CREATE TRIGGER files_forget_digest_delete AFTER DELETE ON files BEGIN
+            DELETE FROM scan_digests WHERE brain = OLD.brain; END;
+        CREATE TRIGGER docs_forget_digest_delete AFTER DELETE ON docs BEGIN
+            DELETE FROM scan_digests WHERE brain = OLD.brain; END;
+        CREATE TRIGGER docs_forget_digest_insert AFTER INSERT ON docs BEGIN
+            DELETE FROM scan_digests WHERE brain = NEW.brain; END;
+        """
+    )
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_initial,
     m002_lookup_indexes,
     m003_generation,
+    m004_scan_digests,
 ]
 
 

@@ -14,8 +14,6 @@ import itertools
 import json
 import math
 import os
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -160,6 +158,9 @@ class FailingEmbedder:
 
 
 def _post_json(url: str, payload: dict[str, Any], headers: dict[str, str], timeout: float) -> Any:
+    import urllib.error  # remote providers only: 30 ms a local search need not pay
+    import urllib.request
+
     request = urllib.request.Request(  # noqa: S310 - the URL comes from brain.yaml, http(s) only
         url,
         data=json.dumps(payload).encode("utf-8"),

@@ -29,7 +29,7 @@ from ._git import blob_id, head_blobs, head_commit
 from ._numpy import prepare_numpy
 from ._pathmatch import path_score
 from ._query import query_terms
-from ._scan import Stamp, read_doc, scan_stamps
+from ._scan import Signals, Stamp, change_signals, read_doc, scan_stamps, stamps_digest
 from ._situation import Situation
 from ._trim import effective_budget, trim_to_budget
 
@@ -169,6 +169,9 @@ class _BrainSource:
     stamps: dict[str, Stamp] | None = None
     last_scan: float = 0.0
     scan_cost: float = 0.0
+    # The folders the last scan listed, and the change signals taken just before it.
+    folders: list[str] = field(default_factory=list)
+    signals: Signals | None = None
     # What the index holds for this brain, remembered between refreshes while no other
     # process has written to index.db (``data_version`` unchanged).
     known: dict[str, tuple[int, int, str, str | None]] | None = None
@@ -352,24 +355,66 @@ class Retriever:
             return now - source.last_scan >= self._refresh_interval
         if source.scan_cost <= _SCAN_FREE_S:
             return True
+        # A large brain: a dozen stats say whether files were added, removed or renamed or
+        # git moved (a pull is served on the very next call); files rewritten in place are
+        # caught by a full scan every so often.
+        if change_signals(source.layout, source.folders) != source.signals:
+            return True
         return now - source.last_scan >= min(_SCAN_MAX_INTERVAL_S, _SCAN_SHARE * source.scan_cost)
 
     def _refresh_source(self, source: _BrainSource, *, force: bool) -> RefreshReport:
         started = time.perf_counter()
-        stamps = scan_stamps(source.layout)
+        # Signals taken before the scan: a change made while it runs is seen next time.
+        signals = change_signals(source.layout, source.folders)
+        folders: list[str] = []
+        stamps = scan_stamps(source.layout, folders)
+        if folders != source.folders:
+            source.folders = folders
+            signals = change_signals(source.layout, folders)
+        source.signals = signals
         source.scan_cost = time.perf_counter() - started
         source.last_scan = time.monotonic()
         if not force and stamps == source.stamps:
             return RefreshReport(unchanged=len(stamps), seconds=source.scan_cost, scanned=True)
-        report = self._apply_changes(source, stamps, force=force)
+        digest = stamps_digest(stamps)
+        if not force and source.known is None and self._digest_matches(source, digest):
+            # A new process, and the index already matches these files (another process or
+            # an earlier run indexed them): nothing to compare file by file.
+            source.stamps = stamps
+            return RefreshReport(
+                unchanged=len(stamps), problems=self._stored_problems(source),
+                seconds=time.perf_counter() - started,
+            )  # fmt: skip
+        report = self._apply_changes(source, stamps, force=force, digest=digest)
         source.stamps = stamps
         return RefreshReport(
             report.added, report.changed, report.removed, report.unchanged, report.embedded,
             report.problems, time.perf_counter() - started, report.rebuilt,
         )  # fmt: skip
 
+    def _digest_matches(self, source: _BrainSource, digest: str) -> bool:
+        row = self.db.execute(
+            "SELECT digest FROM scan_digests WHERE brain = ?", (source.brain_id,)
+        ).fetchone()
+        return row is not None and row[0] == digest
+
+    def _stored_problems(self, source: _BrainSource) -> list[str]:
+        return [
+            f"{path}: {problem}"
+            for path, problem in self.db.execute(
+                "SELECT path, problem FROM files WHERE brain = ? AND problem IS NOT NULL "
+                "ORDER BY path",
+                (source.brain_id,),
+            )
+        ]
+
     def _apply_changes(
-        self, source: _BrainSource, stamps: dict[str, Stamp], *, force: bool = False
+        self,
+        source: _BrainSource,
+        stamps: dict[str, Stamp],
+        *,
+        force: bool = False,
+        digest: str | None = None,
     ) -> RefreshReport:
         db = self.db
         previous: dict[str, Stamp] | None = None
@@ -458,6 +503,13 @@ class Retriever:
                 "DELETE FROM files WHERE brain = ? AND path = ?",
                 [(source.brain_id, path) for path in gone],
             )
+            if digest is not None and not self._digest_matches(source, digest):
+                # The files table now holds exactly these stamps (written only when it is
+                # news: every write makes the other processes sharing index.db reload).
+                db.execute(
+                    "INSERT OR REPLACE INTO scan_digests(brain, digest) VALUES (?, ?)",
+                    (source.brain_id, digest),
+                )
         recorded = self.db.execute(
             "SELECT 1 FROM brains WHERE brain = ?", (source.brain_id,)
         ).fetchone()
@@ -769,6 +821,11 @@ class Retriever:
         if backend.embedder is None:
             return backend.degraded or self._embedder_reason
         return backend.embedder.name
+
+    def warm_up(self, query: str | None = None) -> None:
+        """Begin loading the embedding model in the background (a process about to search
+        overlaps the load with reading the index); ``query``, when known, is embedded too."""
+        self.backend.warm_up(query or None)
 
     def close(self) -> None:
         """Close the index connection."""

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from teambrain_schema import BRAIN_DIRNAME
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from teambrain_schema import BrainLayout, IndexableDoc
 
 MAX_FILE_BYTES = 256 * 1024
@@ -23,11 +25,12 @@ _IGNORED = frozenset({".gitkeep", ".DS_Store"})
 Stamp = tuple[int, int]  # (mtime_ns, size)
 
 
-def scan_stamps(layout: BrainLayout) -> dict[str, Stamp]:
+def scan_stamps(layout: BrainLayout, folders: list[str] | None = None) -> dict[str, Stamp]:
     """Every candidate memory file (``*.md`` under memories/ and retired/) → its stamp.
 
     Keys are paths relative to the repository root with forward slashes. Symlinks are followed
-    only for the stamp; reading later refuses links that leave the repository.
+    only for the stamp; reading later refuses links that leave the repository. ``folders``,
+    when given, receives every folder listed (for :func:`change_signals`).
     """
     found: dict[str, Stamp] = {}
     root = str(layout.root)
@@ -44,6 +47,8 @@ def scan_stamps(layout: BrainLayout) -> dict[str, Stamp]:
         directory, prefix = stack.pop()
         try:
             with os.scandir(directory) as entries:
+                if folders is not None:
+                    folders.append(directory)
                 for entry in entries:
                     name = entry.name
                     if name[0] == "." or name in _IGNORED:
@@ -61,6 +66,41 @@ def scan_stamps(layout: BrainLayout) -> dict[str, Stamp]:
         except OSError:
             continue
     return found
+
+
+Signals = tuple[tuple[int, int, int] | None, ...]
+
+
+def change_signals(layout: BrainLayout, folders: Sequence[str]) -> Signals:
+    """Cheap evidence that memory files changed, without a ``stat`` per file: the stamps of
+    the brain's folders (a file added, removed or renamed in, which is how git, ``tb propose``
+    and most editors' safe saves write) and of git's ``index`` and ``HEAD`` (any pull,
+    checkout, merge or reset rewrites them). A file rewritten in place changes none of these;
+    callers still scan every file now and then to see that."""
+    from teambrain_schema._gitrefs import git_dirs_at
+
+    paths = [str(layout.root), str(layout.memories), str(layout.retired), *folders]
+    found = git_dirs_at(str(layout.repo_root))
+    if found is not None:
+        paths += [os.path.join(found[0], "index"), os.path.join(found[0], "HEAD")]
+    signals: list[tuple[int, int, int] | None] = []
+    for path in paths:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            signals.append(None)
+            continue
+        signals.append((stat.st_mtime_ns, stat.st_size, stat.st_ino))
+    return tuple(signals)
+
+
+def stamps_digest(stamps: dict[str, Stamp]) -> str:
+    """A digest of every file's stamp. Equal digests mean equal stamps; equal stamps listed in
+    another order (or by another Python) may digest differently, which only costs the caller
+    a file-by-file comparison. 8 ms at 20k files, where sorting first took 50."""
+    import marshal
+
+    return f"{len(stamps)}:{hashlib.blake2b(marshal.dumps(stamps), digest_size=20).hexdigest()}"
 
 
 def is_retired_path(relpath: str) -> bool:

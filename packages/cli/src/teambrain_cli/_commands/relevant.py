@@ -129,6 +129,8 @@ def command(
     if k is not None and not 1 <= k <= MAX_K:
         raise UserError(f"--k must be between 1 and {MAX_K}, not {k}")
     with open_brain(ref, at) as retriever:
+        if text:
+            retriever.warm_up(text)  # the model loads while the index is checked
         limit = k or retriever.config.retrieval.k
         if globs and text:
             hits = retriever.search_combined(text, globs, limit)
@@ -136,6 +138,9 @@ def command(
             hits = retriever.search_paths(globs, limit)
         else:
             hits = retriever.search(text, limit)
+    from .. import _main
+
+    _main.quick_exit_ok = True  # read-only but for committed index writes
     if as_json:
         emit_json([hit.to_result().model_dump(mode="json", by_alias=True) for hit in hits])
         return
