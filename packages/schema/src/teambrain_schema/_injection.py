@@ -147,15 +147,55 @@ def reading_form(text: str) -> str:
     return unicodedata.normalize("NFKC", "".join(kept))
 
 
+_FOLDS: list[dict[int, str]] = []  # loaded on first use: most text is ASCII
+
+
+def fold_confusables(text: str) -> str:
+    """``text`` with every non-ASCII character that looks like ASCII text replaced by it — a
+    Cyrillic ``а``, a Greek ``Τ``, a fullwidth ``Ａ`` — per Unicode's confusables table (UTS #39,
+    vendored in ``_confusables.py``). ASCII text comes back as it is."""
+    if text.isascii():
+        return text
+    if not _FOLDS:
+        from ._confusables import TABLE
+
+        _FOLDS.append({ord(line[0]): line[1:] for line in TABLE.split("\n") if line})
+    return text.translate(_FOLDS[0])
+
+
+def scan_forms(text: str) -> list[str]:
+    """What the injection rules read besides ``text``: its :func:`reading_form` with look-alike
+    characters folded to the ASCII they imitate, as written and case-folded (a capital
+    Cyrillic "І" imitates an "l" and its small letter an "i"). A header spelled with Cyrillic
+    letters is still a header to the model reading it."""
+    if text.isascii():
+        return [text]
+    forms: list[str] = []
+    for variant in (text, text.casefold()):
+        # Folded after NFKC (a fullwidth "［" is a "[" only then) and before it (a few
+        # look-alikes, such as the ogonek "˛" of an "i", decompose under NFKC).
+        for form in (
+            fold_confusables(reading_form(variant)),
+            fold_confusables(reading_form(fold_confusables(variant))),
+        ):
+            if form not in forms:
+                forms.append(form)
+    return forms
+
+
 def find_injections(text: str) -> list[InjectionFinding]:
-    """Every suspected prompt injection in ``text`` — and in its :func:`reading_form`, the text
-    the agent will read — ordered by position, one per span."""
+    """Every suspected prompt injection in ``text`` — and in its :func:`scan_forms`, the text
+    the agent will read with look-alike letters folded — ordered by position, one per span."""
     spans: list[tuple[int, int, str]] = []
     for rule, pattern in _COMPILED:
         spans.extend((m.start(), m.end(), rule) for m in pattern.finditer(text))
-    visible = reading_form(text)
-    if visible != text:  # offsets of these refer to the reading form; lines are the same
-        seen_lines = {text.count("\n", 0, start) for start, _, _ in spans}
+    seen_lines: set[int] | None = None
+    for visible in scan_forms(text):
+        if visible == text:
+            continue
+        # Offsets in these refer to the scanned form; its lines are the text's lines.
+        if seen_lines is None:
+            seen_lines = {text.count("\n", 0, start) for start, _, _ in spans}
         for rule, pattern in _COMPILED:
             for m in pattern.finditer(visible):
                 line = visible.count("\n", 0, m.start())
@@ -168,7 +208,10 @@ def find_injections(text: str) -> list[InjectionFinding]:
         next_start = fence.end() + 1
         next_end = text.find("\n", next_start)
         following = text[next_start : next_end if next_end != -1 else len(text)]
-        if following and _AFTER_FENCE.match(following.lstrip(" \t>#*")):
+        if following and (
+            _AFTER_FENCE.match(following.lstrip(" \t>#*"))
+            or any(_AFTER_FENCE.match(form.lstrip(" \t>#*")) for form in scan_forms(following))
+        ):
             spans.append((fence.start(), next_start + len(following), "fence-escape"))
     spans.extend((m.start(), m.end(), "invisible-text") for m in _INVISIBLE.finditer(text))
     spans.sort(key=lambda span: (span[0], -span[1]))
