@@ -36,6 +36,53 @@ def formats_only(text: str) -> str:
     return text
 
 
+def detect_secrets_comparison(
+    secrets: list[tuple[str, str]], benign: list[str],
+    hold_secrets: list[tuple[str, str]], hold_benign: list[str],
+) -> None:  # fmt: skip
+    """Yelp's detect-secrets (every default plugin, its keyword detector included) on the same
+    corpora, when it is importable — it is not a dependency; run this script with a Python
+    that has it (``pip install detect-secrets``) to compare."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("detect_secrets") is None:
+        print("detect-secrets: not installed here (pip install detect-secrets to compare)")
+        return
+    started = time.perf_counter()
+    from detect_secrets.core.scan import _process_line_based_plugins
+    from detect_secrets.settings import default_settings
+
+    import_ms = 1000 * (time.perf_counter() - started)
+
+    def found(text: str) -> list[str]:
+        # As `detect-secrets scan` treats a line of a text file: every default plugin with its
+        # default limits, then the default filters. (`scan_line`, its ad-hoc helper, lifts the
+        # entropy limits and flags nearly every word.)
+        hits = _process_line_based_plugins([(1, text)], filename="prompt.txt")
+        return [str(hit.secret_value) for hit in hits]
+
+    with default_settings():
+        for label, s, b in (("tuned", secrets, benign), ("holdout", hold_secrets, hold_benign)):
+            caught = sum(any(secret in f or f in secret for f in found(text) if f) for text, secret in s)
+            flagged = sum(bool(found(text)) for text in b)
+            print(f"| {label}, detect-secrets (all default plugins) | {len(s)} / {len(b)} | "
+                  f"{caught / len(s):.1%} | {flagged / max(1, len(b)):.1%} | — |")  # fmt: skip
+        texts = [t for t, _ in secrets] + benign
+        started = time.perf_counter()
+        for text in texts:
+            found(text)
+        per = (time.perf_counter() - started) / len(texts) * 1e6
+    cold = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import detect_secrets.core.scan"],
+        capture_output=True, text=True, check=False,
+    ).stderr.strip().splitlines()  # fmt: skip
+    total = cold[-1].split("|")[1].strip() if cold else "?"
+    print(f"detect-secrets: {per:.1f} µs per sentence; import {import_ms:.0f} ms in process, "
+          f"{int(total) / 1000:.0f} ms cold (the capture hook's whole budget is ~20 ms)")  # fmt: skip
+
+
 def main() -> None:
     secrets, _ = corpus("secret_prose.tsv")
     benign = [
@@ -60,6 +107,7 @@ def main() -> None:
                 fn(text)
             runs.append((time.perf_counter() - started) / len(texts) * 1e6)
         print(f"{name}: {statistics.median(runs):.1f} µs per sentence")
+    detect_secrets_comparison(secrets, benign, hold_secrets, hold_benign)
     long = ("Please check the deploy logs, the password is hunter2-x9 and " * 400)[:20_000]
     started = time.perf_counter()
     redact_secrets(long)

@@ -343,3 +343,32 @@ def test_the_mcp_inspector_lists_and_calls_the_tools(brain: Path, teambrain_home
     )  # fmt: skip
     assert refused.returncode != 0
     assert "unknown memory id" in refused.stdout
+
+
+async def test_a_memory_whose_cited_code_moved_is_marked_stale_in_text_and_structure(
+    brain: Path, git_run: Run
+) -> None:
+    """Pulled-in code moves are checked on the next call: the hit stays, with its reason."""
+    (brain / "tests").mkdir(exist_ok=True)
+    (brain / "tests" / "fakes.py").write_text("class FakeGateway: ...\n")
+    git_run("add", "-A", cwd=brain)
+    git_run("commit", "-qm", "fakes", cwd=brain)
+    query = {"query": "payments gateway provider fakes", "k": 3}
+    async with stdio(brain) as client:
+        before = await client.call_tool("memory_search", query)
+        assert before.structured_content is not None
+        first = next(r for r in before.structured_content["results"] if r["id"] == PAYMENTS)
+        assert "`tests/fakes.py`" not in json.dumps(first.get("stale"))
+        git_run("mv", "tests/fakes.py", "tests/doubles.py", cwd=brain)
+        git_run("commit", "-qm", "rename fakes", cwd=brain)
+        after = await client.call_tool("memory_search", query)
+        assert after.structured_content is not None
+        hit = next(r for r in after.structured_content["results"] if r["id"] == PAYMENTS)
+        reason = "`tests/fakes.py` no longer exists (moved to `tests/doubles.py`)"
+        assert reason in hit["stale"]
+        assert reason in _text(after)
+        context = await client.call_tool("memory_context", {})
+        assert context.structured_content is not None
+        required = {r["id"]: r for r in context.structured_content["required"]}
+        assert reason in required[PAYMENTS]["stale"]
+        assert "may be stale:" in _text(context)

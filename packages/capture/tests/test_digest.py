@@ -147,6 +147,7 @@ def test_every_figure_of_a_known_spool(known_spool: Path) -> None:
         "retrievals_by_via": {OTHER_KEY: 9},
         "top_memories": [{"id": IDS[0], "sessions": 6}, {"id": IDS[1], "sessions": 6}],
         "avg_context_tokens": 650.0,
+        "stale": [],  # a fact of the brain, filled in by `tb digest` inside a repository
     }
     assert data["context_efficiency"] == {
         "explore_per_session_with_memory": 1.33,  # (6×1 + 3×2) / 9

@@ -55,6 +55,7 @@ def test_memories_are_counted_as_retrieval_serves_them(tmp_path: Path) -> None:
     counts = count_memories(load_brain(layout), TODAY)
     assert counts.to_json() == {
         "active": 4, "required": 2, "expired": 1, "superseded": 1, "retired": 1, "unreadable": 1,
+        "stale": 0,
     }  # fmt: skip
     # An expired superseding memory no longer hides the one it superseded.
     write_memory(layout, IDS[8], "Expired successor", supersedes=[IDS[1]], ttl_days=1)

@@ -50,6 +50,7 @@ def test_a_brain_without_an_index_is_reported_and_left_without_one(
     assert data["brain"] == str(repo)
     assert data["memories"] == {
         "active": 1, "required": 1, "expired": 0, "superseded": 0, "retired": 0, "unreadable": 0,
+        "stale": 0,
     }  # fmt: skip
     assert data["index"]["state"] == "missing"
     assert data["embedder"] == {

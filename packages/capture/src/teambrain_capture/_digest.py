@@ -205,6 +205,9 @@ class DigestReport:
     sessions_with_tests: Figure
     test_failures: Figure
     sessions_with_test_failures: Figure
+    # Memories of the brain the digest was made in whose citations the code no longer bears
+    # out: (id, title, reasons). Not session data: nothing to suppress.
+    stale: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The report as plain JSON data (suppressed cells are the string ``"<5"``)."""
@@ -254,6 +257,10 @@ class DigestReport:
                     {"id": memory_id, "sessions": count} for memory_id, count in self.top_memories
                 ],
                 "avg_context_tokens": fig(self.avg_context_tokens),
+                "stale": [
+                    {"id": memory_id, "title": title, "reasons": list(reasons)}
+                    for memory_id, title, reasons in self.stale
+                ],
             },
             "context_efficiency": {
                 "explore_per_session_with_memory": fig(self.explore_per_session_with_memory),

@@ -39,9 +39,11 @@ class MemoryCounts:
     superseded: int  # still under memories/ but superseded by an active memory
     retired: int  # under retired/
     unreadable: int  # files lint rejects outright (not counted above)
+    stale: int = 0  # active ones whose citations the code no longer bears out (still served)
 
     def to_json(self) -> dict[str, int]:
         return {
+            "stale": self.stale,
             "active": self.active,
             "required": self.required,
             "expired": self.expired,
@@ -237,6 +239,8 @@ def render_metrics_text(snapshot: MetricsSnapshot) -> str:
             f"{m.active} active ({m.required} required) · {m.expired} expired · "
             f"{m.superseded} superseded · {m.retired} retired"
         )
+        if m.stale:
+            memories += f" · {m.stale} may be stale (cited code moved or vanished: `tb lint`)"
         if m.unreadable:
             memories += f" · {m.unreadable} unreadable (run `tb lint`)"
     lines = [

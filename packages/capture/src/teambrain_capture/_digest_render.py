@@ -145,6 +145,10 @@ def render_digest_text(report: DigestReport, titles: Mapping[str, str] | None = 
             f"    {count:>4} sessions  {_memory_label(mid, titles)}"
             for mid, count in report.top_memories
         )
+    if report.stale:
+        lines.append("  may be stale (cited code moved or vanished; `tb lint`)")
+        for memory_id, title, reasons in report.stale:
+            lines.append(f"    {_stale_label(memory_id, title)}: {'; '.join(reasons)}")
     lines += [
         "Context efficiency",
         f"  explore calls per session  {_explore_line(report)}",
@@ -255,6 +259,12 @@ def render_digest_markdown(report: DigestReport, titles: Mapping[str, str] | Non
         )
     else:
         lines.append(f"No memory was retrieved in {MIN_SESSIONS} or more sessions.")
+    if report.stale:
+        lines += ["", "Memories that may be stale (their cited code moved or vanished):", ""]
+        lines += [
+            f"- `{_stale_label(memory_id, title)}`: {'; '.join(reasons)}"
+            for memory_id, title, reasons in report.stale
+        ]
     with_value = report.explore_per_session_with_memory
     without_value = report.explore_per_session_without_memory
     top_explore = _top([with_value, without_value])
@@ -297,6 +307,12 @@ def render_digest(
     return render_digest_text(report, titles)
 
 
+def _stale_label(memory_id: str, title: str) -> str:
+    from teambrain_schema import one_line
+
+    return f"{memory_id} {one_line(title)}"
+
+
 def slack_text(report: DigestReport, titles: Mapping[str, str] | None = None) -> str:
     """The digest as a short Slack message (mrkdwn, before Slack's escaping)."""
     since = report.window.since.strftime("%Y-%m-%d")
@@ -320,6 +336,12 @@ def slack_text(report: DigestReport, titles: Mapping[str, str] | None = None) ->
     if report.top_memories:
         mid, count = report.top_memories[0]
         lines.append(f"• Most retrieved: `{_memory_label(mid, titles)}` ({count} sessions)")
+    if report.stale:
+        count = len(report.stale)
+        lines.append(
+            f"• {count} memor{'y' if count == 1 else 'ies'} may be stale (cited code moved or "
+            "vanished): `tb lint` lists them"
+        )
     per = "day" if report.bucket_days == 1 else "week"
     lines.append(f"Sessions per {per} `{sparkline([b.sessions for b in report.buckets])}`")
     lines.append(f"_{SUPPRESSION_NOTE}_")

@@ -294,6 +294,26 @@ def check_retrieval(ctx: DoctorContext) -> list[Finding]:
     return found
 
 
+def check_staleness(ctx: DoctorContext) -> list[Finding]:
+    """Memories whose citations the code no longer bears out (a note: they are still served,
+    marked, so agents can weigh them)."""
+    if ctx.layout is None:
+        return []
+    from teambrain_schema import stale_memories
+
+    try:
+        stale = stale_memories(ctx.layout)
+    except Exception:  # a broken memory is lint's to report; doctor's verdict stands without it
+        return []
+    if not stale:
+        return [Finding("citations", "ok", "every memory's cited paths, symbols and commands hold")]
+    movable = sum(1 for memory in stale if memory.moves)
+    detail = f"{len(stale)} memor{'y' if len(stale) == 1 else 'ies'} may be stale"
+    if movable:
+        detail += f" ({movable} cite code git saw move: `tb propose --fix-citations`)"
+    return [Finding("citations", "note", detail + "; `tb lint` lists them", "tb lint")]
+
+
 def gather(machine: MachineLayout) -> tuple[DoctorContext, list[Finding]]:
     """Run every readiness check available without the optional packages."""
     repo = find_repo_root()
@@ -302,6 +322,6 @@ def gather(machine: MachineLayout) -> tuple[DoctorContext, list[Finding]]:
     findings = [
         check_python(), check_git(), *check_repository(ctx), check_home(ctx),
         *check_retrieval(ctx), check_adapters_registry(), *check_installed_tools(ctx), check_distill(ctx),
-        check_heartbeat(ctx),
+        check_heartbeat(ctx), *check_staleness(ctx),
     ]  # fmt: skip
     return ctx, findings

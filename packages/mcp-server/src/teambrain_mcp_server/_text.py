@@ -34,7 +34,8 @@ def _memory(number: int, memory: MemoryResult) -> str:
             f"{len(provenance.evidence.commits)} commit(s)"
         )
     title = _line(memory.title) or "(untitled)"
-    return f"### {number}. {title}\n{' · '.join(facts)}\n\n{memory.body}"
+    stale = f"\nmay be stale: {_line('; '.join(memory.stale))}" if memory.stale else ""
+    return f"### {number}. {title}\n{' · '.join(facts)}{stale}\n\n{memory.body}"
 
 
 def _section(heading: str, memories: list[MemoryResult], start: int) -> list[str]:

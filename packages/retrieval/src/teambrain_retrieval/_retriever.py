@@ -9,6 +9,7 @@ without ``tb reindex``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import functools
 import threading
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from teambrain_schema import (
         BrainConfig,
         BrainLayout,
+        CitationChecker,
         IndexableDoc,
         IndexStats,
         MachineLayout,
@@ -101,6 +103,8 @@ class Hit:
     memory: Memory
     score: float
     provenance: Provenance
+    # Why the memory may be out of date: citations the repository no longer bears out.
+    stale: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -119,6 +123,7 @@ class Hit:
             provenance=self.provenance,
             priority=front.priority,
             tags=list(front.tags),
+            stale=list(self.stale) or None,
         )
 
 
@@ -233,6 +238,7 @@ class Retriever:
         # Blob ids in HEAD's tree of the files answers cited, by (brain, HEAD commit); None for
         # a path HEAD does not hold. Looked up for the hits of each answer only, in one git call.
         self._head_blobs: dict[tuple[str, str], dict[str, str | None]] = {}
+        self._checker: CitationChecker | None = None
         self._embedder_reason = "none: keyword search only (retrieval.embedder.provider: none)"
         self._embedder = self._choose_embedder(embedder)
         self._sources = [self._main_source(), *self._org_sources()]
@@ -635,6 +641,7 @@ class Retriever:
         heads: dict[str, str | None] = {}
         self._prefetch_blobs(docs.values(), heads)
         hits: list[Hit] = []
+        own: list[int] = []
         seen: set[str] = set()
         for rowid, score in ranked:
             doc = docs.get(rowid)
@@ -657,8 +664,41 @@ class Retriever:
                 evidence=front.evidence,
                 brain=self._display(doc.brain),
             )
+            if doc.brain == self.brain_id:
+                own.append(len(hits))
             hits.append(Hit(memory, score, provenance))
-        return hits
+        return self._with_staleness(hits, own)
+
+    def _with_staleness(self, hits: list[Hit], own: list[int]) -> list[Hit]:
+        """The hits at ``own`` (this brain's) with the reasons each may be stale: its citations
+        checked against the repository at the commit served. An org brain's memories cite
+        other repositories and are not checked here."""
+        if not own:
+            return hits
+        checker = self._citation_checker()
+        asked = []
+        for i in own:
+            evidence = hits[i].memory.front.evidence
+            asked.append((hits[i].memory.body, list(evidence.commits) if evidence else []))
+        try:
+            reasons = checker.stale_reasons(asked)
+        except (OSError, UnicodeError):  # a check is advice: never the reason an answer fails
+            return hits
+        out = list(hits)
+        for i, why in zip(own, reasons, strict=True):
+            if why:
+                out[i] = dataclasses.replace(hits[i], stale=why)
+        return out
+
+    def _citation_checker(self) -> CitationChecker:
+        if self._checker is None:
+            from teambrain_schema import CitationChecker
+
+            # A time-travel retriever reads a brain materialised elsewhere: the code it cites
+            # is the repository's own, at the commit served.
+            root = Path(self.brain_id) if self.ephemeral else self.layout.repo_root
+            self._checker = CitationChecker(root, commit=self._commit_override)
+        return self._checker
 
     def _fresh(self) -> None:
         self.refresh()

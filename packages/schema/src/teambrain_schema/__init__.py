@@ -91,6 +91,13 @@ _EXPORTS: dict[str, str] = {
     "one_line": "_render",
     "rendering_problem": "_render",
     "forged_header_lines": "_render",
+    # _citations (stdlib + git)
+    "Citation": "_citations",
+    "StaleCitation": "_citations",
+    "CitationChecker": "_citations",
+    "extract_citations": "_citations",
+    "StaleMemory": "_staleness",
+    "stale_memories": "_staleness",
     # _index_md (stdlib)
     "IndexEntry": "_index_md",
     "render_index": "_index_md",
@@ -219,6 +226,12 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         load_brain_config as load_brain_config,
         load_config_file as load_config_file,
         read_text_safely as read_text_safely,
+    )
+    from ._citations import (
+        Citation as Citation,
+        CitationChecker as CitationChecker,
+        StaleCitation as StaleCitation,
+        extract_citations as extract_citations,
     )
     from ._config import (
         BRAIN_YAML_TEMPLATE as BRAIN_YAML_TEMPLATE,
@@ -385,6 +398,10 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
     from ._slug import (
         is_slug as is_slug,
         slugify as slugify,
+    )
+    from ._staleness import (
+        StaleMemory as StaleMemory,
+        stale_memories as stale_memories,
     )
     from ._tokens import (
         estimate_tokens as estimate_tokens,

@@ -44,6 +44,15 @@ class MemoryResult(_Io):
     provenance: Provenance
     priority: Priority = "advisory"
     tags: list[str] = Field(default_factory=list)
+    stale: list[str] | None = Field(
+        default=None,
+        description=(
+            "Why this memory may be out of date, one reason per citation the repository no "
+            "longer bears out (a path that moved or vanished, a symbol gone from its module, a "
+            "make target no Makefile defines, an unreachable evidence commit). Absent when "
+            "every citation holds: weigh a stale memory against the code."
+        ),
+    )
 
 
 _NOTICE_DESCRIPTION = (

@@ -3,13 +3,21 @@ git and the brain)."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from teambrain_schema import MemoryDraft, UserError, ValidationFailure, new_ulid
+from teambrain_schema import MemoryDraft, UserError, ValidationFailure, new_ulid, serialise_memory
 
 from ._git import GitRepo
-from ._memories import NewMemory, ProposalCheck, Retirement, check_proposal, retire_memory
+from ._memories import (
+    NewMemory,
+    ProposalCheck,
+    Retirement,
+    check_proposal,
+    refresh_index,
+    retire_memory,
+)
 from ._review import ReviewRequest, ReviewTarget, send_for_review
 from ._workspace import open_workspace
 
@@ -128,3 +136,130 @@ def propose_retirement(
         patch_dir=patch_dir, push=push,
     )  # fmt: skip
     return RetireOutcome(retirement, target, branch, commit, review, check)
+
+
+@dataclass(frozen=True)
+class CitationFix:
+    """One memory edited to follow the code: each (old, new) path replaced in its body and
+    tags, as git's rename detection found them."""
+
+    id: str
+    title: str
+    relpath: str
+    moves: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class FixCitationsOutcome:
+    """A citation-fix proposal: the edits, on which branch and commit (None with ``dry_run``
+    or when nothing moved), how it was sent for review, and the brain's lint verdict after."""
+
+    fixes: tuple[CitationFix, ...]
+    stale_without_fix: tuple[str, ...]
+    target: ReviewTarget
+    branch: str
+    commit: str | None
+    review: ReviewRequest | None
+    check: ProposalCheck | None
+
+
+def fix_citations_message(fixes: tuple[CitationFix, ...]) -> tuple[str, str]:
+    """(title, body) of a citation-fix commit and its pull request: every edit, for review."""
+    count = len(fixes)
+    title = (
+        f"teambrain: follow moved code in {fixes[0].id} {fixes[0].title!r}"
+        if count == 1
+        else f"teambrain: follow moved code in {count} memories"
+    )
+    title = title if len(title) <= 100 else title[:99] + "…"
+    lines = ["Memories whose cited paths moved, edited to cite where git says they went.", ""]
+    for fix in fixes:
+        lines.append(f"- {fix.id}: {fix.title}")
+        lines.append(f"  file: {fix.relpath}")
+        lines.extend(f"  `{old}` -> `{new}`" for old, new in fix.moves)
+    lines += ["", "Review each edit: the code moved, but the memory may need more than a new path.",
+              "", "Proposed with `tb propose --fix-citations`."]  # fmt: skip
+    return title, "\n".join(lines) + "\n"
+
+
+def _moved_text(text: str, moves: tuple[tuple[str, str], ...]) -> str:
+    for old, new in moves:
+        text = text.replace(old, new)
+    return text
+
+
+def propose_citation_fixes(
+    repo: GitRepo,
+    *,
+    target: ReviewTarget,
+    patch_dir: Path,
+    dry_run: bool = False,
+    push: bool = True,
+) -> FixCitationsOutcome:
+    """Every live memory at ``target``'s base citing a path git followed to a new place gets
+    that path replaced (body and tags) on a new branch ``teambrain/fix-citations-<ulid>``, in
+    one commit sent for review; nothing is rewritten in place. Stale citations git cannot
+    follow (a deleted file, a missing symbol) are listed, not edited."""
+    from teambrain_schema import CitationChecker, stale_memories
+
+    checker = CitationChecker(repo.root, commit=target.base.sha)
+    with open_workspace(repo, target.base) as workspace:
+        brain = workspace.load()
+        stale = stale_memories(workspace.layout, brain=brain, checker=checker)
+        fixes: list[CitationFix] = []
+        unfixed = [
+            f"{memory.relpath}: {stale_item.reason}"
+            for memory in stale
+            for stale_item, _ in memory.citations
+            if not stale_item.moved_to
+        ]
+        by_path = {f.relpath: f for f in brain.files}
+        for memory in stale:
+            moves = tuple(
+                (s.citation.target, _as_written(s.citation.target, s.moved_to))
+                for s, _ in memory.citations
+                if s.moved_to
+            )
+            found = by_path.get(memory.relpath)
+            if not moves or found is None or found.document is None:
+                continue
+            document = found.document
+            tags = [_moved_text(tag, tuple((o.rstrip("/"), n.rstrip("/")) for o, n in moves))
+                    if tag.rstrip("/") in {o.rstrip("/") for o, _ in moves} else tag
+                    for tag in document.front.tags]  # fmt: skip
+            front = document.front.model_copy(update={"tags": tags})
+            edited = document.replace(front=front, body=_moved_text(document.body, moves))
+            workspace.write(memory.relpath, serialise_memory(edited))
+            fixes.append(CitationFix(memory.id, memory.title, memory.relpath, moves))
+        # Named after the edits: the same edits proposed twice are one branch.
+        digest = hashlib.sha256(repr([(f.relpath, f.moves) for f in fixes]).encode()).hexdigest()
+        branch = f"{BRANCH_PREFIX}fix-citations-{digest[:12]}"
+        if not fixes:
+            return FixCitationsOutcome((), tuple(unfixed), target, branch, None, None, None)
+        if repo.ref_exists(f"refs/heads/{branch}"):
+            raise UserError(
+                f"these citation fixes are already proposed on branch {branch}; review and "
+                f"merge it, or delete it (git branch -D {branch}) to start over"
+            )
+        refresh_index(workspace)
+        check = check_proposal(workspace)
+        if check.own:
+            raise ValidationFailure(f"{check.own[0].format()} (after following moved citations)")
+        if dry_run:
+            return FixCitationsOutcome(
+                tuple(fixes), tuple(unfixed), target, branch, None, None, check
+            )
+        title, body = fix_citations_message(tuple(fixes))
+        commit = workspace.commit(branch, f"{title}\n\n{body}")
+    review = send_for_review(
+        repo, target=target, branch=branch, commit=commit, title=title, body=body,
+        patch_dir=patch_dir, push=push,
+    )  # fmt: skip
+    return FixCitationsOutcome(tuple(fixes), tuple(unfixed), target, branch, commit, review, check)
+
+
+def _as_written(old: str, new: str) -> str:
+    """``new`` in the form ``old`` was cited: a trailing slash kept or left off, a
+    ``./`` prefix kept."""
+    out = new.rstrip("/") + ("/" if old.endswith("/") else "")
+    return f"./{out}" if old.startswith("./") else out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import click
@@ -28,6 +29,20 @@ SUFFIX_FORMATS: dict[str, ReportFormat] = {
     ".md": "markdown",
     ".markdown": "markdown",
 }
+
+
+def _stale_here() -> list[tuple[str, str, tuple[str, ...]]]:
+    """The memories of the brain you are in whose citations no longer hold (served, marked)."""
+    from teambrain_schema import stale_memories
+
+    layout = find_brain()
+    if layout is None:
+        return []
+    return [
+        (m.id, m.title, tuple(s.reason for s, _ in m.citations))
+        for m in stale_memories(layout)
+        if m.citations
+    ]
 
 
 def memory_titles() -> dict[str, str]:
@@ -86,6 +101,7 @@ def command(
             raise UserError("--repo .: not inside a git repository")
     home = machine()
     report = build_digest(home, window, repo=repo)
+    report = dataclasses.replace(report, stale=_stale_here())
     titles = memory_titles()
     if out is not None:
         chosen = fmt or SUFFIX_FORMATS.get(out.suffix.lower(), "text")

@@ -25,17 +25,49 @@ def _lint_adapters_registry(layout: BrainLayout, report: LintReport) -> None:
     report.violations.sort(key=lambda v: (v.path, v.line, v.rule))
 
 
+STALE_RULE = "stale-citation"
+EXPIRED_RULE = "ttl-expired"
+
+
+def _lint_staleness(layout: BrainLayout, report: LintReport) -> None:
+    """Warnings for memories the code no longer bears out: a cited path or glob that matches
+    nothing (and where git says it moved), a symbol gone from its module, a make target no
+    Makefile defines, an unreachable evidence commit; and TTLs that ran out."""
+    from teambrain_schema import stale_memories
+
+    for memory in stale_memories(layout):
+        for stale, line in memory.citations:
+            fix = " (`tb propose --fix-citations` proposes the edit)" if stale.moved_to else ""
+            report.violations.append(
+                Violation(memory.relpath, line, STALE_RULE, stale.reason + fix, "warning")
+            )
+        if memory.expired_on is not None:
+            report.violations.append(
+                Violation(
+                    memory.relpath, 1, EXPIRED_RULE,
+                    f"ttl_days ran out on {memory.expired_on.isoformat()}: no longer served; "
+                    "renew it or `tb retire` it", "warning",
+                )
+            )  # fmt: skip
+    report.violations.sort(key=lambda v: (v.path, v.line, v.rule))
+
+
 @click.command("lint")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option(
+    "--strict", is_flag=True, help="Fail (exit 3) on warnings too, stale citations included."
+)
 @click.pass_context
-def command(ctx: click.Context, as_json: bool) -> None:
+def command(ctx: click.Context, as_json: bool, *, strict: bool = False) -> None:
     """Check the brain. Prints one `path:line: rule: message` line per violation.
 
-    Exits 0 when clean (warnings allowed) and 3 on any violation.
+    Also warns about memories the code no longer bears out (stale citations, run-out TTLs).
+    Exits 0 when clean (warnings allowed, unless --strict) and 3 on any violation.
     """
     layout = require_brain()
     report = lint_brain(layout)
     _lint_adapters_registry(layout, report)
+    _lint_staleness(layout, report)
     if as_json:
         emit_json(report.to_json())
     else:
@@ -49,4 +81,5 @@ def command(ctx: click.Context, as_json: bool) -> None:
             summary if report.violations else f"{report.files_checked} files checked: clean",
             err=True,
         )
-    ctx.exit(ExitCode.OK if report.ok else ExitCode.VALIDATION_FAILURE)
+    failed = not report.ok or (strict and bool(report.violations))
+    ctx.exit(ExitCode.VALIDATION_FAILURE if failed else ExitCode.OK)

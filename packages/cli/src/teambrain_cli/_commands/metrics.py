@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 import click
@@ -31,7 +32,13 @@ def command(as_json: bool) -> None:
     home = machine()
     layout = find_brain()
     if layout is not None:
-        memories = count_memories(load_brain(layout), now.date())
+        from teambrain_schema import stale_memories
+
+        brain = load_brain(layout)
+        memories = count_memories(brain, now.date())
+        # Stale and served: TTLs that ran out are counted as expired already.
+        stale = [m for m in stale_memories(layout, brain=brain, today=now.date()) if m.citations]
+        memories = dataclasses.replace(memories, stale=len(stale))
         index, embedder = retrieval_status(layout, home, now)
     else:
         memories, index, embedder = None, NO_BRAIN, NO_BRAIN

@@ -192,6 +192,11 @@ def _exit_code(run: ProposeRun) -> int:
     is_flag=True,
     help="Propose near-duplicates anyway, listing the similar memories for the reviewer.",
 )
+@click.option(
+    "--fix-citations",
+    is_flag=True,
+    help="Propose edits that make memories cite where git says their cited paths moved.",
+)
 @click.pass_context
 def command(
     ctx: click.Context,
@@ -204,6 +209,7 @@ def command(
     base: str | None,
     no_push: bool,
     allow_similar: bool,
+    fix_citations: bool = False,
 ) -> None:
     """Turn candidates into memory files on a proposal branch and send it for review.
 
@@ -220,6 +226,10 @@ def command(
     from teambrain_sync import propose_candidates
 
     home = machine()
+    if fix_citations:
+        if candidate_ids or propose_all or drafts or allow_similar:
+            raise UserError("--fix-citations proposes edits on its own: no candidates or drafts")
+        ctx.exit(_fix_citations(home, base=base, dry_run=dry_run, no_push=no_push, as_json=as_json))
     repo, target = open_target(base)
     repo_key = repo_join_key(repo.root)
     chosen, spool = _select(candidate_ids, propose_all, drafts, home, repo_key)
@@ -251,6 +261,51 @@ def command(
     else:
         _print_human(run)
     ctx.exit(code)
+
+
+def _fix_citations(
+    home: MachineLayout, *, base: str | None, dry_run: bool, no_push: bool, as_json: bool
+) -> int:
+    """``tb propose --fix-citations``: one reviewed edit following every cited path git saw
+    move; never a silent rewrite of the brain."""
+    from teambrain_sync import propose_citation_fixes
+
+    repo, target = open_target(base)
+    outcome = propose_citation_fixes(
+        repo, target=target, patch_dir=home.proposals, dry_run=dry_run, push=not no_push
+    )
+    review = outcome.review
+    if as_json:
+        emit_json(
+            {
+                "ok": True,
+                "dry_run": dry_run,
+                "base": target_json(target),
+                "fixes": [
+                    {"id": f.id, "title": f.title, "path": f.relpath,
+                     "moves": [{"from": old, "to": new} for old, new in f.moves]}
+                    for f in outcome.fixes
+                ],
+                "not_fixable": list(outcome.stale_without_fix),
+                "branch": outcome.branch if outcome.fixes else None,
+                "commit": outcome.commit,
+                "review": review.to_json() if review else None,
+            }
+        )  # fmt: skip
+        return ExitCode.OK
+    for fix in outcome.fixes:
+        click.echo(f"follows moved code: {fix.id} {fix.title}")
+        for old, new in fix.moves:
+            click.echo(f"{'':14}`{old}` -> `{new}`")
+    for line in outcome.stale_without_fix:
+        say(f"stale, no rename to follow (edit or retire it by hand): {line}")
+    if review is not None:
+        report_review(review, target)
+    elif not outcome.fixes:
+        say("No cited path has moved: nothing to propose.")
+    elif dry_run:
+        say(f"Dry run: nothing committed (branch would be {outcome.branch}).")
+    return ExitCode.OK
 
 
 def _print_human(run: ProposeRun) -> None:

@@ -93,6 +93,8 @@ def format_hit(position: int, hit: Hit) -> str:
     commit = (hit.provenance.commit or "uncommitted")[:12]
     meta = f"{front.class_} · {front.priority} · {one_line(hit.provenance.path)} @ {commit}"
     title = one_line(front.title)  # one line whatever the file says (U+2028 splits lines too)
+    if hit.stale:
+        meta += f"\n   may be stale: {one_line('; '.join(hit.stale))}"
     return f"{position}. {title}\n   {meta}\n{render_memory(front.id, hit.memory.body)}"
 
 

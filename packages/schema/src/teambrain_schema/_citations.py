@@ -1,0 +1,458 @@
+"""Citations: what a memory says about the code, and whether the code still says it.
+
+A memory cites paths and globs (in backticks, or in prose as ``a/b/`` or ``a/b.py``), Python
+``module.symbol`` names in backticks, ``make`` targets in backticks, and evidence commits. A
+:class:`CitationChecker` checks them against the repository — its working tree, or one commit
+— and names what no longer holds: a path or glob that matches nothing (and where git's rename
+detection says it went), a symbol absent from the module it names, a ``make`` target no
+Makefile defines, an evidence commit HEAD cannot reach. Stdlib only; git through the one runner.
+
+What is not a citation, so never stale: URLs, absolute or home paths, a dotted name whose
+module is not a file of this repository (``structlog.get_logger``), code in fenced blocks.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ._gitrun import git_output
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+_FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1[ \t]*$", re.MULTILINE | re.DOTALL)
+_SPAN = re.compile(r"`([^`\n]+)`")
+_EXTENSION = r"\.[A-Za-z][A-Za-z0-9]{0,7}"
+# A path in prose: two or more segments, ending in "/" (a folder) or a file extension.
+_PROSE_PATH = re.compile(
+    rf"(?<![\w/.@:~$\\-])(?:\./)?((?:[A-Za-z0-9_][\w.-]*/)+(?:[\w-][\w.-]*{_EXTENSION})?)(?![\w/])"
+)
+_CODE_EXTENSIONS = frozenset(
+    [
+        "py",
+        "pyi",
+        "js",
+        "mjs",
+        "cjs",
+        "ts",
+        "tsx",
+        "jsx",
+        "go",
+        "rs",
+        "java",
+        "kt",
+        "kts",
+        "rb",
+        "php",
+        "cs",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "hpp",
+        "swift",
+        "scala",
+        "sh",
+        "bash",
+        "zsh",
+        "sql",
+        "toml",
+        "yaml",
+        "yml",
+        "json",
+        "ini",
+        "cfg",
+        "conf",
+        "md",
+        "rst",
+        "txt",
+        "lock",
+        "proto",
+        "graphql",
+        "tf",
+        "html",
+        "css",
+        "scss",
+        "vue",
+        "svelte",
+        "ex",
+        "exs",
+        "erl",
+        "clj",
+        "dart",
+        "lua",
+        "pl",
+        "r",
+    ]
+)
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
+_MAKE = re.compile(r"^make\s+(.+)$")
+_MAKE_TARGET = re.compile(r"^([A-Za-z0-9_.%/-]+(?:[ \t]+[A-Za-z0-9_.%/-]+)*)[ \t]*::?(?!=)")
+_SHA = re.compile(r"^[0-9a-f]{7,64}$")
+_GLOB_CHARS = frozenset("*?[")
+_FILES_TTL_S = 2.0
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One thing a memory says exists: ``kind`` is path, glob, symbol, command or commit;
+    ``text`` is how the memory wrote it; ``target`` what is looked up (a repository-relative
+    path or glob, a dotted name, a make target, a commit id)."""
+
+    kind: str
+    text: str
+    target: str
+
+
+@dataclass(frozen=True)
+class StaleCitation:
+    """A citation that no longer holds, why (one line), and where a moved path went."""
+
+    citation: Citation
+    reason: str
+    moved_to: str | None = None
+
+
+def _path_target(text: str) -> str | None:
+    """``text`` as a repository-relative path or glob, or None when it is not one."""
+    value = text.strip().strip("\"'")
+    if not value or any(c.isspace() for c in value) or "://" in value:
+        return None
+    if value[0] in "/~$-@<(" or any(c in value for c in "=(){}<>,;|&\\!"):
+        return None
+    value = value.split("::", 1)[0]  # a pytest node id
+    value = re.sub(r"(?::\d+){1,2}$", "", value)  # a line (and column) number
+    while value.startswith("./"):
+        value = value[2:]
+    if not value or value.startswith("../") or value in {".", ".."}:
+        return None
+    if "/" in value:
+        return value
+    # One segment: a file name with a code extension (``money.py``), or a glob (``*.py``).
+    stem, dot, extension = value.rpartition(".")
+    if dot and stem and extension.lower() in _CODE_EXTENSIONS:
+        return value
+    if any(c in _GLOB_CHARS for c in value) and dot:
+        return value
+    return None
+
+
+def extract_citations(body: str, evidence_commits: Sequence[str] = ()) -> list[Citation]:
+    """Every citation in a memory body (code in fenced blocks is an example, not a citation),
+    plus its evidence commits; each target once, in order of appearance."""
+    text = _FENCED.sub("", body)
+    found: list[Citation] = []
+    seen: set[tuple[str, str]] = set()
+
+    def add(kind: str, written: str, target: str) -> None:
+        if (kind, target) not in seen:
+            seen.add((kind, target))
+            found.append(Citation(kind, written, target))
+
+    for match in _SPAN.finditer(text):
+        span = match.group(1).strip()
+        make = _MAKE.match(span)
+        if make:
+            target = next(
+                (w for w in make.group(1).split() if "=" not in w and not w.startswith("-")), None
+            )
+            if target:
+                add("command", span, target)
+            continue
+        path = _path_target(span)
+        if path is not None:
+            add("glob" if any(c in _GLOB_CHARS for c in path) else "path", span, path)
+            continue
+        if _DOTTED.match(span):
+            add("symbol", span, span)
+    prose = _SPAN.sub(" ", text)
+    for match in _PROSE_PATH.finditer(prose):
+        written = match.group(1)
+        last = written.rstrip("/").rsplit("/", 1)[-1]
+        if written.endswith("/") or (
+            "." in last and last.rsplit(".", 1)[1].lower() in _CODE_EXTENSIONS
+        ):
+            add("path", written, written)
+    for sha in evidence_commits:
+        if _SHA.match(sha):
+            add("commit", sha, sha)
+    return found
+
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    out = []
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if pattern.startswith("**/", index):
+            out.append("(?:.*/)?")
+            index += 3
+            continue
+        if pattern.startswith("**", index):
+            out.append(".*")
+            index += 2
+            continue
+        out.append({"*": "[^/]*", "?": "[^/]"}.get(char) or re.escape(char))
+        index += 1
+    return re.compile("".join(out) + "/?$")
+
+
+@dataclass
+class _Snapshot:
+    files: frozenset[str]
+    dirs: frozenset[str]
+    names: frozenset[str]
+    taken: float
+    key: tuple[object, ...]
+    renames: list[tuple[str, str]] | None = None
+    texts: dict[str, str | None] = field(default_factory=dict)
+    makefiles: dict[str, frozenset[str] | None] = field(default_factory=dict)
+    commits: dict[str, str | None] = field(default_factory=dict)
+    python: dict[str, list[str]] | None = None
+    reasons: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = field(default_factory=dict)
+
+
+class CitationChecker:
+    """Checks citations against the repository at ``repo_root``: its working tree (tracked and
+    untracked files git does not ignore), or, with ``commit``, that commit's tree. What it reads
+    is cached until git's index or HEAD moves (and at most ~2 s for the working tree)."""
+
+    def __init__(self, repo_root: Path, commit: str | None = None) -> None:
+        self.repo_root = repo_root
+        self.commit = commit
+        self._snapshot: _Snapshot | None = None
+
+    # ------------------------------------------------------------------ what the repository holds
+
+    def _key(self) -> tuple[object, ...]:
+        from ._gitrefs import git_dirs_at
+
+        found = git_dirs_at(str(self.repo_root))
+        if found is None:
+            return ()
+        stamps: list[object] = []
+        for name in ("index", "HEAD"):
+            try:
+                stat = os.stat(os.path.join(found[0], name))
+                stamps.append((stat.st_mtime_ns, stat.st_size, stat.st_ino))
+            except OSError:
+                stamps.append(None)
+        return tuple(stamps)
+
+    def _current(self) -> _Snapshot | None:
+        now = time.monotonic()
+        snap = self._snapshot
+        if snap is not None and (
+            self.commit is not None or (now - snap.taken < _FILES_TTL_S and snap.key == self._key())
+        ):
+            return snap
+        key = self._key() if self.commit is None else ()
+        if self.commit is None:
+            args = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+        else:
+            args = ["ls-tree", "-r", "-z", "--name-only", "--full-tree", self.commit]
+        out = git_output(args, cwd=self.repo_root, timeout=10)
+        if out is None:
+            self._snapshot = None
+            return None
+        files = frozenset(
+            name for name in out.decode("utf-8", "surrogateescape").split("\0") if name
+        )
+        dirs: set[str] = set()
+        for name in files:
+            parent = name.rpartition("/")[0]
+            while parent and parent not in dirs:
+                dirs.add(parent)
+                parent = parent.rpartition("/")[0]
+        names = frozenset(name.rpartition("/")[2] for name in files)
+        self._snapshot = _Snapshot(files, frozenset(dirs), names, now, key)
+        return self._snapshot
+
+    def _exists(self, snap: _Snapshot, path: str) -> bool:
+        bare = path.rstrip("/")
+        if "/" not in bare:
+            return bare in snap.names or bare in snap.dirs
+        if self.commit is None:
+            # The working tree itself, one stat: files removed without git, and ignored ones
+            # (build output, a local .env), are as they are on disk.
+            return os.path.lexists(self.repo_root / bare)
+        return bare in snap.files or bare in snap.dirs
+
+    def _text(self, snap: _Snapshot, path: str) -> str | None:
+        if path not in snap.texts:
+            data: bytes | None
+            if self.commit is None:
+                try:
+                    with open(self.repo_root / path, "rb") as handle:
+                        data = handle.read(1 << 20)
+                except OSError:
+                    data = None
+            else:
+                data = git_output(["show", f"{self.commit}:{path}"], cwd=self.repo_root, timeout=10)
+            snap.texts[path] = data.decode("utf-8", "replace") if data is not None else None
+        return snap.texts[path]
+
+    def _renames(self, snap: _Snapshot) -> list[tuple[str, str]]:
+        """(old, new) paths git's rename detection finds in HEAD's recent history, oldest first."""
+        if snap.renames is None:
+            rev = self.commit or "HEAD"
+            out = git_output(
+                ["log", "-M", "--diff-filter=R", "--name-status", "--format=", "-n", "500", rev],
+                cwd=self.repo_root, timeout=10,
+            )  # fmt: skip
+            pairs = []
+            for line in (out or b"").decode("utf-8", "surrogateescape").splitlines():
+                parts = line.split("\t")
+                if len(parts) == 3 and parts[0].startswith("R"):
+                    pairs.append((parts[1], parts[2]))
+            snap.renames = list(reversed(pairs))
+        return snap.renames
+
+    def moved_to(self, path: str) -> str | None:
+        """Where git says ``path`` (a file, or a folder with or without its trailing slash)
+        went, when it exists there now; None when git has no such rename."""
+        snap = self._current()
+        if snap is None:
+            return None
+        folder = path.endswith("/")
+        current = path.rstrip("/")
+        for old, new in self._renames(snap):
+            if old == current:
+                current = new
+            elif old.startswith(current + "/"):
+                rest = old[len(current) + 1 :]
+                if new.endswith("/" + rest):
+                    current = new[: -len(rest) - 1]
+        if current == path.rstrip("/") or not self._exists(snap, current):
+            return None
+        return current + "/" if folder else current
+
+    # ------------------------------------------------------------------ checks
+
+    def check(self, citations: Iterable[Citation]) -> list[StaleCitation]:
+        """The citations that no longer hold (empty when none, or when there is no git)."""
+        snap = self._current()
+        return [] if snap is None else self._check(snap, citations)
+
+    def _check(self, snap: _Snapshot, citations: Iterable[Citation]) -> list[StaleCitation]:
+        stale: list[StaleCitation] = []
+        for citation in citations:
+            found = getattr(self, f"_check_{citation.kind}")(snap, citation)
+            if found is not None:
+                stale.append(found)
+        return stale
+
+    def stale_reasons(self, memories: Sequence[tuple[str, Sequence[str]]]) -> list[tuple[str, ...]]:
+        """For each (body, evidence commits): why the memory may be out of date, one line per
+        citation that no longer holds (empty when all do). Cached per text until the
+        repository moves: the cost of serving a memory already checked is a lookup."""
+        snap = self._current()
+        if snap is None:
+            return [() for _ in memories]
+        out = []
+        for body, commits in memories:
+            key = (body, tuple(commits))
+            reasons = snap.reasons.get(key)
+            if reasons is None:
+                found = self._check(snap, extract_citations(body, commits))
+                reasons = tuple(item.reason for item in found)
+                snap.reasons[key] = reasons
+            out.append(reasons)
+        return out
+
+    def _check_path(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
+        if self._exists(snap, citation.target):
+            return None
+        moved = self.moved_to(citation.target)
+        reason = f"`{citation.target}` no longer exists"
+        return StaleCitation(citation, reason + (f" (moved to `{moved}`)" if moved else ""), moved)
+
+    def _check_glob(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
+        pattern = citation.target
+        regex = _glob_regex(pattern)
+        pool: Iterable[str] = snap.files | snap.dirs if "/" in pattern else snap.names
+        if any(regex.match(name) for name in pool):
+            return None
+        return StaleCitation(citation, f"`{pattern}` matches no file")
+
+    def _python_files(self, snap: _Snapshot, module: str) -> list[str]:
+        """Files that are module ``a/b/c`` of this repository: ``…/a/b/c.py`` or
+        ``…/a/b/c/__init__.py`` (under any source root such as ``src/``)."""
+        if snap.python is None:
+            tails: dict[str, list[str]] = {}
+            for name in snap.files:
+                if not name.endswith(".py"):
+                    continue
+                parts = name[:-3].split("/")
+                if parts[-1] == "__init__":
+                    parts = parts[:-1]
+                for start in range(len(parts)):
+                    tails.setdefault("/".join(parts[start:]), []).append(name)
+            snap.python = tails
+        return sorted(snap.python.get(module, ()))
+
+    def _check_symbol(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
+        parts = citation.target.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            files = self._python_files(snap, "/".join(parts[:cut]))
+            if not files:
+                continue
+            symbol = parts[cut]
+            word = re.compile(rf"(?<!\w){re.escape(symbol)}(?!\w)")
+            if any(word.search(self._text(snap, name) or "") for name in files):
+                return None
+            return StaleCitation(citation, f"`{symbol}` no longer appears in `{files[0]}`")
+        return None  # not a module of this repository: a library's name, not checked
+
+    def _makefile_targets(self, snap: _Snapshot, path: str) -> frozenset[str] | None:
+        if path not in snap.makefiles:
+            text = self._text(snap, path)
+            targets: set[str] = set()
+            for line in (text or "").splitlines():
+                match = _MAKE_TARGET.match(line)
+                if match:
+                    targets.update(match.group(1).split())
+            snap.makefiles[path] = frozenset(targets) if text is not None else None
+        return snap.makefiles[path]
+
+    def _check_command(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
+        makefiles = sorted(
+            name
+            for name in snap.files
+            if name.rpartition("/")[2] in ("Makefile", "makefile", "GNUmakefile")
+        )
+        if not makefiles:
+            return StaleCitation(citation, f"`{citation.text}`: the repository has no Makefile")
+        for name in makefiles:
+            targets = self._makefile_targets(snap, name) or frozenset()
+            if citation.target in targets or any("%" in t for t in targets):
+                return None
+        return StaleCitation(
+            citation, f"`{citation.text}`: no Makefile defines `{citation.target}`"
+        )
+
+    def _check_commit(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
+        sha = citation.target
+        if sha not in snap.commits:
+            head = self.commit or "HEAD"
+            exists = git_output(
+                ["cat-file", "-e", f"{sha}^{{commit}}"], cwd=self.repo_root, timeout=10
+            )
+            if exists is None:
+                snap.commits[sha] = f"evidence commit {sha[:12]} is not in the repository"
+            else:
+                reachable = git_output(
+                    ["merge-base", "--is-ancestor", sha, head], cwd=self.repo_root, timeout=10
+                )
+                snap.commits[sha] = (
+                    None
+                    if reachable is not None
+                    else f"evidence commit {sha[:12]} is not reachable from {head[:12]}"
+                )
+        reason = snap.commits[sha]
+        return StaleCitation(citation, reason) if reason else None

@@ -1,0 +1,175 @@
+"""Citations: extracted from what a memory says, checked against a real git repository."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+from teambrain_schema import CitationChecker, extract_citations
+
+
+def cited(body: str, commits: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    return [(c.kind, c.target) for c in extract_citations(body, commits)]
+
+
+# ---------------------------------------------------------------- extraction
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("Checkout is `src/shop/checkout/`.", [("path", "src/shop/checkout/")]),
+        ("Run `tests/test_checkout.py::test_timeout`.", [("path", "tests/test_checkout.py")]),
+        (
+            "See `src/app.py:42` and `./docs/setup.md`.",
+            [("path", "src/app.py"), ("path", "docs/setup.md")],
+        ),
+        ("`money.py` formats cents.", [("path", "money.py")]),
+        ("Every `**/*.sql` file is a migration.", [("glob", "**/*.sql")]),
+        (
+            "Use `shop.payments.gateway.PaymentGateway`.",
+            [("symbol", "shop.payments.gateway.PaymentGateway")],
+        ),
+        (
+            "Run `make test ARGS=tests/x.py`, not `make -j4 lint`.",
+            [("command", "test"), ("command", "lint")],
+        ),
+        (
+            "Checkout lives in src/shop/checkout/ and app/main.py.",
+            [("path", "src/shop/checkout/"), ("path", "app/main.py")],
+        ),
+        # Not citations: URLs, absolute and home paths, prose with slashes, calls, versions.
+        ("Docs at https://example.com/a/b.html and `/etc/hosts` or `~/.ssh/config`.", []),
+        ("Read and/or write; CI/CD runs on TCP/IP.", []),
+        ('Call `log.info("x")` with `structlog.get_logger(__name__)`.', []),
+        ("Pin `numpy>=2.0` and `v1.2.3`.", []),
+        ("```\nsrc/only/in/an/example.py\n`make nothing`\n```\nDone.", []),
+    ],
+)
+def test_citations_are_what_the_memory_names(body: str, expected: list[tuple[str, str]]) -> None:
+    assert cited(body) == expected
+
+
+def test_evidence_commits_are_citations_and_each_target_counts_once() -> None:
+    body = "`src/a.py` and `src/a.py` again, and src/a.py in prose."
+    assert cited(body, ("abc1234", "not-a-sha")) == [("path", "src/a.py"), ("commit", "abc1234")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400))
+def test_extraction_never_raises_and_targets_come_from_the_text(body: str) -> None:
+    for citation in extract_citations(body):
+        assert citation.text in body
+        assert "://" not in citation.target and not citation.target.startswith(("/", "~"))
+        assert not any(c.isspace() for c in citation.target)
+
+
+# ---------------------------------------------------------------- checking against git
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=root, check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "src" / "shop" / "checkout").mkdir(parents=True)
+    (root / "src" / "shop" / "checkout" / "cart.py").write_text("def total():\n    return 0\n")
+    (root / "src" / "shop" / "payments").mkdir()
+    (root / "src" / "shop" / "payments" / "gateway.py").write_text(
+        "class PaymentGateway:\n    pass\n"
+    )
+    (root / "tests").mkdir()
+    (root / "tests" / "fakes.py").write_text("FAKE = 1\n")
+    (root / "Makefile").write_text(".PHONY: test\ntest:\n\tpytest\nlint: deps\n\truff .\n")
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "first")
+    return root
+
+
+def reasons(checker: CitationChecker, body: str, commits: tuple[str, ...] = ()) -> list[str]:
+    return [s.reason for s in checker.check(extract_citations(body, commits))]
+
+
+def test_what_still_holds_is_not_stale(repo: Path) -> None:
+    body = (
+        "Checkout is `src/shop/checkout/` (`cart.py`); payments go through "
+        "`shop.payments.gateway.PaymentGateway`; fakes in tests/fakes.py; every `**/*.py`; "
+        "run `make test` and `make lint`; logs with `structlog.get_logger`."
+    )
+    head = git(repo, "rev-parse", "HEAD")
+    assert reasons(CitationChecker(repo), body, (head[:10],)) == []
+
+
+def test_a_renamed_folder_and_file_are_followed(repo: Path) -> None:
+    git(repo, "mv", "src/shop/checkout", "src/shop/basket")
+    git(repo, "mv", "tests/fakes.py", "tests/doubles.py")
+    git(repo, "commit", "-qm", "rename")
+    checker = CitationChecker(repo)
+    found = checker.check(extract_citations("See `src/shop/checkout/` and `tests/fakes.py`."))
+    assert [(s.citation.target, s.moved_to) for s in found] == [
+        ("src/shop/checkout/", "src/shop/basket/"),
+        ("tests/fakes.py", "tests/doubles.py"),
+    ]
+    assert "moved to `src/shop/basket/`" in found[0].reason
+
+
+def test_deleted_code_missing_symbols_and_targets_are_named(repo: Path) -> None:
+    (repo / "src" / "shop" / "payments" / "gateway.py").write_text("class Gateway:\n    pass\n")
+    git(repo, "rm", "-q", "tests/fakes.py")
+    git(repo, "commit", "-qam", "change")
+    body = (
+        "`tests/fakes.py`; `shop.payments.gateway.PaymentGateway`; `make deploy`; every `**/*.rb`"
+    )
+    assert reasons(CitationChecker(repo), body) == [
+        "`tests/fakes.py` no longer exists",
+        "`PaymentGateway` no longer appears in `src/shop/payments/gateway.py`",
+        "`make deploy`: no Makefile defines `deploy`",
+        "`**/*.rb` matches no file",
+    ]
+
+
+def test_an_evidence_commit_rewritten_away_is_unreachable(repo: Path) -> None:
+    (repo / "note.txt").write_text("x\n")
+    git(repo, "add", "note.txt")
+    git(repo, "commit", "-qm", "to be dropped")
+    dropped = git(repo, "rev-parse", "HEAD")
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    assert reasons(CitationChecker(repo), "body", (dropped,)) == [
+        f"evidence commit {dropped[:12]} is not reachable from HEAD"
+    ]
+    assert reasons(CitationChecker(repo), "body", ("0" * 40,)) == [
+        f"evidence commit {'0' * 12} is not in the repository"
+    ]
+
+
+def test_the_working_tree_is_what_is_checked_and_a_commit_when_given(repo: Path) -> None:
+    first = git(repo, "rev-parse", "HEAD")
+    (repo / "tests" / "fakes.py").unlink()  # removed without git: gone from the working tree
+    assert reasons(CitationChecker(repo), "`tests/fakes.py`") == [
+        "`tests/fakes.py` no longer exists"
+    ]
+    assert reasons(CitationChecker(repo, commit=first), "`tests/fakes.py`") == []
+
+
+def test_outside_git_nothing_is_called_stale(tmp_path: Path) -> None:
+    assert reasons(CitationChecker(tmp_path), "`src/nowhere.py`") == []
+
+
+def test_stale_reasons_are_cached_until_the_repository_moves(repo: Path) -> None:
+    checker = CitationChecker(repo)
+    body = "`tests/fakes.py`"
+    assert checker.stale_reasons([(body, [])]) == [()]
+    git(repo, "mv", "tests/fakes.py", "tests/doubles.py")
+    git(repo, "commit", "-qm", "move")
+    assert checker.stale_reasons([(body, [])]) == [
+        ("`tests/fakes.py` no longer exists (moved to `tests/doubles.py`)",)
+    ]

@@ -1,0 +1,118 @@
+"""Memories that don't rot, through the `tb` a user installs: the demo brain over the demo app is
+fresh; once code moves, lint warns (failing only with --strict), relevant and the MCP server mark
+the hit with the reason, doctor, metrics and digest count or list it, and
+`tb propose --fix-citations` turns a rename into one reviewed edit."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+MAP_ID = "01KB2F0A1S9Y4Q7V3C8D5E6F03"  # "Where checkout lives": cites src/shop/checkout/
+PAYMENTS_ID = "01KB2F0A1S9Y4Q7V3C8D5E6F01"  # cites tests/fakes.py and the gateway class
+Run = Callable[..., Any]
+
+
+@pytest.fixture
+def shop(repo: Path, tb: Run, git_run: Callable[..., str]) -> Path:
+    shutil.copytree(ROOT / "demo" / "app", repo, dirs_exist_ok=True)
+    assert tb("init", cwd=repo).returncode == 0
+    shutil.copytree(ROOT / "demo" / "brain" / "memories", repo / ".teambrain" / "memories",
+                    dirs_exist_ok=True)  # fmt: skip
+    assert tb("reindex", cwd=repo).returncode == 0  # INDEX.md current
+    git_run("add", "-A", cwd=repo)
+    git_run("commit", "-qm", "shop and its brain", cwd=repo)
+    return repo
+
+
+def _stale(tb: Run, repo: Path, query: str) -> dict[str, list[str] | None]:
+    done = tb("relevant", "--query", query, "--k", "7", "--json", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    return {item["id"]: item.get("stale") for item in json.loads(done.stdout)}
+
+
+def test_the_demo_brain_cites_code_that_exists(shop: Path, tb: Run) -> None:
+    done = tb("lint", "--strict", cwd=shop)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not any(_stale(tb, shop, "checkout payments tests redis migrations").values())
+
+
+def test_moved_code_is_marked_everywhere_and_a_reviewed_fix_is_proposed(
+    shop: Path, tb: Run, git_run: Callable[..., str]
+) -> None:
+    git_run("mv", "src/shop/checkout", "src/shop/basket", cwd=shop)
+    git_run("mv", "tests/fakes.py", "tests/doubles.py", cwd=shop)
+    git_run("commit", "-qm", "rename checkout to basket", cwd=shop)
+
+    lint = tb("lint", "--json", cwd=shop)
+    assert lint.returncode == 0, lint.stdout  # warnings only
+    warned = [v for v in json.loads(lint.stdout)["violations"] if v["rule"] == "stale-citation"]
+    assert {(MAP_ID in v["path"], "src/shop/basket/" in v["message"]) for v in warned} >= {
+        (True, True)
+    }
+    assert all(v["severity"] == "warning" for v in warned)
+    assert tb("lint", "--strict", cwd=shop).returncode == 3
+
+    stale = _stale(tb, shop, "where does checkout live")
+    assert stale[MAP_ID] == ["`src/shop/checkout/` no longer exists (moved to `src/shop/basket/`)"]
+    text = tb("relevant", "--query", "where does checkout live", "--k", "1", cwd=shop)
+    assert "may be stale: `src/shop/checkout/` no longer exists" in text.stdout
+
+    doctor = tb("doctor", "--json", cwd=shop)
+    note = next(f for f in json.loads(doctor.stdout)["findings"] if f["name"] == "citations")
+    assert note["status"] == "note" and note["detail"].startswith("2 memories may be stale")
+    metrics = json.loads(tb("metrics", "--json", cwd=shop).stdout)
+    assert metrics["memories"]["stale"] == 2
+    digest = json.loads(tb("digest", "--format", "json", cwd=shop).stdout)
+    assert {item["id"] for item in digest["memory"]["stale"]} == {MAP_ID, PAYMENTS_ID}
+
+    dry = tb("propose", "--fix-citations", "--dry-run", "--json", cwd=shop)
+    assert dry.returncode == 0, dry.stderr
+    assert json.loads(dry.stdout)["commit"] is None
+    done = tb("propose", "--fix-citations", "--json", cwd=shop)
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout)
+    moves = {(m["from"], m["to"]) for fix in outcome["fixes"] for m in fix["moves"]}
+    assert moves == {
+        ("src/shop/checkout/", "src/shop/basket/"),
+        ("tests/fakes.py", "tests/doubles.py"),
+    }
+    branch = outcome["branch"]
+    # Never a silent rewrite: the checkout is untouched, the edit waits on its branch.
+    assert (
+        "src/shop/checkout/"
+        in next(shop.glob(f".teambrain/memories/map/{MAP_ID}-*.md")).read_text()
+    )
+    edited = git_run(
+        "show",
+        f"{branch}:{next(shop.glob(f'.teambrain/memories/map/{MAP_ID}-*.md')).relative_to(shop).as_posix()}",
+        cwd=shop,
+    )
+    assert "`src/shop/basket/`" in edited and "src/shop/checkout" not in edited
+    again = tb("propose", "--fix-citations", cwd=shop)
+    assert again.returncode == 1 and "already proposed" in again.stderr
+
+    git_run("merge", "-q", "--ff-only", branch, cwd=shop)
+    assert tb("lint", "--strict", cwd=shop).returncode == 0
+    assert not any(_stale(tb, shop, "checkout payments tests").values())
+
+
+def test_a_symbol_gone_from_its_module_is_named_and_not_fixable(
+    shop: Path, tb: Run, git_run: Callable[..., str]
+) -> None:
+    gateway = shop / "src" / "shop" / "payments" / "gateway.py"
+    gateway.write_text(gateway.read_text().replace("PaymentGateway", "Gateway"))
+    git_run("commit", "-qam", "rename the class", cwd=shop)
+    stale = _stale(tb, shop, "payments gateway provider")
+    assert stale[PAYMENTS_ID] == [
+        "`PaymentGateway` no longer appears in `src/shop/payments/gateway.py`"
+    ]
+    done = tb("propose", "--fix-citations", cwd=shop)
+    assert done.returncode == 0
+    assert "no rename to follow" in done.stderr and "PaymentGateway" in done.stderr
