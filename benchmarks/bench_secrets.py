@@ -65,7 +65,9 @@ def detect_secrets_comparison(
 
     with default_settings():
         for label, s, b in (("tuned", secrets, benign), ("holdout", hold_secrets, hold_benign)):
-            caught = sum(any(secret in f or f in secret for f in found(text) if f) for text, secret in s)
+            caught = sum(
+                any(secret in f or f in secret for f in found(text) if f) for text, secret in s
+            )
             flagged = sum(bool(found(text)) for text in b)
             print(f"| {label}, detect-secrets (all default plugins) | {len(s)} / {len(b)} | "
                   f"{caught / len(s):.1%} | {flagged / max(1, len(b)):.1%} | — |")  # fmt: skip

@@ -173,3 +173,21 @@ def test_stale_reasons_are_cached_until_the_repository_moves(repo: Path) -> None
     assert checker.stale_reasons([(body, [])]) == [
         ("`tests/fakes.py` no longer exists (moved to `tests/doubles.py`)",)
     ]
+
+
+def test_a_module_of_a_renamed_first_party_package_is_stale_a_library_is_not(repo: Path) -> None:
+    git(repo, "mv", "src/shop/payments", "src/shop/billing")
+    git(repo, "commit", "-qm", "rename package")
+    body = "Use `shop.payments.gateway.PaymentGateway`, log with `structlog.get_logger`."
+    assert reasons(CitationChecker(repo), body) == [
+        "`shop.payments.gateway.PaymentGateway` names no module of this repository any more"
+    ]
+
+
+def test_a_file_deleted_without_git_is_gone_once_git_sees_it_so(repo: Path) -> None:
+    checker = CitationChecker(repo)
+    assert checker.stale_reasons([("`tests/fakes.py`", [])]) == [()]
+    (repo / "tests" / "fakes.py").unlink()
+    assert CitationChecker(repo).stale_reasons([("`tests/fakes.py`", [])]) == [
+        ("`tests/fakes.py` no longer exists",)
+    ]

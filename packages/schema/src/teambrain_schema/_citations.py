@@ -214,13 +214,15 @@ class _Snapshot:
     makefiles: dict[str, frozenset[str] | None] = field(default_factory=dict)
     commits: dict[str, str | None] = field(default_factory=dict)
     python: dict[str, list[str]] | None = None
+    packages: frozenset[str] | None = None
     reasons: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = field(default_factory=dict)
 
 
 class CitationChecker:
-    """Checks citations against the repository at ``repo_root``: its working tree (tracked and
-    untracked files git does not ignore), or, with ``commit``, that commit's tree. What it reads
-    is cached until git's index or HEAD moves (and at most ~2 s for the working tree)."""
+    """Checks citations against the repository at ``repo_root``: its working tree as git sees
+    it (tracked files not deleted, untracked ones it does not ignore), or, with ``commit``,
+    that commit's tree. What it reads and finds is kept until git's index or HEAD moves or a
+    file appears or disappears (looked at again at most every ~2 s)."""
 
     def __init__(self, repo_root: Path, commit: str | None = None) -> None:
         self.repo_root = repo_root
@@ -252,17 +254,13 @@ class CitationChecker:
         ):
             return snap
         key = self._key() if self.commit is None else ()
-        if self.commit is None:
-            args = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
-        else:
-            args = ["ls-tree", "-r", "-z", "--name-only", "--full-tree", self.commit]
-        out = git_output(args, cwd=self.repo_root, timeout=10)
-        if out is None:
+        files = self._list_files()
+        if files is None:
             self._snapshot = None
             return None
-        files = frozenset(
-            name for name in out.decode("utf-8", "surrogateescape").split("\0") if name
-        )
+        if snap is not None and snap.key == key and snap.files == files:
+            snap.taken = now  # nothing moved: keep what was read and checked
+            return snap
         dirs: set[str] = set()
         for name in files:
             parent = name.rpartition("/")[0]
@@ -273,15 +271,39 @@ class CitationChecker:
         self._snapshot = _Snapshot(files, frozenset(dirs), names, now, key)
         return self._snapshot
 
+    def _list_files(self) -> frozenset[str] | None:
+        """The files of the working tree as git sees them (tracked and not deleted, plus
+        untracked ones it does not ignore), or of the commit."""
+        if self.commit is not None:
+            out = git_output(
+                ["ls-tree", "-r", "-z", "--name-only", "--full-tree", self.commit],
+                cwd=self.repo_root, timeout=10,
+            )  # fmt: skip
+            if out is None:
+                return None
+            return frozenset(n for n in out.decode("utf-8", "surrogateescape").split("\0") if n)
+        out = git_output(
+            ["ls-files", "-z", "-t", "--cached", "--deleted", "--others", "--exclude-standard"],
+            cwd=self.repo_root, timeout=10,
+        )  # fmt: skip
+        if out is None:
+            return None
+        present: set[str] = set()
+        deleted: set[str] = set()
+        for entry in out.decode("utf-8", "surrogateescape").split("\0"):
+            tag, _, name = entry.partition(" ")
+            if name:
+                (deleted if tag == "R" else present).add(name)
+        return frozenset(present - deleted)
+
     def _exists(self, snap: _Snapshot, path: str) -> bool:
         bare = path.rstrip("/")
         if "/" not in bare:
             return bare in snap.names or bare in snap.dirs
-        if self.commit is None:
-            # The working tree itself, one stat: files removed without git, and ignored ones
-            # (build output, a local .env), are as they are on disk.
-            return os.path.lexists(self.repo_root / bare)
-        return bare in snap.files or bare in snap.dirs
+        if bare in snap.files or bare in snap.dirs:
+            return True
+        # An ignored file (build output, a local .env) exists too, in the working tree.
+        return self.commit is None and os.path.lexists(self.repo_root / bare)
 
     def _text(self, snap: _Snapshot, path: str) -> str | None:
         if path not in snap.texts:
@@ -385,6 +407,7 @@ class CitationChecker:
         ``…/a/b/c/__init__.py`` (under any source root such as ``src/``)."""
         if snap.python is None:
             tails: dict[str, list[str]] = {}
+            packages: set[str] = set()
             for name in snap.files:
                 if not name.endswith(".py"):
                     continue
@@ -393,7 +416,12 @@ class CitationChecker:
                     parts = parts[:-1]
                 for start in range(len(parts)):
                     tails.setdefault("/".join(parts[start:]), []).append(name)
+                folders = name.split("/")[:-1]
+                for end in range(1, len(folders) + 1):
+                    for start in range(end):
+                        packages.add("/".join(folders[start:end]))
             snap.python = tails
+            snap.packages = frozenset(packages)
         return sorted(snap.python.get(module, ()))
 
     def _check_symbol(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
@@ -407,7 +435,14 @@ class CitationChecker:
             if any(word.search(self._text(snap, name) or "") for name in files):
                 return None
             return StaleCitation(citation, f"`{symbol}` no longer appears in `{files[0]}`")
-        return None  # not a module of this repository: a library's name, not checked
+        # No module of it is a file here. When its first name is a folder of Python code in
+        # this repository (``app`` of ``app.billing.invoice``) the module went away; otherwise
+        # it is a library's name (``structlog.get_logger``) and not checked.
+        if parts[0] in (snap.packages or ()):
+            return StaleCitation(
+                citation, f"`{citation.target}` names no module of this repository any more"
+            )
+        return None
 
     def _makefile_targets(self, snap: _Snapshot, path: str) -> frozenset[str] | None:
         if path not in snap.makefiles:
