@@ -106,9 +106,9 @@ def scripted(memories: int = 1000, seed: int = 7) -> None:
 
         # Memories: each cites 1-4 things; the ground truth is computed from the history below.
         specs = []
-        for index in range(memories):
+        for _ in range(memories):
             cites: list[tuple[str, tuple[str, ...]]] = []
-            for _ in range(rng.randint(1, 4)):
+            for _cite in range(rng.randint(1, 4)):
                 pkg, mod = rng.choice(modules)
                 kind = rng.choice(["file", "folder", "symbol", "glob", "make", "prose"])
                 cites.append(
@@ -195,11 +195,11 @@ def scripted(memories: int = 1000, seed: int = 7) -> None:
         moves_found = moves_expected = 0
         started = time.perf_counter()
         results = []
-        for memory_id, body, commits, cites in bodies:
+        for _id, body, commits, _cites in bodies:
             found = checker.check(extract_citations(body, commits))
             results.append(found)
         cold_ms = (time.perf_counter() - started) * 1000 / len(bodies)
-        for (memory_id, body, commits, cites), found in zip(bodies, results, strict=True):
+        for (_id, _body, commits, cites), found in zip(bodies, results, strict=True):
             truth = any(broken(k, v) for k, v in cites) or dropped_commit in commits
             truly_stale += truth
             flagged += bool(found)
