@@ -40,6 +40,10 @@ def cited(body: str, commits: tuple[str, ...] = ()) -> list[tuple[str, str]]:
             "Checkout lives in src/shop/checkout/ and app/main.py.",
             [("path", "src/shop/checkout/"), ("path", "app/main.py")],
         ),
+        (
+            "`npm run build:web` then `python -m shop.tools.seed`.",
+            [("script", "build:web"), ("module", "shop.tools.seed")],
+        ),
         # Not citations: URLs, absolute and home paths, prose with slashes, calls, versions.
         ("Docs at https://example.com/a/b.html and `/etc/hosts` or `~/.ssh/config`.", []),
         ("Read and/or write; CI/CD runs on TCP/IP.", []),
@@ -190,4 +194,19 @@ def test_a_file_deleted_without_git_is_gone_once_git_sees_it_so(repo: Path) -> N
     (repo / "tests" / "fakes.py").unlink()
     assert CitationChecker(repo).stale_reasons([("`tests/fakes.py`", [])]) == [
         ("`tests/fakes.py` no longer exists",)
+    ]
+
+
+def test_scripts_and_python_modules_are_checked(repo: Path) -> None:
+    (repo / "package.json").write_text('{"scripts": {"build": "vite build"}}')
+    (repo / "src" / "shop" / "tools").mkdir()
+    (repo / "src" / "shop" / "tools" / "seed.py").write_text("print('seed')\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "tools")
+    fine = "`npm run build`, `python -m shop.tools.seed`, `python -m pytest`"
+    assert reasons(CitationChecker(repo), fine) == []
+    gone = "`npm run deploy`, `python -m shop.tools.reset`"
+    assert reasons(CitationChecker(repo), gone) == [
+        "`npm run deploy`: no package.json defines the script `deploy`",
+        "`python -m shop.tools.reset`: `shop.tools.reset` is no module of this repository any more",
     ]

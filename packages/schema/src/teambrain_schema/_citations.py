@@ -1,7 +1,8 @@
 """Citations: what a memory says about the code, and whether the code still says it.
 
 A memory cites paths and globs (in backticks, or in prose as ``a/b/`` or ``a/b.py``), Python
-``module.symbol`` names in backticks, ``make`` targets in backticks, and evidence commits. A
+``module.symbol`` names, ``make`` targets, ``npm run`` scripts and ``python -m`` modules in
+backticks, and evidence commits. A
 :class:`CitationChecker` checks them against the repository — its working tree, or one commit
 — and names what no longer holds: a path or glob that matches nothing (and where git's rename
 detection says it went), a symbol absent from the module it names, a ``make`` target no
@@ -92,6 +93,8 @@ _CODE_EXTENSIONS = frozenset(
 )
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _MAKE = re.compile(r"^make\s+(.+)$")
+_SCRIPT = re.compile(r"^(?:npm|pnpm|yarn|bun)\s+run\s+([\w:.\-]+)")
+_PYTHON_M = re.compile(r"^python3?\s+-m\s+([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
 _MAKE_TARGET = re.compile(r"^([A-Za-z0-9_.%/-]+(?:[ \t]+[A-Za-z0-9_.%/-]+)*)[ \t]*::?(?!=)")
 _SHA = re.compile(r"^[0-9a-f]{7,64}$")
 _GLOB_CHARS = frozenset("*?[")
@@ -156,6 +159,14 @@ def extract_citations(body: str, evidence_commits: Sequence[str] = ()) -> list[C
 
     for match in _SPAN.finditer(text):
         span = match.group(1).strip()
+        script = _SCRIPT.match(span)
+        if script:
+            add("script", span, script.group(1))
+            continue
+        module = _PYTHON_M.match(span)
+        if module:
+            add("module", span, module.group(1))
+            continue
         make = _MAKE.match(span)
         if make:
             target = next(
@@ -470,6 +481,37 @@ class CitationChecker:
         return StaleCitation(
             citation, f"`{citation.text}`: no Makefile defines `{citation.target}`"
         )
+
+    def _check_script(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
+        import json
+
+        manifests = sorted(n for n in snap.files if n.rpartition("/")[2] == "package.json")
+        if not manifests:
+            return StaleCitation(citation, f"`{citation.text}`: the repository has no package.json")
+        for name in manifests:
+            try:
+                scripts = json.loads(self._text(snap, name) or "{}").get("scripts") or {}
+            except (ValueError, AttributeError):
+                continue
+            if isinstance(scripts, dict) and citation.target in scripts:
+                return None
+        return StaleCitation(
+            citation, f"`{citation.text}`: no package.json defines the script `{citation.target}`"
+        )
+
+    def _check_module(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
+        """``python -m a.b``: a module of this repository must still be there (one of a
+        library, such as ``python -m pytest``, is not checked)."""
+        module = citation.target.replace(".", "/")
+        if self._python_files(snap, module) or self._python_files(snap, f"{module}/__main__"):
+            return None
+        first = citation.target.split(".", 1)[0]
+        if first in (snap.packages or ()):
+            return StaleCitation(
+                citation,
+                f"`{citation.text}`: `{citation.target}` is no module of this repository any more",
+            )
+        return None
 
     def _check_commit(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
         sha = citation.target
