@@ -15,6 +15,8 @@ PINNED = {
 
 def test_public_api_is_pinned_and_resolves() -> None:
     assert set(teambrain_retrieval.__all__) >= PINNED
+    # Exactly these: a name added or dropped is an API change the pin must record.
+    assert sorted(teambrain_retrieval.__all__) == PUBLIC_API
     for name in teambrain_retrieval.__all__:
         assert getattr(teambrain_retrieval, name) is not None, name
 
@@ -39,3 +41,48 @@ def test_backend_satisfies_the_contract_protocol() -> None:
     from teambrain_schema import RetrievalBackend
 
     assert issubclass(teambrain_retrieval.SqliteBackend, RetrievalBackend)
+
+
+# The whole public API of teambrain_retrieval, sorted.
+PUBLIC_API = [
+    "CANDIDATES",
+    "ContextPack",
+    "DEFAULT_LOCAL_MODEL",
+    "DUPLICATE_COSINE",
+    "DUPLICATE_TERM_OVERLAP",
+    "Embedder",
+    "EmbedderUnavailable",
+    "FailingEmbedder",
+    "HashEmbedder",
+    "Hit",
+    "IndexInventory",
+    "IndexedBrain",
+    "LOCAL_MODELS",
+    "LocalModel",
+    "LocalOnnxEmbedder",
+    "RRF_K",
+    "RefreshReport",
+    "Retriever",
+    "ServedBrain",
+    "Similar",
+    "Situation",
+    "SqliteBackend",
+    "Trimmed",
+    "brain_id_for",
+    "embed_text",
+    "embedder_providers",
+    "extract_mentions",
+    "fuse_rrf",
+    "gather_situation",
+    "inventory_index",
+    "is_near_duplicate",
+    "make_embedder",
+    "open_retriever",
+    "path_score",
+    "prune_index",
+    "query_terms",
+    "register_embedder",
+    "sanitise_fts_query",
+    "term_overlap",
+    "trim_to_budget",
+]

@@ -14,6 +14,8 @@ PINNED = {
 
 def test_public_api_is_pinned_and_resolves() -> None:
     assert set(teambrain_sync.__all__) >= PINNED
+    # Exactly these: a name added or dropped is an API change the pin must record.
+    assert sorted(teambrain_sync.__all__) == PUBLIC_API
     for name in teambrain_sync.__all__:
         assert getattr(teambrain_sync, name) is not None, name
 
@@ -29,3 +31,69 @@ def test_importing_sync_does_not_import_capture_or_name_user_dir() -> None:
     ).stdout.splitlines()
     assert out[0] == "['teambrain_schema', 'teambrain_sync']"
     assert out[1] == "False"
+
+
+# The whole public API of teambrain_sync, sorted.
+PUBLIC_API = [
+    "BrainSnapshot",
+    "BrainWorkspace",
+    "CandidateLedger",
+    "CitationFix",
+    "DraftVerdict",
+    "FixCitationsOutcome",
+    "GitFailed",
+    "GitRepo",
+    "KnownMemory",
+    "NearDuplicateGuard",
+    "NewMemory",
+    "Outcome",
+    "ProposalCheck",
+    "ProposeRun",
+    "ProposedItem",
+    "ResolvedCommit",
+    "RetireOutcome",
+    "Retirement",
+    "ReviewRequest",
+    "ReviewTarget",
+    "SimilarMemory",
+    "UserDirTouched",
+    "add_memory",
+    "brain_at",
+    "check_branch_name",
+    "check_draft",
+    "check_proposal",
+    "checkout_matches",
+    "choose_target",
+    "clean_reason",
+    "commit_at",
+    "gh_ready",
+    "git_env",
+    "has_brain",
+    "known_memories",
+    "materialise_brain",
+    "open_pull_request",
+    "open_repo",
+    "open_workspace",
+    "parse_timestamp",
+    "pending_proposals",
+    "proposal_message",
+    "propose_branch_name",
+    "propose_candidates",
+    "propose_citation_fixes",
+    "propose_retirement",
+    "prove_user_dir_untouched",
+    "push_branch",
+    "push_remote",
+    "read_blobs",
+    "record_outcomes",
+    "refresh_index",
+    "resolve_commit",
+    "retire_branch_name",
+    "retire_memory",
+    "retire_message",
+    "run_git",
+    "run_propose",
+    "send_for_review",
+    "watch_directory",
+    "write_patch",
+]

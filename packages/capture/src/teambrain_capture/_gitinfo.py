@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from teambrain_schema._gitrefs import (
+from teambrain_schema import (
     DETACHED,
     find_git,
     is_sha,
@@ -82,7 +82,7 @@ def repo_identity(root: str, common_dir: str | None) -> str:
 def commits_between(root: str, start: str | None, end: str, since_epoch: float) -> list[str]:
     """Commits reachable from ``end`` but not ``start`` and committed after ``since_epoch``
     (newest first); ``[end]`` when git cannot tell us."""
-    from teambrain_schema._gitrun import git_output
+    from teambrain_schema import git_output
 
     revs = [end] if start is None else [f"{start}..{end}"]
     out = git_output(

@@ -162,7 +162,7 @@ def keys_for(state: Mapping[str, object], model: str | None) -> dict[str, str]:
 
 
 def _scrubbed(text: str) -> str:
-    from teambrain_schema._private import scrub_text
+    from teambrain_schema import scrub_text
 
     return scrub_text(text)
 
@@ -170,7 +170,7 @@ def _scrubbed(text: str) -> str:
 def _append(home: str, event: dict[str, object]) -> None:
     """Write ``event`` to its session's spool file, every string field scrubbed first: a token
     or a ``<private>`` span can arrive in any field of a payload (the model, a file path)."""
-    from teambrain_schema._private import scrub
+    from teambrain_schema import scrub
 
     # v, sid (already file-name safe), tool (our argument), t and ev are ours; the rest came in.
     clean = {k: (v if k in ("v", "sid", "tool", "t", "ev") else scrub(v)) for k, v in event.items()}

@@ -125,7 +125,7 @@ def make_private_dirs(path: str) -> None:
     """Create directory ``path`` (and every missing parent) with mode 0700."""
     if os.path.isdir(path):
         return
-    from teambrain_schema._privdirs import ensure_private_dir
+    from teambrain_schema import ensure_private_dir
 
     ensure_private_dir(path)
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from teambrain_retrieval._duplicates import (  # stdlib only: no index, no model loaded
+from teambrain_retrieval import (  # lazy names: _duplicates is stdlib only, no index or model
     DUPLICATE_COSINE as COSINE_THRESHOLD,
     DUPLICATE_TERM_OVERLAP as TERM_OVERLAP_THRESHOLD,
     is_near_duplicate,

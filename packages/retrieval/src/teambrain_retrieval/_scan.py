@@ -77,7 +77,7 @@ def change_signals(layout: BrainLayout, folders: Sequence[str]) -> Signals:
     and most editors' safe saves write) and of git's ``index`` and ``HEAD`` (any pull,
     checkout, merge or reset rewrites them). A file rewritten in place changes none of these;
     callers still scan every file now and then to see that."""
-    from teambrain_schema._gitrefs import git_dirs_at
+    from teambrain_schema import git_dirs_at
 
     paths = [str(layout.root), str(layout.memories), str(layout.retired), *folders]
     found = git_dirs_at(str(layout.repo_root))

@@ -54,6 +54,14 @@ _EXPORTS: dict[str, str] = {
     "network_timeout": "_gitrun",
     "first_line": "_gitrun",
     "SCRUBBED_ENV": "_gitrun",
+    # _gitrefs (stdlib: git facts read from .git files, no subprocess)
+    "DETACHED": "_gitrefs",
+    "find_git": "_gitrefs",
+    "git_dirs_at": "_gitrefs",
+    "is_sha": "_gitrefs",
+    "read_branch": "_gitrefs",
+    "read_git_file": "_gitrefs",
+    "read_head_sha": "_gitrefs",
     # _localfiles (stdlib)
     "NotARegularFile": "_localfiles",
     "FileTooLarge": "_localfiles",
@@ -283,6 +291,15 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         new_memory_text as new_memory_text,
         parse_memory as parse_memory,
         serialise_memory as serialise_memory,
+    )
+    from ._gitrefs import (
+        DETACHED as DETACHED,
+        find_git as find_git,
+        git_dirs_at as git_dirs_at,
+        is_sha as is_sha,
+        read_branch as read_branch,
+        read_git_file as read_git_file,
+        read_head_sha as read_head_sha,
     )
     from ._gitrun import (
         SCRUBBED_ENV as SCRUBBED_ENV,
