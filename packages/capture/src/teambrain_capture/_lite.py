@@ -13,7 +13,6 @@ import fcntl
 import os
 import time
 
-HOME_ENV = "TEAMBRAIN_HOME"
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
 SID_MAX = 128
@@ -88,11 +87,10 @@ def dumps(value: object) -> str:
 
 
 def teambrain_home() -> str:
-    """``$TEAMBRAIN_HOME`` when set, else ``~/.teambrain`` (as ``teambrain_schema`` says)."""
-    configured = os.environ.get(HOME_ENV)
-    if configured:
-        return os.path.expanduser(configured)
-    return os.path.join(os.path.expanduser("~"), ".teambrain")
+    """``$TEAMBRAIN_HOME`` when set, else ``~/.teambrain``: schema's one rule, as a string."""
+    from teambrain_schema import teambrain_home_dir
+
+    return teambrain_home_dir()
 
 
 def safe_sid(raw: str) -> str:

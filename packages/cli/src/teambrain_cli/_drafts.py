@@ -52,15 +52,16 @@ def _read(source: str) -> str:
 
 
 def _front_matter(text: str, source: str) -> dict[str, Any]:
-    lines = text.splitlines(keepends=True)
-    for index in range(1, len(lines)):
-        if lines[index].rstrip("\r\n") in ("---", "..."):
-            data = _yaml_mapping("".join(lines[1:index]), source, first_line=2)
-            body = "".join(lines[index + 1 :]).strip()
-            if "body" in data:
-                raise ValidationFailure(f"{source}: body goes after the front-matter, not in it")
-            return {**data, "body": body}
-    raise ValidationFailure(f"{source}: front-matter is not closed by a '---' line")
+    from teambrain_schema import FrontMatterError, split_front_matter
+
+    try:  # the memory file's own rule: a draft splits exactly as a memory does
+        yaml_text, raw_body, first_line = split_front_matter(text)
+    except FrontMatterError as exc:
+        raise ValidationFailure(f"{source}: {exc.message}") from None
+    data = _yaml_mapping(yaml_text, source, first_line=first_line)
+    if "body" in data:
+        raise ValidationFailure(f"{source}: body goes after the front-matter, not in it")
+    return {**data, "body": raw_body.strip()}
 
 
 def _yaml_mapping(text: str, source: str, *, first_line: int = 1) -> dict[str, Any]:

@@ -25,10 +25,11 @@ _EXPORTS: dict[str, str] = {
     "CLASS_FOLDERS": "_paths",
     "FOLDER_CLASSES": "_paths",
     "MEMORY_CLASSES": "_paths",
-    "HOME_ENV": "_paths",
+    "HOME_ENV": "_home",
     "BrainLayout": "_paths",
     "MachineLayout": "_paths",
     "teambrain_home": "_paths",
+    "teambrain_home_dir": "_home",
     "machine_layout": "_paths",
     "find_repo_root": "_paths",
     "find_brain": "_paths",
@@ -182,6 +183,7 @@ _EXPORTS: dict[str, str] = {
     "load_yaml": "_yaml",
     "dump_yaml": "_yaml",
     "FrontMatterError": "_frontmatter",
+    "split_front_matter": "_frontmatter",
     "MemoryDocument": "_frontmatter",
     "parse_memory": "_frontmatter",
     "serialise_memory": "_frontmatter",
@@ -291,6 +293,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         new_memory_text as new_memory_text,
         parse_memory as parse_memory,
         serialise_memory as serialise_memory,
+        split_front_matter as split_front_matter,
     )
     from ._gitrefs import (
         DETACHED as DETACHED,
@@ -310,6 +313,10 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         git_output as git_output,
         network_timeout as network_timeout,
         run_git as run_git,
+    )
+    from ._home import (
+        HOME_ENV as HOME_ENV,
+        teambrain_home_dir as teambrain_home_dir,
     )
     from ._index_md import (
         IndexEntry as IndexEntry,
@@ -371,7 +378,6 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         BRAIN_DIRNAME as BRAIN_DIRNAME,
         CLASS_FOLDERS as CLASS_FOLDERS,
         FOLDER_CLASSES as FOLDER_CLASSES,
-        HOME_ENV as HOME_ENV,
         MEMORY_CLASSES as MEMORY_CLASSES,
         BrainLayout as BrainLayout,
         MachineLayout as MachineLayout,

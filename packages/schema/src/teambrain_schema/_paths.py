@@ -9,7 +9,6 @@ Stdlib only: the capture hook imports this on its hot path.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
@@ -23,7 +22,6 @@ CLASS_FOLDERS: Final[dict[str, str]] = {
     "learning": "learnings",
 }
 FOLDER_CLASSES: Final[dict[str, str]] = {folder: cls for cls, folder in CLASS_FOLDERS.items()}
-HOME_ENV: Final = "TEAMBRAIN_HOME"
 
 MemoryClassName = Literal["decision", "convention", "map", "learning"]
 
@@ -116,11 +114,10 @@ class MachineLayout:
 
 
 def teambrain_home() -> Path:
-    """``$TEAMBRAIN_HOME`` when set, else ``~/.teambrain``."""
-    configured = os.environ.get(HOME_ENV)
-    if configured:
-        return Path(configured).expanduser()
-    return Path.home() / ".teambrain"
+    """``$TEAMBRAIN_HOME`` when set, else ``~/.teambrain`` (:func:`teambrain_home_dir`)."""
+    from ._home import teambrain_home_dir
+
+    return Path(teambrain_home_dir())
 
 
 def machine_layout(home: Path | None = None) -> MachineLayout:
