@@ -220,6 +220,7 @@ class _Snapshot:
     names: frozenset[str]
     taken: float
     key: tuple[object, ...]
+    cost: float = 0.0
     renames: list[tuple[str, str]] | None = None
     texts: dict[str, str | None] = field(default_factory=dict)
     makefiles: dict[str, frozenset[str] | None] = field(default_factory=dict)
@@ -260,17 +261,21 @@ class CitationChecker:
     def _current(self) -> _Snapshot | None:
         now = time.monotonic()
         snap = self._snapshot
+        # Listing a large repository again takes at most ~2% of the time (2 s at least).
+        fresh_for = max(_FILES_TTL_S, 50 * snap.cost) if snap is not None else 0.0
         if snap is not None and (
-            self.commit is not None or (now - snap.taken < _FILES_TTL_S and snap.key == self._key())
+            self.commit is not None or (now - snap.taken < fresh_for and snap.key == self._key())
         ):
             return snap
         key = self._key() if self.commit is None else ()
+        started = time.perf_counter()
         files = self._list_files()
+        cost = time.perf_counter() - started
         if files is None:
             self._snapshot = None
             return None
         if snap is not None and snap.key == key and snap.files == files:
-            snap.taken = now  # nothing moved: keep what was read and checked
+            snap.taken, snap.cost = now, cost  # nothing moved: keep what was read and checked
             return snap
         dirs: set[str] = set()
         for name in files:
@@ -279,7 +284,7 @@ class CitationChecker:
                 dirs.add(parent)
                 parent = parent.rpartition("/")[0]
         names = frozenset(name.rpartition("/")[2] for name in files)
-        self._snapshot = _Snapshot(files, frozenset(dirs), names, now, key)
+        self._snapshot = _Snapshot(files, frozenset(dirs), names, now, key, cost=cost)
         return self._snapshot
 
     def _list_files(self) -> frozenset[str] | None:
