@@ -15,6 +15,9 @@ def test_init_lint_reindex_on_a_real_repository(
     done = tb("init", cwd=repo)
     assert done.returncode == 0, done.stderr
     assert tb("init", cwd=repo).stdout.strip().endswith("nothing changed.")
+    # The demo brain over the demo app it describes (over an empty repository its citations
+    # would be stale: warned about, see test_citations.py).
+    shutil.copytree(DEMO_BRAIN.parents[1] / "app", repo, dirs_exist_ok=True)
     shutil.copytree(DEMO_BRAIN, repo / ".teambrain" / "memories", dirs_exist_ok=True)
     stale = tb("lint", cwd=repo)
     assert stale.returncode == 3
@@ -32,7 +35,7 @@ def test_init_lint_reindex_on_a_real_repository(
     assert git_run("status", "--porcelain", cwd=repo) == ""
     # Run from a subdirectory: the brain is found from anywhere in the work tree.
     sub = repo / "src"
-    sub.mkdir()
+    sub.mkdir(exist_ok=True)
     assert tb("lint", cwd=sub).returncode == 0
 
 

@@ -100,6 +100,7 @@ PUBLIC_API = [
     "mark_session_active",
     "mark_session_ended",
     "plan_install",
+    "plugin_adapters",
     "post_slack",
     "prune_sessions",
     "prune_spool",

@@ -51,6 +51,7 @@ def test_type_checking_reexports_match_the_lazy_table() -> None:
 
 # The whole public API of teambrain_schema, sorted.
 PUBLIC_API = [
+    "ADAPTERS_GROUP",
     "AdapterSpec",
     "AdaptersFile",
     "BRAIN_DIRNAME",
@@ -67,7 +68,9 @@ PUBLIC_API = [
     "CitationChecker",
     "ConfigProblem",
     "DETACHED",
+    "DRIVERS_GROUP",
     "DistillConfig",
+    "EMBEDDERS_GROUP",
     "ENVELOPE_ADAPTER",
     "EVENT_TYPES",
     "EmbedderConfig",
@@ -119,6 +122,7 @@ PUBLIC_API = [
     "PRIVATE_MARK",
     "PlanRevisionData",
     "PlanRevisionEvent",
+    "PluginProblem",
     "Priority",
     "Proposer",
     "Provenance",
@@ -182,6 +186,7 @@ PUBLIC_API = [
     "load_brain",
     "load_brain_config",
     "load_config_file",
+    "load_plugin",
     "load_yaml",
     "loads_json",
     "machine_layout",
@@ -194,6 +199,7 @@ PUBLIC_API = [
     "parse_memory",
     "parse_moment",
     "parse_retirement_reasons",
+    "plugin_names",
     "read_branch",
     "read_git_file",
     "read_head_sha",

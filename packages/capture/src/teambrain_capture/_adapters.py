@@ -134,8 +134,29 @@ def register_adapter(adapter: Adapter) -> Adapter:
 
 
 def supported_tools() -> list[str]:
-    """The names ``tb install`` accepts (aliases not included), sorted."""
-    return sorted(ADAPTERS)
+    """The names ``tb install`` accepts (aliases not included), sorted: the built-in tools and
+    those installed packages add."""
+    return sorted({*ADAPTERS, *plugin_adapters()})
+
+
+def plugin_adapters() -> dict[str, Adapter]:
+    """Adapters other installed packages provide (entry point group ``teambrain.adapters``:
+    an :class:`Adapter`, or a callable returning one). Kept apart from :data:`ADAPTERS`, which
+    adapters.yaml describes; a plugin that fails to load, is not an adapter or takes a
+    built-in's name is skipped (``tb doctor`` names it)."""
+    from teambrain_schema import ADAPTERS_GROUP, load_plugin, plugin_names
+
+    found: dict[str, Adapter] = {}
+    taken = {name for known in ADAPTERS.values() for name in (known.name, *known.aliases)}
+    for name in plugin_names(ADAPTERS_GROUP):
+        try:
+            loaded = load_plugin(ADAPTERS_GROUP, name)
+            adapter = loaded() if callable(loaded) and not isinstance(loaded, Adapter) else loaded
+        except Exception:  # noqa: S112 - a plugin that cannot load is skipped, as if absent
+            continue
+        if isinstance(adapter, Adapter) and adapter.name not in taken:
+            found[adapter.name] = adapter
+    return found
 
 
 def resolve_adapter(name: str) -> Adapter:
@@ -143,6 +164,9 @@ def resolve_adapter(name: str) -> Adapter:
     the supported tools otherwise."""
     wanted = name.strip().lower()
     for adapter in ADAPTERS.values():
+        if wanted == adapter.name or wanted in adapter.aliases:
+            return adapter
+    for adapter in plugin_adapters().values():  # read installed packages only when needed
         if wanted == adapter.name or wanted in adapter.aliases:
             return adapter
     raise UserError(f"unknown tool {name!r}; supported: {', '.join(supported_tools())}")

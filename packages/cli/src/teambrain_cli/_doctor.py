@@ -167,14 +167,14 @@ def check_adapters_registry() -> Finding:
 def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
     """For each supported agent tool: wired in this repository or not, and whether the
     commands its config runs exist on PATH."""
-    from teambrain_capture import ADAPTERS, plan_install
+    from teambrain_capture import ADAPTERS, plan_install, plugin_adapters
     from teambrain_schema import EnvironmentProblem
 
     if ctx.repo is None:
         return []
     findings = []
     missing_commands = [name for name in ("tb", "tb-capture") if shutil.which(name) is None]
-    for name, adapter in sorted(ADAPTERS.items()):
+    for name, adapter in sorted({**plugin_adapters(), **ADAPTERS}.items()):
         label = f"tool {name}"
         try:
             plan = plan_install(adapter, ctx.repo)

@@ -25,7 +25,8 @@ def retrieval_status(
     Without an index file nothing is opened (metrics creates nothing): the embedder is then
     what brain.yaml configures, unchecked."""
     if not home.index_db.exists():
-        provider = load_brain_config(layout).retrieval.embedder.provider
+        configured = load_brain_config(layout).retrieval.embedder
+        provider = f"plugin {configured.plugin}" if configured.plugin else configured.provider
         return (
             index_status(layout, None, None, now=now),
             ComponentStatus(

@@ -55,7 +55,16 @@ def driver_names() -> list[str]:
 
 
 def make_driver(config: DistillConfig, brain_dir: Path | None) -> Driver:
-    """The driver brain.yaml pins, built from the registry."""
+    """The driver brain.yaml pins, built from the registry (or, with ``distill.plugin``, from
+    the package that provides it through the ``teambrain.drivers`` entry point)."""
+    if config.plugin is not None:
+        from teambrain_schema import DRIVERS_GROUP, PluginProblem, UserError, load_plugin
+
+        try:
+            plugin: DriverFactory = load_plugin(DRIVERS_GROUP, config.plugin)
+        except PluginProblem as exc:
+            raise UserError(f"distill.plugin: {exc.message}") from None
+        return plugin(config, brain_dir)
     factory = _REGISTRY.get(config.driver)
     if factory is None:
         from teambrain_schema import UserError

@@ -73,6 +73,14 @@ def make_embedder(config: EmbedderConfig, repo_root: Path) -> Embedder | None:
 
     Raises :class:`EmbedderUnavailable` for a provider nobody registered.
     """
+    if config.plugin is not None:
+        from teambrain_schema import EMBEDDERS_GROUP, PluginProblem, load_plugin
+
+        try:
+            plugin: EmbedderFactory = load_plugin(EMBEDDERS_GROUP, config.plugin)
+            return plugin(config, repo_root)
+        except PluginProblem as exc:
+            raise EmbedderUnavailable(exc.message) from None
     if config.provider == "none":
         return None
     factory = _REGISTRY.get(config.provider)

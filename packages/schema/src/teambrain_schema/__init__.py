@@ -30,6 +30,13 @@ _EXPORTS: dict[str, str] = {
     "MachineLayout": "_paths",
     "teambrain_home": "_paths",
     "teambrain_home_dir": "_home",
+    # _plugins (stdlib: entry points of other packages)
+    "EMBEDDERS_GROUP": "_plugins",
+    "DRIVERS_GROUP": "_plugins",
+    "ADAPTERS_GROUP": "_plugins",
+    "PluginProblem": "_plugins",
+    "plugin_names": "_plugins",
+    "load_plugin": "_plugins",
     "machine_layout": "_paths",
     "find_repo_root": "_paths",
     "find_brain": "_paths",
@@ -385,6 +392,14 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         find_repo_root as find_repo_root,
         machine_layout as machine_layout,
         teambrain_home as teambrain_home,
+    )
+    from ._plugins import (
+        ADAPTERS_GROUP as ADAPTERS_GROUP,
+        DRIVERS_GROUP as DRIVERS_GROUP,
+        EMBEDDERS_GROUP as EMBEDDERS_GROUP,
+        PluginProblem as PluginProblem,
+        load_plugin as load_plugin,
+        plugin_names as plugin_names,
     )
     from ._private import (
         PRIVATE_MARK as PRIVATE_MARK,

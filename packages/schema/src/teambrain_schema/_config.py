@@ -12,6 +12,11 @@ from ._memory import Scope
 EnvVarName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 
 
+PluginName = Annotated[
+    str, StringConstraints(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+]
+
+
 class _Config(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -30,6 +35,13 @@ class EmbedderConfig(_Config):
         default=None, description="openai: environment variable holding the key"
     )
     timeout_s: Annotated[float, Field(gt=0, le=120)] = 10.0
+    plugin: PluginName | None = Field(
+        default=None,
+        description=(
+            "An embedder another installed package provides (entry point group "
+            "teambrain.embedders); used instead of provider"
+        ),
+    )
 
 
 class RetrievalConfig(_Config):
@@ -57,6 +69,13 @@ class DistillConfig(_Config):
     )
     max_calls: Annotated[int, Field(ge=1, le=10_000)] = 20
     max_input_tokens: Annotated[int, Field(ge=1)] = 200_000
+    plugin: PluginName | None = Field(
+        default=None,
+        description=(
+            "A driver another installed package provides (entry point group teambrain.drivers); "
+            "used instead of driver"
+        ),
+    )
 
     @model_validator(mode="after")
     def _remote_needs_key_env(self) -> DistillConfig:
@@ -195,6 +214,8 @@ retrieval:
     base_url: null
     api_key_env: null
     timeout_s: 10.0
+    # An embedder another installed package provides (its entry point name), instead of provider.
+    plugin: null
 
 distill:
   # Which model turns captured sessions into memory candidates: fake (recorded fixtures),
@@ -211,4 +232,6 @@ distill:
   # Cost cap per `tb distill` run.
   max_calls: 20
   max_input_tokens: 200000
+  # A driver another installed package provides (its entry point name), instead of driver.
+  plugin: null
 """
