@@ -12,7 +12,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PYTHON := $(PYTHON)
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: help uv install inspector agents lock demo test lint format types imports build-check check bench schemas clean
+.PHONY: help uv install inspector agents lock demo test lint format types imports build-check changelog-check release-check check bench schemas clean
 
 help: ## Show the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}'
@@ -75,7 +75,14 @@ imports: install ## import-linter: the layers and the LLM boundary
 build-check: uv ## Build each package alone and import it from a clean venv
 	@bash .ci/build-check
 
-check: lint types imports test build-check ## Everything CI and a reviewer would check
+changelog-check: ## Every package's CHANGELOG says what changed since its last release tag
+	@$(PYTHON) .ci/release_check.py changelogs
+
+release-check: uv ## Dry-run one package's release: make release-check PKG=schema (docs/releasing.md)
+	@test -n "$(PKG)" || { echo "usage: make release-check PKG=<schema|capture|retrieval|distill|sync|mcp-server|cli>"; exit 1; }
+	@$(PYTHON) .ci/release_check.py release $(PKG)
+
+check: lint types imports test build-check changelog-check ## Everything CI and a reviewer would check
 
 bench: install ## Benchmarks: numbers side by side with their baselines
 	$(BIN)/python benchmarks/run.py
