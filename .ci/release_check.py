@@ -78,7 +78,9 @@ def check_changelogs() -> list[str]:
         for tag in tags:
             version = tag.rsplit("-v", 1)[1]
             if version not in found:
-                problems.append(f"packages/{pkg}/CHANGELOG.md: released {tag} has no `## [{version}]`")
+                problems.append(
+                    f"packages/{pkg}/CHANGELOG.md: released {tag} has no `## [{version}]`"
+                )
         since = tags[0] if tags else None
         changed = (
             git("diff", "--name-only", f"{since}..HEAD", "--", f"packages/{pkg}/src")
@@ -102,7 +104,9 @@ def check_metadata(pkg: str, tag: str | None) -> str:
     if not VERSION.match(version):
         raise Failed(f"packages/{pkg}/pyproject.toml: version {version!r} is not X.Y.Z")
     if tag is not None and tag != tag_for(pkg, version):
-        raise Failed(f"tag {tag} does not name {meta['name']} {version} (expected {tag_for(pkg, version)})")
+        raise Failed(
+            f"tag {tag} does not name {meta['name']} {version} (expected {tag_for(pkg, version)})"
+        )
     found = sections(pkg)
     if version not in found or not found[version].strip():
         raise Failed(
@@ -116,18 +120,24 @@ def check_metadata(pkg: str, tag: str | None) -> str:
     readme = (ROOT / "packages" / pkg / meta["readme"]).read_text()
     relative = re.findall(r"\]\((?!https?://|#)([^)]+)\)", readme)
     if relative:
-        raise Failed(f"packages/{pkg}/README.md: links {relative[0]!r} would break on PyPI (use a full URL)")
+        raise Failed(
+            f"packages/{pkg}/README.md: links {relative[0]!r} would break on PyPI (use a full URL)"
+        )
     if len(readme.split()) < 60:
         raise Failed(f"packages/{pkg}/README.md: too short to stand alone on PyPI")
     for dependency in meta.get("dependencies", []):
         sibling = re.match(r"teambrain-([a-z-]+)(?:\[[a-z,]+\])?>=([\d.]+),<([\d.]+)$", dependency)
         if dependency.startswith("teambrain-") and not sibling:
-            raise Failed(f"packages/{pkg}/pyproject.toml: pin {dependency!r} as teambrain-x>=A.B,<A.C")
+            raise Failed(
+                f"packages/{pkg}/pyproject.toml: pin {dependency!r} as teambrain-x>=A.B,<A.C"
+            )
         if sibling:
             other = project(sibling.group(1))["version"]
             low, high = (tuple(int(p) for p in v.split(".")) for v in sibling.group(2, 3))
             if not low <= tuple(int(p) for p in other.split(".")) < high:
-                raise Failed(f"{dependency}: the workspace's teambrain-{sibling.group(1)} is {other}")
+                raise Failed(
+                    f"{dependency}: the workspace's teambrain-{sibling.group(1)} is {other}"
+                )
     return version
 
 
@@ -184,7 +194,9 @@ def release(pkg: str, *, tag: str | None, published: bool, tests: bool) -> None:
     version = check_metadata(pkg, tag)
     existing = git("rev-parse", "--verify", "--quiet", f"refs/tags/{tag_for(pkg, version)}")
     if tag is None and existing:
-        raise Failed(f"{tag_for(pkg, version)} already exists: bump the version in packages/{pkg}/pyproject.toml")
+        raise Failed(
+            f"{tag_for(pkg, version)} already exists: bump the version in packages/{pkg}/pyproject.toml"
+        )
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         wheel = build(pkg, out / "dist")
@@ -192,7 +204,9 @@ def release(pkg: str, *, tag: str | None, published: bool, tests: bool) -> None:
         if tests:
             test_wheel(pkg, wheel, out, published=published)
             print(f"{pkg}'s tests pass against the wheel")
-    print(f"release-check: {project(pkg)['name']} {version} is ready; tag {tag_for(pkg, version)} to publish")
+    print(
+        f"release-check: {project(pkg)['name']} {version} is ready; tag {tag_for(pkg, version)} to publish"
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -220,7 +234,10 @@ def main(argv: list[str]) -> int:
         print(f"release-check: {exc}", file=sys.stderr)
         return 3
     except subprocess.CalledProcessError as exc:
-        print(f"release-check: {' '.join(map(str, exc.cmd[:6]))} failed (exit {exc.returncode})", file=sys.stderr)
+        print(
+            f"release-check: {' '.join(map(str, exc.cmd[:6]))} failed (exit {exc.returncode})",
+            file=sys.stderr,
+        )
         return 2
 
 

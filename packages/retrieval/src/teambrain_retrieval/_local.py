@@ -145,7 +145,9 @@ class LocalOnnxEmbedder:
         try:
             import onnxruntime as ort
         except ImportError:
-            raise EmbedderUnavailable(f"onnxruntime is not installed ({LOCAL_EXTRA_HINT})") from None
+            raise EmbedderUnavailable(
+                f"onnxruntime is not installed ({LOCAL_EXTRA_HINT})"
+            ) from None
         disable = getattr(ort, "disable_telemetry_events", None)
         if callable(disable):
             disable()
