@@ -66,7 +66,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         os.environ["TEAMBRAIN_HOME"] = str(home)
-        from teambrain_capture import build_digest, read_jsonl, resolve_window, session_files
+        from teambrain_capture import read_jsonl, session_files
+        from teambrain_cli._digest import build_digest
+        from teambrain_cli._digest_window import resolve_window
         from teambrain_schema import machine_layout
 
         now = dt.datetime.now(dt.UTC)

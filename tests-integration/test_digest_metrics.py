@@ -107,6 +107,7 @@ def test_metrics_on_an_indexed_brain(week: Path, tb: Tb, git_run: Any) -> None:
     shutil.copytree(
         ROOT / "demo" / "brain" / "memories", week / ".teambrain" / "memories", dirs_exist_ok=True
     )
+    shutil.copytree(ROOT / "demo" / "app", week, dirs_exist_ok=True)  # the code it describes
     assert tb("reindex", cwd=week).returncode == 0
     git_run("add", "-A", cwd=week)
     git_run("commit", "-qm", "brain", cwd=week)
@@ -116,7 +117,12 @@ def test_metrics_on_an_indexed_brain(week: Path, tb: Tb, git_run: Any) -> None:
     data = json.loads(done.stdout)
     assert data["memories"] == {
         "active": 7, "required": 2, "expired": 0, "superseded": 0, "retired": 0, "unreadable": 0,
+        "stale": 0,
     }  # fmt: skip
+    git_run("rm", "-q", "tests/fakes.py", cwd=week)
+    git_run("commit", "-qm", "drop the fakes", cwd=week)
+    stale = json.loads(tb("metrics", "--json", cwd=week).stdout)["memories"]["stale"]
+    assert stale == 1  # the payments decision cites tests/fakes.py
     assert data["index"]["state"] == "fresh" and data["index"]["head"] == head
     assert data["index"]["documents"] == 7
     assert data["embedder"]["state"] == "in use" and data["embedder"]["name"].startswith("local:")

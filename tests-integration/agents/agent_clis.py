@@ -168,7 +168,7 @@ def _codex_trust(box: Sandbox) -> None:
     # What Codex's own prompts write into $CODEX_HOME/config.toml: the project's trust_level
     # (first start in a repository) and one trusted_hash per hook (/hooks). The hashes come from
     # teambrain's reading of Codex's rules; hooks only run if Codex agrees with them.
-    from teambrain_capture import codex_hook_states
+    from teambrain_cli._readiness import codex_hook_states
 
     lines = ["", f"[projects.{json.dumps(str(box.repo))}]", 'trust_level = "trusted"', ""]
     for key, trusted_hash in codex_hook_states(box.repo):

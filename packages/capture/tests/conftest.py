@@ -1,16 +1,12 @@
-"""Real git repositories for the capture tests; makes this folder's helper modules
-(``digest_spool``) importable under ``--import-mode=importlib``."""
+"""Real git repositories for the capture tests."""
 
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 
 def _git(*args: str, cwd: Path) -> str:

@@ -1,9 +1,13 @@
-"""Fixtures shared by the cli's unit tests."""
+"""Fixtures shared by the cli's unit tests; the spool-writing helpers of the report tests
+(``digest_spool``) importable under ``--import-mode=importlib``."""
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
 
 
 @pytest.fixture

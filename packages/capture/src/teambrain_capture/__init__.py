@@ -14,6 +14,12 @@ from teambrain_schema import lazy_exports
 TYPE_CHECKING = False
 
 _EXPORTS: dict[str, str] = {
+    "NORMALISERS": "_hookmap",
+    "NO_END": "_summary",
+    "SessionSummary": "_summary",
+    "summarise_session": "_summary",
+    "UNKNOWN_MODEL": "_lite",
+    "USER_CONFIG_NAME": "_user",
     "JoinKeys": "_spool",
     "JsonlRead": "_spool",
     "safe_sid": "_lite",
@@ -44,72 +50,13 @@ _EXPORTS: dict[str, str] = {
     "run_capture_hook": "_hook",
     "close_idle_sessions": "_hook",
     "summarise_intent": "_intent",
-    "Adapter": "_adapters",
-    "McpTarget": "_adapters",
-    "HookTarget": "_adapters",
-    "ADAPTERS": "_adapters",
-    "register_adapter": "_adapters",
-    "resolve_adapter": "_adapters",
-    "supported_tools": "_adapters",
-    "plugin_adapters": "_adapters",
-    "check_adapters": "_adapters",
-    "AdapterProblem": "_adapters",
-    "bundled_adapters_file": "_adapters",
-    "InstallPlan": "_install",
-    "FileChange": "_install",
-    "plan_install": "_install",
-    "apply_install": "_install",
-    "adapter_notes": "_install",
-    "UserStep": "_readiness",
-    "user_steps": "_readiness",
-    "codex_hook_states": "_readiness",
-    "codex_hook_hash": "_readiness",
     "SessionAudit": "_audit",
     "audit_session": "_audit",
     "audit_sessions": "_audit",
     "last_session": "_audit",
     "prune_spool": "_audit",
     # the digest and metrics aggregation (pydantic, loaded only when used)
-    "ReportWindow": "_digest_window",
-    "resolve_window": "_digest_window",
-    "MIN_SESSIONS": "_digest_cells",
-    "SUPPRESSED": "_digest_cells",
-    "Suppressed": "_digest_cells",
-    "Figure": "_digest_cells",
-    "is_shown": "_digest_cells",
-    "fold_small_cells": "_digest_cells",
-    "hide_small_cells": "_digest_cells",
-    "SessionSummary": "_digest",
-    "summarise_session": "_digest",
-    "SpoolScan": "_digest",
-    "scan_sessions": "_digest",
-    "DigestReport": "_digest",
-    "BucketFigures": "_digest",
-    "aggregate": "_digest",
-    "build_digest": "_digest",
-    "repo_join_key": "_digest",
-    "ReportFormat": "_digest_render",
-    "REPORT_FORMATS": "_digest_render",
-    "render_digest": "_digest_render",
-    "slack_text": "_digest_render",
-    "slack_payload": "_digest_render",
-    "write_report": "_digest_render",
-    "report_path_problem": "_digest_render",
-    "format_figure": "_digest_render",
-    "sparkline": "_digest_render",
-    "SlackWebhook": "_digest_slack",
-    "WebhookLookup": "_digest_slack",
-    "resolve_slack_webhook": "_digest_slack",
-    "post_slack": "_digest_slack",
-    "MemoryCounts": "_digest_metrics",
-    "count_memories": "_digest_metrics",
-    "ComponentStatus": "_digest_metrics",
-    "MetricsSnapshot": "_digest_metrics",
-    "recent_activity": "_digest_metrics",
-    "render_metrics_text": "_digest_metrics",
-    "render_metrics_json": "_digest_metrics",
-    "index_status": "_digest_metrics",
-    "format_age": "_digest_metrics",
+    "repo_join_key": "_gitinfo",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -123,19 +70,6 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         find_active_session as find_active_session,
         mark_session_active as mark_session_active,
         mark_session_ended as mark_session_ended,
-    )
-    from ._adapters import (
-        ADAPTERS as ADAPTERS,
-        Adapter as Adapter,
-        AdapterProblem as AdapterProblem,
-        HookTarget as HookTarget,
-        McpTarget as McpTarget,
-        bundled_adapters_file as bundled_adapters_file,
-        check_adapters as check_adapters,
-        plugin_adapters as plugin_adapters,
-        register_adapter as register_adapter,
-        resolve_adapter as resolve_adapter,
-        supported_tools as supported_tools,
     )
     from ._audit import (
         SessionAudit as SessionAudit,
@@ -151,81 +85,19 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         queue_candidate as queue_candidate,
         save_candidate as save_candidate,
     )
-    from ._digest import (
-        BucketFigures as BucketFigures,
-        DigestReport as DigestReport,
-        SessionSummary as SessionSummary,
-        SpoolScan as SpoolScan,
-        aggregate as aggregate,
-        build_digest as build_digest,
-        repo_join_key as repo_join_key,
-        scan_sessions as scan_sessions,
-        summarise_session as summarise_session,
-    )
-    from ._digest_cells import (
-        MIN_SESSIONS as MIN_SESSIONS,
-        SUPPRESSED as SUPPRESSED,
-        Figure as Figure,
-        Suppressed as Suppressed,
-        fold_small_cells as fold_small_cells,
-        hide_small_cells as hide_small_cells,
-        is_shown as is_shown,
-    )
-    from ._digest_metrics import (
-        ComponentStatus as ComponentStatus,
-        MemoryCounts as MemoryCounts,
-        MetricsSnapshot as MetricsSnapshot,
-        count_memories as count_memories,
-        format_age as format_age,
-        index_status as index_status,
-        recent_activity as recent_activity,
-        render_metrics_json as render_metrics_json,
-        render_metrics_text as render_metrics_text,
-    )
-    from ._digest_render import (
-        REPORT_FORMATS as REPORT_FORMATS,
-        ReportFormat as ReportFormat,
-        format_figure as format_figure,
-        render_digest as render_digest,
-        report_path_problem as report_path_problem,
-        slack_payload as slack_payload,
-        slack_text as slack_text,
-        sparkline as sparkline,
-        write_report as write_report,
-    )
-    from ._digest_slack import (
-        SlackWebhook as SlackWebhook,
-        WebhookLookup as WebhookLookup,
-        post_slack as post_slack,
-        resolve_slack_webhook as resolve_slack_webhook,
-    )
-    from ._digest_window import (
-        ReportWindow as ReportWindow,
-        resolve_window as resolve_window,
-    )
+    from ._gitinfo import repo_join_key as repo_join_key
     from ._hook import (
         close_idle_sessions as close_idle_sessions,
         run_capture_hook as run_capture_hook,
     )
-    from ._install import (
-        FileChange as FileChange,
-        InstallPlan as InstallPlan,
-        adapter_notes as adapter_notes,
-        apply_install as apply_install,
-        plan_install as plan_install,
-    )
+    from ._hookmap import NORMALISERS as NORMALISERS
     from ._intent import (
         summarise_intent as summarise_intent,
     )
     from ._ledger import SpoolLedger as SpoolLedger
     from ._lite import (
+        UNKNOWN_MODEL as UNKNOWN_MODEL,
         safe_sid as safe_sid,
-    )
-    from ._readiness import (
-        UserStep as UserStep,
-        codex_hook_hash as codex_hook_hash,
-        codex_hook_states as codex_hook_states,
-        user_steps as user_steps,
     )
     from ._spool import (
         JoinKeys as JoinKeys,
@@ -240,7 +112,13 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         session_files as session_files,
         utc_timestamp as utc_timestamp,
     )
+    from ._summary import (
+        NO_END as NO_END,
+        SessionSummary as SessionSummary,
+        summarise_session as summarise_session,
+    )
     from ._user import (
+        USER_CONFIG_NAME as USER_CONFIG_NAME,
         FeedbackVote as FeedbackVote,
         UserConfig as UserConfig,
         load_user_config as load_user_config,

@@ -16,9 +16,9 @@ from typing import Any
 
 from teambrain_schema import MachineLayout, find_secrets
 
-from ._digest import NO_END, SessionSummary, summarise_session
 from ._lite import OPEN_SESSIONS_DIR, dumps
 from ._spool import prune_sessions, read_jsonl, session_files
+from ._summary import NO_END, SessionSummary, summarise_session
 
 
 @dataclass

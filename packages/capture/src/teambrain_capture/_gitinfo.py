@@ -18,6 +18,10 @@ from teambrain_schema import (
     read_head_sha,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing on the hook's path
+if TYPE_CHECKING:
+    from pathlib import Path
+
 __all__ = [  # the HEAD readers are re-exported: the hook and the digest read them from here
     "DETACHED", "GIT_TIMEOUT_S", "MAX_COMMITS", "NO_BRANCH", "commits_between", "find_git",
     "normalise_remote", "origin_url", "read_branch", "read_head_sha", "repo_identity",
@@ -92,3 +96,13 @@ def commits_between(root: str, start: str | None, end: str, since_epoch: float) 
     if out is None:
         return [end]
     return [line for line in out.decode("ascii", "replace").split() if is_sha(line)]
+
+
+def repo_join_key(start: Path | str) -> str | None:
+    """The ``repo`` join key capture records for sessions in the repository enclosing ``start``
+    (the normalised origin remote, else the folder name); None outside a git repository."""
+    found = find_git(str(start))
+    if found is None:
+        return None
+    root, _git_dir, common_dir = found
+    return repo_identity(root, common_dir)

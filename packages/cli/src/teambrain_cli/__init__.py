@@ -1,5 +1,37 @@
-"""tb: the teambrain command line."""
+"""tb: the teambrain command line, and the agent-tool adapters ``tb install`` writes.
+
+The adapter names are public for packages that add agent tools through the
+``teambrain.adapters`` entry point (see docs/architecture.md#plugins); they load lazily.
+"""
+
+from __future__ import annotations
+
+from teambrain_schema import lazy_exports
 
 from ._main import cli, main
 
-__all__ = ["cli", "main"]
+_EXPORTS: dict[str, str] = {
+    "Adapter": "_adapters",
+    "HookTarget": "_adapters",
+    "McpTarget": "_adapters",
+    "ADAPTERS": "_adapters",
+    "check_adapters": "_adapters",
+    "plugin_adapters": "_adapters",
+    "resolve_adapter": "_adapters",
+    "supported_tools": "_adapters",
+}
+__all__ = sorted(["cli", "main", *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # explicit re-exports for type checkers
+    from ._adapters import (
+        ADAPTERS as ADAPTERS,
+        Adapter as Adapter,
+        HookTarget as HookTarget,
+        McpTarget as McpTarget,
+        check_adapters as check_adapters,
+        plugin_adapters as plugin_adapters,
+        resolve_adapter as resolve_adapter,
+        supported_tools as supported_tools,
+    )

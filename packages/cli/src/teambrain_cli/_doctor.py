@@ -150,7 +150,7 @@ def check_distill(ctx: DoctorContext) -> Finding:
 
 def check_adapters_registry() -> Finding:
     """The bundled adapters.yaml agrees with the code registry."""
-    from teambrain_capture import check_adapters
+    from ._adapters import check_adapters
 
     problems = check_adapters()
     if problems:
@@ -167,8 +167,10 @@ def check_adapters_registry() -> Finding:
 def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
     """For each supported agent tool: wired in this repository or not, and whether the
     commands its config runs exist on PATH."""
-    from teambrain_capture import ADAPTERS, plan_install, plugin_adapters
     from teambrain_schema import EnvironmentProblem
+
+    from ._adapters import ADAPTERS, plugin_adapters
+    from ._install import plan_install
 
     if ctx.repo is None:
         return []
@@ -229,7 +231,7 @@ def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
 def _user_step_findings(label: str, tool: str, repo: Path) -> list[Finding]:
     """What the tool itself still waits for from the user (trust, approval), read from its own
     files: a wired tool that never loads the wiring serves no memory and records nothing."""
-    from teambrain_capture import user_steps
+    from ._readiness import user_steps
 
     return [
         Finding(

@@ -6,8 +6,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from teambrain_capture import ComponentStatus, format_age, index_status
 from teambrain_schema import BrainLayout, MachineLayout, TeambrainError, load_brain_config
+
+from ._digest_metrics import ComponentStatus, format_age, index_status
 
 NO_BRAIN = ComponentStatus("n/a", "no brain here (run inside a repository with .teambrain/)")
 

@@ -6,22 +6,21 @@ import dataclasses
 from pathlib import Path
 
 import click
-from teambrain_capture import (
+from teambrain_capture import repo_join_key
+from teambrain_schema import UserError, find_brain, load_brain
+
+from .._context import machine
+from .._digest import build_digest
+from .._digest_render import (
     REPORT_FORMATS,
     ReportFormat,
-    build_digest,
-    post_slack,
     render_digest,
-    repo_join_key,
-    resolve_slack_webhook,
-    resolve_window,
     slack_payload,
     slack_text,
     write_report,
 )
-from teambrain_schema import UserError, find_brain, load_brain
-
-from .._context import machine
+from .._digest_slack import post_slack, resolve_slack_webhook
+from .._digest_window import resolve_window
 from .._output import say
 
 SUFFIX_FORMATS: dict[str, ReportFormat] = {

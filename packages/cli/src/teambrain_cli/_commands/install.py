@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import click
-from teambrain_capture import (
-    adapter_notes,
-    apply_install,
-    plan_install,
-    resolve_adapter,
-    user_steps,
-)
 
+from .._adapters import resolve_adapter
 from .._context import require_repo
+from .._install import adapter_notes, apply_install, plan_install
+from .._readiness import user_steps
 
 
 @click.command("install")

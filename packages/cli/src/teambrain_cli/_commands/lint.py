@@ -16,7 +16,7 @@ def _lint_adapters_registry(layout: BrainLayout, report: LintReport) -> None:
     path = layout.repo_root / "adapters.yaml"
     if not path.is_file() or any(v.rule == "adapters-yaml" for v in report.violations):
         return
-    from teambrain_capture import check_adapters
+    from .._adapters import check_adapters
 
     for problem in check_adapters(path):
         report.violations.append(

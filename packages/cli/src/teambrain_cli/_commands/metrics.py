@@ -6,19 +6,19 @@ import dataclasses
 import datetime as dt
 
 import click
-from teambrain_capture import (
-    MetricsSnapshot,
-    count_memories,
-    recent_activity,
-    render_metrics_json,
-    render_metrics_text,
-)
 from teambrain_schema import (
     find_brain,
     load_brain,
 )
 
 from .._context import machine
+from .._digest_metrics import (
+    MetricsSnapshot,
+    count_memories,
+    recent_activity,
+    render_metrics_json,
+    render_metrics_text,
+)
 from .._status import NO_BRAIN, retrieval_status, serve_status
 
 

@@ -8,14 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from teambrain_capture import (
-    apply_install,
-    codex_hook_hash,
-    codex_hook_states,
-    plan_install,
-    resolve_adapter,
-    user_steps,
-)
+from teambrain_cli._adapters import resolve_adapter
+from teambrain_cli._install import apply_install, plan_install
+from teambrain_cli._readiness import codex_hook_hash, codex_hook_states, user_steps
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 from pathlib import Path
 
 import pytest
-from teambrain_capture import (
+from teambrain_capture._hookmap import NORMALISERS
+from teambrain_cli._adapters import (
     ADAPTERS,
     Adapter,
     McpTarget,
@@ -11,7 +12,6 @@ from teambrain_capture import (
     resolve_adapter,
     supported_tools,
 )
-from teambrain_capture._hookmap import NORMALISERS
 from teambrain_schema import AdaptersFile, ExitCode, UserError, load_config_file
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -5,14 +5,14 @@ from pathlib import Path
 from typing import Any
 
 from digest_spool import IDS, SessionSpec, write_sessions
-from teambrain_capture import (
+from teambrain_capture import record_feedback
+from teambrain_cli._digest_metrics import (
     ComponentStatus,
     MetricsSnapshot,
     count_memories,
     format_age,
     index_status,
     recent_activity,
-    record_feedback,
     render_metrics_json,
     render_metrics_text,
 )

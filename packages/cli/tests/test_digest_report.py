@@ -17,23 +17,18 @@ from digest_spool import (
 )
 from hypothesis import given, settings, strategies as st
 from teambrain_capture import (
-    MIN_SESSIONS,
-    SUPPRESSED,
     FeedbackVote,
     JoinKeys,
-    SpoolScan,
-    aggregate,
     append_event,
-    build_digest,
     make_event,
     record_feedback,
     repo_join_key,
-    resolve_window,
-    scan_sessions,
     summarise_session,
     user_dir,
 )
-from teambrain_capture._digest_cells import OTHER_KEY
+from teambrain_cli._digest import SpoolScan, aggregate, build_digest, scan_sessions
+from teambrain_cli._digest_cells import MIN_SESSIONS, OTHER_KEY, SUPPRESSED
+from teambrain_cli._digest_window import resolve_window
 from teambrain_schema import machine_layout
 
 UTC = dt.UTC
@@ -225,7 +220,7 @@ def test_an_empty_or_missing_spool_is_a_report_of_nothing(teambrain_home: Path) 
 def test_unreadable_files_are_counted_not_raised(
     known_spool: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import teambrain_capture._digest as digest_module
+    import teambrain_cli._digest as digest_module
 
     real = digest_module.read_jsonl
 

@@ -1,13 +1,14 @@
 from hypothesis import given, settings, strategies as st
-from teambrain_capture import (
+from teambrain_cli._digest_cells import (
     MIN_SESSIONS,
+    OTHER_KEY,
     SUPPRESSED,
+    figure,
     fold_small_cells,
-    format_figure,
     hide_small_cells,
     is_shown,
 )
-from teambrain_capture._digest_cells import OTHER_KEY, figure
+from teambrain_cli._digest_render import format_figure
 
 
 def group(prefix: str, size: int) -> frozenset[str]:

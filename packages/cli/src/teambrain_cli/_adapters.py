@@ -13,9 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
+from teambrain_capture import NORMALISERS
 from teambrain_schema import UserError
-
-from ._hookmap import NORMALISERS
 
 ConfigFormat = Literal["json", "jsonc", "toml"]
 HandlerValue = str | int | bool
@@ -320,7 +319,7 @@ class AdapterProblem:
 
 def bundled_adapters_file() -> Path:
     """The copy of ``adapters.yaml`` installed with this package."""
-    return Path(str(resources.files("teambrain_capture") / ADAPTERS_FILE_NAME))
+    return Path(str(resources.files("teambrain_cli") / ADAPTERS_FILE_NAME))
 
 
 def _line_of(text: str, name: str) -> int:

@@ -8,21 +8,18 @@ import pytest
 from digest_spool import IDS, NOW, SessionSpec, session_strategy, summary_of, write_sessions
 from hypothesis import given, settings, strategies as st
 from markdown_it import MarkdownIt
-from teambrain_capture import (
-    SUPPRESSED,
-    DigestReport,
-    SpoolScan,
-    aggregate,
-    build_digest,
+from teambrain_cli._digest import DigestReport, SpoolScan, aggregate, build_digest
+from teambrain_cli._digest_cells import SUPPRESSED
+from teambrain_cli._digest_render import (
+    bar,
     render_digest,
     report_path_problem,
-    resolve_window,
     slack_payload,
     slack_text,
     sparkline,
     write_report,
 )
-from teambrain_capture._digest_render import bar
+from teambrain_cli._digest_window import resolve_window
 from teambrain_schema import UserError, machine_layout
 
 UTC = dt.UTC

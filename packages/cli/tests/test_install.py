@@ -3,8 +3,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from teambrain_capture import apply_install, plan_install, resolve_adapter
-from teambrain_capture._jsonc import loads as jsonc_loads
+from teambrain_cli._adapters import resolve_adapter
+from teambrain_cli._install import apply_install, plan_install
+from teambrain_cli._jsonc import loads as jsonc_loads
 from teambrain_schema import EnvironmentProblem, ExitCode
 
 

@@ -17,9 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from teambrain_capture import USER_CONFIG_NAME, load_user_config, user_dir
 from teambrain_schema import EnvironmentProblem, MachineLayout
-
-from ._user import USER_CONFIG_NAME, load_user_config, user_dir
 
 DEFAULT_TIMEOUT_S = 10.0
 
