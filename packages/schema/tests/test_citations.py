@@ -37,6 +37,10 @@ def cited(body: str, commits: tuple[str, ...] = ()) -> list[tuple[str, str]]:
             [("command", "test"), ("command", "lint")],
         ),
         (
+            "`make -f ci.mk deploy`, `make -C docs html`, `make -j 2 build`, `make -j lint`.",
+            [("command", "deploy"), ("command", "build"), ("command", "lint")],
+        ),
+        (
             "Checkout lives in src/shop/checkout/ and app/main.py.",
             [("path", "src/shop/checkout/"), ("path", "app/main.py")],
         ),
@@ -47,6 +51,7 @@ def cited(body: str, commits: tuple[str, ...] = ()) -> list[tuple[str, str]]:
         # Not citations: URLs, absolute and home paths, prose with slashes, calls, versions.
         ("Docs at https://example.com/a/b.html and `/etc/hosts` or `~/.ssh/config`.", []),
         ("Read and/or write; CI/CD runs on TCP/IP.", []),
+        ("Forked from github.com/acme/shop/ and `docs.python.org/3/library/os.html`.", []),
         ('Call `log.info("x")` with `structlog.get_logger(__name__)`.', []),
         ("Pin `numpy>=2.0` and `v1.2.3`.", []),
         ("```\nsrc/only/in/an/example.py\n`make nothing`\n```\nDone.", []),

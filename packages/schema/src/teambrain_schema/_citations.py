@@ -98,6 +98,8 @@ _PYTHON_M = re.compile(r"^python3?\s+-m\s+([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
 _MAKE_TARGET = re.compile(r"^([A-Za-z0-9_.%/-]+(?:[ \t]+[A-Za-z0-9_.%/-]+)*)[ \t]*::?(?!=)")
 _SHA = re.compile(r"^[0-9a-f]{7,64}$")
 _GLOB_CHARS = frozenset("*?[")
+# "github.com/acme/shop/", "docs.python.org/3/": a web address without its scheme, not a path.
+_HOST = re.compile(r"^(?:[a-z0-9-]+\.)+[a-z]{2,6}$")
 _FILES_TTL_S = 2.0
 
 
@@ -135,13 +137,41 @@ def _path_target(text: str) -> str | None:
     if not value or value.startswith("../") or value in {".", ".."}:
         return None
     if "/" in value:
-        return value
+        return None if _HOST.match(value.split("/", 1)[0]) else value
     # One segment: a file name with a code extension (``money.py``), or a glob (``*.py``).
     stem, dot, extension = value.rpartition(".")
     if dot and stem and extension.lower() in _CODE_EXTENSIONS:
         return value
     if any(c in _GLOB_CHARS for c in value) and dot:
         return value
+    return None
+
+
+_MAKE_VALUE_OPTIONS = frozenset({"-f", "-I", "-o", "-W"})
+_MAKE_NUMBER_OPTIONS = frozenset({"-j", "-l"})  # their number is optional
+
+
+def _make_target(words: list[str]) -> str | None:
+    """The first target of a ``make`` command line: not a VAR=value, not an option or the value
+    an option takes (``make -C docs html`` names ``html``). None when it names none (or when
+    ``-C`` points make at another directory, whose Makefile is not the one to check)."""
+    skip = False
+    for index, word in enumerate(words):
+        if skip:
+            skip = False
+            continue
+        if word in _MAKE_NUMBER_OPTIONS:
+            following = words[index + 1] if index + 1 < len(words) else ""
+            skip = following.replace(".", "", 1).isdigit()
+            continue
+        if word in ("-C", "--directory") or word.startswith(("-C", "--directory=")):
+            return None
+        if word in _MAKE_VALUE_OPTIONS:
+            skip = True
+            continue
+        if "=" in word or word.startswith("-"):
+            continue
+        return word
     return None
 
 
@@ -169,9 +199,7 @@ def extract_citations(body: str, evidence_commits: Sequence[str] = ()) -> list[C
             continue
         make = _MAKE.match(span)
         if make:
-            target = next(
-                (w for w in make.group(1).split() if "=" not in w and not w.startswith("-")), None
-            )
+            target = _make_target(make.group(1).split())
             if target:
                 add("command", span, target)
             continue
@@ -184,6 +212,8 @@ def extract_citations(body: str, evidence_commits: Sequence[str] = ()) -> list[C
     prose = _SPAN.sub(" ", text)
     for match in _PROSE_PATH.finditer(prose):
         written = match.group(1)
+        if _HOST.match(written.split("/", 1)[0]):
+            continue
         last = written.rstrip("/").rsplit("/", 1)[-1]
         if written.endswith("/") or (
             "." in last and last.rsplit(".", 1)[1].lower() in _CODE_EXTENSIONS
