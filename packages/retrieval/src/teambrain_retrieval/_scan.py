@@ -77,21 +77,13 @@ def change_signals(layout: BrainLayout, folders: Sequence[str]) -> Signals:
     and most editors' safe saves write) and of git's ``index`` and ``HEAD`` (any pull,
     checkout, merge or reset rewrites them). A file rewritten in place changes none of these;
     callers still scan every file now and then to see that."""
-    from teambrain_schema import git_dirs_at
+    from teambrain_schema import file_stamp, git_state_stamps
 
-    paths = [str(layout.root), str(layout.memories), str(layout.retired), *folders]
-    found = git_dirs_at(str(layout.repo_root))
-    if found is not None:
-        paths += [os.path.join(found[0], "index"), os.path.join(found[0], "HEAD")]
-    signals: list[tuple[int, int, int] | None] = []
-    for path in paths:
-        try:
-            stat = os.stat(path)
-        except OSError:
-            signals.append(None)
-            continue
-        signals.append((stat.st_mtime_ns, stat.st_size, stat.st_ino))
-    return tuple(signals)
+    folder_stamps = [
+        file_stamp(path)
+        for path in (str(layout.root), str(layout.memories), str(layout.retired), *folders)
+    ]
+    return (*folder_stamps, *git_state_stamps(str(layout.repo_root)))
 
 
 def stamps_digest(stamps: dict[str, Stamp]) -> str:

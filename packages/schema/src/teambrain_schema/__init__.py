@@ -65,6 +65,8 @@ _EXPORTS: dict[str, str] = {
     # _gitrefs (stdlib: git facts read from .git files, no subprocess)
     "DETACHED": "_gitrefs",
     "find_git": "_gitrefs",
+    "file_stamp": "_gitrefs",
+    "git_state_stamps": "_gitrefs",
     "git_dirs_at": "_gitrefs",
     "is_sha": "_gitrefs",
     "read_branch": "_gitrefs",
@@ -304,8 +306,10 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
     )
     from ._gitrefs import (
         DETACHED as DETACHED,
+        file_stamp as file_stamp,
         find_git as find_git,
         git_dirs_at as git_dirs_at,
+        git_state_stamps as git_state_stamps,
         is_sha as is_sha,
         read_branch as read_branch,
         read_git_file as read_git_file,

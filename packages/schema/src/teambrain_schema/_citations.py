@@ -274,19 +274,9 @@ class CitationChecker:
     # ------------------------------------------------------------------ what the repository holds
 
     def _key(self) -> tuple[object, ...]:
-        from ._gitrefs import git_dirs_at
+        from ._gitrefs import git_state_stamps
 
-        found = git_dirs_at(str(self.repo_root))
-        if found is None:
-            return ()
-        stamps: list[object] = []
-        for name in ("index", "HEAD"):
-            try:
-                stat = os.stat(os.path.join(found[0], name))
-                stamps.append((stat.st_mtime_ns, stat.st_size, stat.st_ino))
-            except OSError:
-                stamps.append(None)
-        return tuple(stamps)
+        return git_state_stamps(str(self.repo_root))
 
     def _current(self) -> _Snapshot | None:
         now = time.monotonic()

@@ -46,6 +46,27 @@ def git_dirs_at(work_tree: str) -> tuple[str, str] | None:
     return git_dir, common_dir
 
 
+Stamp = tuple[int, int, int] | None  # (mtime_ns, size, inode) of a file; None when missing
+
+
+def file_stamp(path: str) -> Stamp:
+    """``path``'s (mtime_ns, size, inode), or None when it cannot be stat-ed."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+
+
+def git_state_stamps(work_tree: str) -> tuple[Stamp, ...]:
+    """The stamps of git's ``index`` and ``HEAD`` for the work tree at ``work_tree`` (empty
+    outside git): any commit, pull, checkout, merge, reset or ``git add`` moves one of them."""
+    found = git_dirs_at(work_tree)
+    if found is None:
+        return ()
+    return (file_stamp(os.path.join(found[0], "index")), file_stamp(os.path.join(found[0], "HEAD")))
+
+
 def find_git(start: str) -> tuple[str, str, str] | None:
     """``(work tree root, git dir, common git dir)`` of the repository enclosing ``start``."""
     current = os.path.realpath(start)
