@@ -18,6 +18,7 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -123,6 +124,12 @@ class StaleCitation:
     moved_to: str | None = None
 
 
+def _is_code_file(name: str) -> bool:
+    """``money.py``, ``Makefile.toml``: a file name ending in a known code extension."""
+    stem, dot, extension = name.rpartition(".")
+    return bool(dot and stem) and extension.lower() in _CODE_EXTENSIONS
+
+
 def _path_target(text: str) -> str | None:
     """``text`` as a repository-relative path or glob, or None when it is not one."""
     value = text.strip().strip("\"'")
@@ -139,10 +146,7 @@ def _path_target(text: str) -> str | None:
     if "/" in value:
         return None if _HOST.match(value.split("/", 1)[0]) else value
     # One segment: a file name with a code extension (``money.py``), or a glob (``*.py``).
-    stem, dot, extension = value.rpartition(".")
-    if dot and stem and extension.lower() in _CODE_EXTENSIONS:
-        return value
-    if any(c in _GLOB_CHARS for c in value) and dot:
+    if _is_code_file(value) or (any(c in _GLOB_CHARS for c in value) and "." in value):
         return value
     return None
 
@@ -214,10 +218,7 @@ def extract_citations(body: str, evidence_commits: Sequence[str] = ()) -> list[C
         written = match.group(1)
         if _HOST.match(written.split("/", 1)[0]):
             continue
-        last = written.rstrip("/").rsplit("/", 1)[-1]
-        if written.endswith("/") or (
-            "." in last and last.rsplit(".", 1)[1].lower() in _CODE_EXTENSIONS
-        ):
+        if written.endswith("/") or _is_code_file(written.rsplit("/", 1)[-1]):
             add("path", written, written)
     for sha in evidence_commits:
         if _SHA.match(sha):
@@ -256,7 +257,8 @@ class _Snapshot:
     makefiles: dict[str, frozenset[str] | None] = field(default_factory=dict)
     commits: dict[str, str | None] = field(default_factory=dict)
     python: dict[str, list[str]] | None = None
-    packages: frozenset[str] | None = None
+    packages: frozenset[str] | None = None  # names of folders that hold Python files
+    by_name: dict[str, list[str]] | None = None
     reasons: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = field(default_factory=dict)
 
 
@@ -375,8 +377,9 @@ class CitationChecker:
         """Where git says ``path`` (a file, or a folder with or without its trailing slash)
         went, when it exists there now; None when git has no such rename."""
         snap = self._current()
-        if snap is None:
-            return None
+        return None if snap is None else self._moved_to(snap, path)
+
+    def _moved_to(self, snap: _Snapshot, path: str) -> str | None:
         folder = path.endswith("/")
         current = path.rstrip("/")
         for old, new in self._renames(snap):
@@ -426,14 +429,14 @@ class CitationChecker:
     def _check_path(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
         if self._exists(snap, citation.target):
             return None
-        moved = self.moved_to(citation.target)
+        moved = self._moved_to(snap, citation.target)
         reason = f"`{citation.target}` no longer exists"
         return StaleCitation(citation, reason + (f" (moved to `{moved}`)" if moved else ""), moved)
 
     def _check_glob(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
         pattern = citation.target
         regex = _glob_regex(pattern)
-        pool: Iterable[str] = snap.files | snap.dirs if "/" in pattern else snap.names
+        pool: Iterable[str] = chain(snap.files, snap.dirs) if "/" in pattern else snap.names
         if any(regex.match(name) for name in pool):
             return None
         return StaleCitation(citation, f"`{pattern}` matches no file")
@@ -448,14 +451,11 @@ class CitationChecker:
                 if not name.endswith(".py"):
                     continue
                 parts = name[:-3].split("/")
+                packages.update(parts[:-1])
                 if parts[-1] == "__init__":
                     parts = parts[:-1]
                 for start in range(len(parts)):
                     tails.setdefault("/".join(parts[start:]), []).append(name)
-                folders = name.split("/")[:-1]
-                for end in range(1, len(folders) + 1):
-                    for start in range(end):
-                        packages.add("/".join(folders[start:end]))
             snap.python = tails
             snap.packages = frozenset(packages)
         return sorted(snap.python.get(module, ()))
@@ -480,6 +480,15 @@ class CitationChecker:
             )
         return None
 
+    def _files_named(self, snap: _Snapshot, *names: str) -> list[str]:
+        """The repository's files called one of ``names`` (``Makefile``, ``package.json``),
+        sorted; the files are grouped by name once per snapshot."""
+        if snap.by_name is None:
+            snap.by_name = {}
+            for path in sorted(snap.files):
+                snap.by_name.setdefault(path.rpartition("/")[2], []).append(path)
+        return sorted(path for name in names for path in snap.by_name.get(name, ()))
+
     def _makefile_targets(self, snap: _Snapshot, path: str) -> frozenset[str] | None:
         if path not in snap.makefiles:
             text = self._text(snap, path)
@@ -492,11 +501,7 @@ class CitationChecker:
         return snap.makefiles[path]
 
     def _check_command(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
-        makefiles = sorted(
-            name
-            for name in snap.files
-            if name.rpartition("/")[2] in ("Makefile", "makefile", "GNUmakefile")
-        )
+        makefiles = self._files_named(snap, "Makefile", "makefile", "GNUmakefile")
         if not makefiles:
             return StaleCitation(citation, f"`{citation.text}`: the repository has no Makefile")
         for name in makefiles:
@@ -510,7 +515,7 @@ class CitationChecker:
     def _check_script(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
         import json
 
-        manifests = sorted(n for n in snap.files if n.rpartition("/")[2] == "package.json")
+        manifests = self._files_named(snap, "package.json")
         if not manifests:
             return StaleCitation(citation, f"`{citation.text}`: the repository has no package.json")
         for name in manifests:
