@@ -72,10 +72,7 @@ def stale_memories(
         expired = front.expires_on() if front.is_expired(today) else None
         if not stale and expired is None:
             continue
-        try:
-            text = (layout.repo_root / brain_file.relpath).read_text("utf-8", "replace")
-        except OSError:
-            text = ""
+        text = document.original or ""  # the file as it was read: no second read for line numbers
         found.append(
             StaleMemory(
                 front.id, front.title, brain_file.relpath,

@@ -30,30 +30,27 @@ SUFFIX_FORMATS: dict[str, ReportFormat] = {
 }
 
 
-def _stale_here() -> list[tuple[str, str, tuple[str, ...]]]:
-    """The memories of the brain you are in whose citations no longer hold (served, marked)."""
+def brain_facts() -> tuple[dict[str, str], list[tuple[str, str, tuple[str, ...]]]]:
+    """What reports say of the brain you are in (nothing outside one), read once: each
+    memory's title, so reports name them, and the memories whose citations no longer hold
+    (still served, marked)."""
     from teambrain_schema import stale_memories
 
     layout = find_brain()
     if layout is None:
-        return []
-    return [
-        (m.id, m.title, tuple(s.reason for s, _ in m.citations))
-        for m in stale_memories(layout)
-        if m.citations
-    ]
-
-
-def memory_titles() -> dict[str, str]:
-    """Titles of the memories of the brain here (none outside one), so reports name them."""
-    layout = find_brain()
-    if layout is None:
-        return {}
-    return {
+        return {}, []
+    brain = load_brain(layout)
+    titles = {
         memory_id: brain_file.document.front.title
-        for memory_id, brain_file in load_brain(layout).by_id().items()
+        for memory_id, brain_file in brain.by_id().items()
         if brain_file.document is not None
     }
+    stale = [
+        (m.id, m.title, tuple(s.reason for s, _ in m.citations))
+        for m in stale_memories(layout, brain=brain)
+        if m.citations
+    ]
+    return titles, stale
 
 
 @click.command("digest")
@@ -100,8 +97,8 @@ def command(
             raise UserError("--repo .: not inside a git repository")
     home = machine()
     report = build_digest(home, window, repo=repo)
-    report = dataclasses.replace(report, stale=_stale_here())
-    titles = memory_titles()
+    titles, stale = brain_facts()
+    report = dataclasses.replace(report, stale=stale)
     if out is not None:
         chosen = fmt or SUFFIX_FORMATS.get(out.suffix.lower(), "text")
         target = write_report(out, render_digest(report, chosen, titles))

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 import click
-from teambrain_schema import BrainLayout, ExitCode, LintReport, Violation, lint_brain
+from teambrain_schema import (
+    Brain,
+    BrainLayout,
+    ExitCode,
+    LintReport,
+    Violation,
+    lint_brain,
+    load_brain,
+)
 
 from .._context import require_brain
 from .._output import emit_json
@@ -29,13 +37,13 @@ STALE_RULE = "stale-citation"
 EXPIRED_RULE = "ttl-expired"
 
 
-def _lint_staleness(layout: BrainLayout, report: LintReport) -> None:
+def _lint_staleness(layout: BrainLayout, report: LintReport, brain: Brain) -> None:
     """Warnings for memories the code no longer bears out: a cited path or glob that matches
     nothing (and where git says it moved), a symbol gone from its module, a make target no
     Makefile defines, an unreachable evidence commit; and TTLs that ran out."""
     from teambrain_schema import stale_memories
 
-    for memory in stale_memories(layout):
+    for memory in stale_memories(layout, brain=brain):
         for stale, line in memory.citations:
             fix = " (`tb propose --fix-citations` proposes the edit)" if stale.moved_to else ""
             report.violations.append(
@@ -65,9 +73,10 @@ def command(ctx: click.Context, as_json: bool, *, strict: bool = False) -> None:
     Exits 0 when clean (warnings allowed, unless --strict) and 3 on any violation.
     """
     layout = require_brain()
-    report = lint_brain(layout)
+    brain = load_brain(layout)  # parsed once for the rules and the citation check
+    report = lint_brain(layout, brain=brain)
     _lint_adapters_registry(layout, report)
-    _lint_staleness(layout, report)
+    _lint_staleness(layout, report, brain)
     if as_json:
         emit_json(report.to_json())
     else:
