@@ -22,23 +22,29 @@ class PluginProblem(Exception):
 
 
 @functools.cache
-def plugin_names(group: str) -> tuple[str, ...]:
-    """The names installed packages register under entry-point ``group``, sorted."""
+def _entry_points(group: str) -> dict[str, Any]:
+    """Entry point name → the first installed package's entry point, for ``group``: the
+    installed packages' metadata is read once per group and process."""
     from importlib.metadata import entry_points
 
-    return tuple(sorted({ep.name for ep in entry_points(group=group)}))
+    found: dict[str, Any] = {}
+    for entry in entry_points(group=group):
+        found.setdefault(entry.name, entry)
+    return found
+
+
+def plugin_names(group: str) -> tuple[str, ...]:
+    """The names installed packages register under entry-point ``group``, sorted."""
+    return tuple(sorted(_entry_points(group)))
 
 
 def load_plugin(group: str, name: str) -> Any:
     """The object installed package registers as ``name`` in ``group`` (raises
     :class:`PluginProblem` when none does, or when importing it fails)."""
-    from importlib.metadata import entry_points
-
-    found = [ep for ep in entry_points(group=group) if ep.name == name]
-    if not found:
+    entry = _entry_points(group).get(name)
+    if entry is None:
         known = ", ".join(plugin_names(group)) or "none installed"
         raise PluginProblem(f"no installed package provides {group} plugin {name!r} ({known})")
-    entry = found[0]
     try:
         return entry.load()
     except Exception as exc:  # a third party's import error: name it, never a traceback
