@@ -16,7 +16,7 @@ from typing import Any, Literal
 from teambrain_capture import NORMALISERS
 from teambrain_schema import UserError
 
-ConfigFormat = Literal["json", "jsonc", "toml"]
+ConfigFormat = Literal["json", "jsonc", "toml", "yaml"]
 HandlerValue = str | int | bool
 EntryValue = str | int | bool | list[str]
 MCP_SERVER_NAME = "teambrain"
@@ -39,6 +39,8 @@ class McpTarget:
     entry_type: str | None = None  # the entry's `type` field, where the tool wants one
     entry: dict[str, EntryValue] = field(default_factory=dict)  # more fields of our entry
     file_defaults: dict[str, HandlerValue] = field(default_factory=dict)  # top-level keys
+    servers: Literal["map", "list"] = "map"  # list: entries with a `name` field (Continue)
+    command_style: Literal["split", "array"] = "split"  # array: one `command` list (opencode)
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,11 @@ class Adapter:
 
     def mcp_entry(self) -> dict[str, Any]:
         """The ``teambrain`` server entry for this tool's MCP config."""
-        entry: dict[str, Any] = {"type": self.mcp.entry_type} if self.mcp.entry_type else {}
+        entry: dict[str, Any] = {"name": MCP_SERVER_NAME} if self.mcp.servers == "list" else {}
+        if self.mcp.entry_type:
+            entry["type"] = self.mcp.entry_type
+        if self.mcp.command_style == "array":
+            return {**entry, "command": [MCP_COMMAND, *MCP_ARGS], **self.mcp.entry}
         return {**entry, "command": MCP_COMMAND, "args": list(MCP_ARGS), **self.mcp.entry}
 
     def hook_handler(self) -> dict[str, Any]:
@@ -102,6 +108,8 @@ class Adapter:
                 "entry_type": self.mcp.entry_type,
                 "entry": dict(self.mcp.entry),
                 "file_defaults": dict(self.mcp.file_defaults),
+                "servers": self.mcp.servers,
+                "command_style": self.mcp.command_style,
             },
             "hooks": None,
         }

@@ -24,7 +24,7 @@ NEW_FILE_MODE = 0o644
 
 
 class _Config:
-    """One config file being edited: JSON, JSONC or TOML, with the same small interface."""
+    """One config file being edited: JSON, JSONC, TOML or YAML, with the same small interface."""
 
     def __init__(self, path: Path, display: str, fmt: str) -> None:
         self.path = path
@@ -38,6 +38,14 @@ class _Config:
         except OSError as exc:
             raise EnvironmentProblem(f"{display}: cannot read ({exc.strerror or exc})") from None
         text = self.before if self.before is not None and self.before.strip() else None
+        self._edited = False
+        if fmt == "yaml":
+            self._yaml, self._tree = _load_yaml(text or "", self)
+            # A file of comments alone loads as nothing: keep its text above what we add.
+            self._yaml_head = (text or "") if not self._tree else ""
+            if self._yaml_head and not self._yaml_head.endswith("\n"):
+                self._yaml_head += "\n"
+            return
         if fmt == "toml":
             import tomlkit
             from tomlkit.exceptions import ParseError
@@ -63,6 +71,14 @@ class _Config:
 
     @property
     def text(self) -> str:
+        if self.format == "yaml":
+            if not self._edited:  # a YAML dump may reflow a file we did not change
+                return self.before or ""
+            import io
+
+            out = io.StringIO()
+            self._yaml.dump(self._tree, out)
+            return self._yaml_head + out.getvalue()
         if self.format == "toml":
             import tomlkit
 
@@ -73,9 +89,9 @@ class _Config:
         return self._json.text
 
     def get(self, path: list[str | int]) -> Any:
-        if self.format != "toml":
+        if self.format not in ("toml", "yaml"):
             return self._json.get(path)
-        node = self._toml
+        node = self._toml if self.format == "toml" else self._tree
         for step in path:
             if isinstance(step, int):
                 if not isinstance(node, list) or step >= len(node):
@@ -97,6 +113,10 @@ class _Config:
         return node
 
     def set(self, path: list[str | int], value: Any) -> None:
+        self._edited = True
+        if self.format == "yaml":
+            _yaml_parent(self._tree, path)[path[-1]] = _yaml_value(value)
+            return
         if self.format != "toml":
             self._json.set(path, value)
             return
@@ -109,6 +129,15 @@ class _Config:
         node[path[-1]] = item
 
     def append(self, path: list[str | int], value: Any) -> None:
+        self._edited = True
+        if self.format == "yaml":
+            from ruamel.yaml.comments import CommentedSeq
+
+            parent = _yaml_parent(self._tree, path)
+            if path[-1] not in parent:
+                parent[path[-1]] = CommentedSeq()
+            parent[path[-1]].append(_yaml_value(value))
+            return
         if self.format != "toml":
             self._json.append(path, value)
             return
@@ -121,6 +150,87 @@ class _Config:
             array = tomlkit.aot()
             array.append(_toml_value(value))
             parent[path[-1]] = array
+
+
+def _load_yaml(text: str, config: _Config) -> tuple[Any, Any]:
+    """A round-trip YAML loader and the document in ``text`` (comments, key order and quoting
+    kept), dumping with the indentation the file already uses."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.error import YAMLError
+
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096  # never fold a long line the user wrote on one line
+    try:
+        tree = yaml.load(text)
+    except YAMLError as exc:
+        why = " ".join(str(exc).split())
+        raise config.broken(f"not valid YAML ({why[:200]})") from None
+    if tree is None:
+        tree = CommentedMap()
+    if not isinstance(tree, dict):
+        raise config.broken("expected a mapping at the top level")
+    mapping, sequence, offset = _yaml_indents(text)
+    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
+    return yaml, tree
+
+
+def _yaml_indents(text: str) -> tuple[int, int, int]:
+    """(mapping indent, sequence indent, dash offset) as the file writes them, else 2, 4, 2."""
+    import re
+
+    mapping = sequence = offset = None
+    lines = text.splitlines()
+    for number, line in enumerate(lines[:-1]):
+        if not line.rstrip().endswith(":") or line.lstrip().startswith("#"):
+            continue
+        parent = len(line) - len(line.lstrip())
+        child = next(
+            (n for n in lines[number + 1 :] if n.strip() and not n.lstrip().startswith("#")), ""
+        )
+        depth = len(child) - len(child.lstrip())
+        if depth <= parent:
+            continue
+        dash = re.match(r"( *)- ", child)
+        if dash and offset is None:
+            offset = depth - parent
+            sequence = offset + 2
+        elif not dash and mapping is None:
+            mapping = depth - parent
+    if offset is None and any(re.match(r"-\s", line) for line in lines):
+        offset, sequence = 0, 2
+    return mapping or 2, sequence or 4, offset if offset is not None else 2
+
+
+def _yaml_parent(tree: Any, path: list[str | int]) -> Any:
+    """The YAML container holding ``path[-1]``, creating missing mappings on the way."""
+    from ruamel.yaml.comments import CommentedMap
+
+    node = tree
+    for step in path[:-1]:
+        if isinstance(step, str) and step not in node:
+            node[step] = CommentedMap()
+        node = node[step]
+    return node
+
+
+def _yaml_value(value: Any) -> Any:
+    """Dicts and lists as ruamel's commented containers (short lists of strings flow style, as
+    people write `args: [serve]`)."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    if isinstance(value, dict):
+        mapping = CommentedMap()
+        for key, item in value.items():
+            mapping[key] = _yaml_value(item)
+        return mapping
+    if isinstance(value, list):
+        seq = CommentedSeq(_yaml_value(item) for item in value)
+        if all(isinstance(item, str) for item in value):
+            seq.fa.set_flow_style()
+        return seq
+    return value
 
 
 def _toml_value(value: Any) -> Any:
@@ -197,19 +307,32 @@ def _is_ours(handler: object, adapter: Adapter) -> bool:
 
 def _merge_mcp(config: _Config, adapter: Adapter, notes: list[str]) -> None:
     key_path: list[str | int] = list(adapter.mcp.key.split("."))
+    listed = adapter.mcp.servers == "list"
     servers = config.get(key_path)
-    if servers is not MISSING and not isinstance(servers, dict):
-        raise config.broken(f"`{adapter.mcp.key}` must be an object")
+    if servers is not MISSING and not isinstance(servers, list if listed else dict):
+        kind = "a list" if listed else "an object"
+        raise config.broken(f"`{adapter.mcp.key}` must be {kind}")
     desired = adapter.mcp_entry()
-    existing = servers.get(MCP_SERVER_NAME, MISSING) if isinstance(servers, dict) else MISSING
-    launch = " ".join([desired["command"], *desired["args"]])
+    entry_path: list[str | int] = [*key_path, MCP_SERVER_NAME]
+    existing: Any = MISSING
+    if listed:
+        for index, entry in enumerate(servers if isinstance(servers, list) else []):
+            if isinstance(entry, dict) and entry.get("name") == MCP_SERVER_NAME:
+                entry_path, existing = [*key_path, index], entry
+                break
+    elif isinstance(servers, dict):
+        existing = servers.get(MCP_SERVER_NAME, MISSING)
+    launch = " ".join(_launch_words(desired))
     if existing is MISSING:
-        config.set([*key_path, MCP_SERVER_NAME], desired)
+        if listed:
+            config.append(key_path, desired)
+        else:
+            config.set(entry_path, desired)
         config.actions.append(f"added MCP server `{MCP_SERVER_NAME}` ({launch})")
     elif _launches_ours(existing, desired):
         # Our entry from an older install: add or correct the fields we write, keep the rest.
         if any(existing.get(key) != value for key, value in desired.items()):
-            config.set([*key_path, MCP_SERVER_NAME], {**existing, **desired})
+            config.set(entry_path, {**existing, **desired})
             config.actions.append(f"updated MCP server `{MCP_SERVER_NAME}` ({launch})")
     else:
         notes.append(
@@ -222,13 +345,17 @@ def _merge_mcp(config: _Config, adapter: Adapter, notes: list[str]) -> None:
             config.actions.append(f"set {name} = {value}")
 
 
+def _launch_words(entry: dict[str, Any]) -> list[str]:
+    """The command line an entry runs: ``command`` plus ``args``, or one ``command`` list."""
+    command = entry.get("command")
+    words = list(command) if isinstance(command, list) else [command]
+    args = entry.get("args")
+    return [str(word) for word in [*words, *(args if isinstance(args, list) else [])]]
+
+
 def _launches_ours(entry: object, desired: dict[str, Any]) -> bool:
-    """Is ``entry`` a teambrain entry ``tb install`` wrote (same command and arguments)?"""
-    return (
-        isinstance(entry, dict)
-        and entry.get("command") == desired["command"]
-        and entry.get("args") == desired["args"]
-    )
+    """Is ``entry`` a teambrain entry ``tb install`` wrote (the same command line)?"""
+    return isinstance(entry, dict) and _launch_words(entry) == _launch_words(desired)
 
 
 def _merge_hooks(config: _Config, adapter: Adapter) -> None:

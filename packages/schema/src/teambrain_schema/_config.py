@@ -98,7 +98,7 @@ class BrainConfig(_Config):
     distill: DistillConfig = Field(default_factory=DistillConfig)
 
 
-ConfigFormat = Literal["json", "jsonc", "toml"]
+ConfigFormat = Literal["json", "jsonc", "toml", "yaml"]
 HandlerValue = str | int | bool
 EntryValue = str | int | bool | list[str]
 
@@ -125,6 +125,15 @@ class McpWiring(_Config):
         default_factory=dict,
         description="Top-level keys the MCP config file gets when it has none of its own (Codex: "
         "mcp_optional_startup_grace_ms)",
+    )
+    servers: Literal["map", "list"] = Field(
+        default="map",
+        description="map: servers keyed by name (most tools); list: a list of entries each with a "
+        "`name` field (Continue)",
+    )
+    command_style: Literal["split", "array"] = Field(
+        default="split",
+        description="split: `command` plus `args`; array: one `command` list (opencode, Kilo Code)",
     )
 
 

@@ -4,22 +4,33 @@ from __future__ import annotations
 
 import click
 
-from .._adapters import resolve_adapter
+from .._adapters import Adapter, plugin_adapters, resolve_adapter, supported_tools
 from .._context import require_repo
 from .._install import adapter_notes, apply_install, plan_install
 from .._readiness import user_steps
 
 
 @click.command("install")
-@click.argument("tool")
+@click.argument("tool", required=False)
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
-def command(tool: str, dry_run: bool) -> None:
+@click.option(
+    "--list", "list_tools", is_flag=True, help="List every supported tool and what it gets; exit."
+)
+def command(tool: str | None, dry_run: bool, list_tools: bool) -> None:
     """Merge teambrain into TOOL's config in this repository: an MCP server named `teambrain`
     (`tb serve`) and, where the tool has hooks, capture hooks running `tb-capture TOOL`.
 
     Other servers and hooks are kept, as are comments and layout; running it again changes
     nothing. Prints what changed as a diff. Unknown TOOL: exit 1 with the supported list.
+    `--list` prints every supported tool, its files and whether it has hooks.
     """
+    if list_tools:
+        _print_tools()
+        return
+    if tool is None:
+        raise click.UsageError(
+            f"name a tool (or --list); supported: {', '.join(supported_tools())}"
+        )
     adapter = resolve_adapter(tool)
     repo = require_repo()
     plan = plan_install(adapter, repo)
@@ -57,3 +68,19 @@ def command(tool: str, dry_run: bool) -> None:
         )
         for number, step in enumerate(pending, start=1):
             click.echo(f"  {number}. {step.name}: {step.fix}")
+
+
+def _print_tools() -> None:
+    """One line per supported tool: name, title, MCP file, hooks (or why none)."""
+    from .._adapters import ADAPTERS
+
+    adapters: dict[str, Adapter] = {**plugin_adapters(), **ADAPTERS}
+    width = max(len(name) for name in adapters)
+    for name in supported_tools():
+        adapter = adapters[name]
+        aliases = f" (also: {', '.join(adapter.aliases)})" if adapter.aliases else ""
+        scope = " [user]" if adapter.mcp.scope == "user" else ""
+        hooks = f"hooks {adapter.hooks.path}" if adapter.hooks else "no hooks: memory only"
+        click.echo(
+            f"{name:<{width}}  {adapter.title}{aliases}: MCP {adapter.mcp.path}{scope}; {hooks}"
+        )
