@@ -72,13 +72,13 @@ class AgentCli:
         return NODE_BIN / self.binary
 
     def version(self, env: dict[str, str]) -> str:
-        """What ``<cli> --version`` prints (its last line)."""
+        """What ``<cli> --version`` prints."""
         import subprocess
 
         done = subprocess.run(
             [str(self.path), "--version"], env=env, capture_output=True, text=True, timeout=120
         )
-        return (done.stdout or done.stderr).strip().splitlines()[-1]
+        return (done.stdout or done.stderr).strip()
 
     @property
     def pinned(self) -> str:
@@ -250,7 +250,97 @@ GEMINI = AgentCli(
 )
 
 
-CLIS: dict[str, AgentCli] = {cli.tool: cli for cli in (CLAUDE, CODEX, GEMINI)}
+# Qwen Code --------------------------------------------------------------------------------------
+
+
+def _qwen_env(box: Sandbox) -> dict[str, str]:
+    return {"OPENAI_BASE_URL": f"{box.model_url}/v1", "OPENAI_API_KEY": "sk-stand-in", "OPENAI_MODEL": "standin-model"}  # fmt: skip
+
+
+def _qwen_configure(box: Sandbox) -> None:
+    # Qwen Code offers MCP tools through tool_search/tool_call by default; the stand-in calls
+    # tools it is offered by name, so the test lists them directly (a model uses either).
+    _merge_json(box.home / ".qwen" / "settings.json", {"tools": {"toolSearch": {"enabled": False}}, "privacy": {"usageStatisticsEnabled": False}})  # fmt: skip
+
+
+def _qwen_approve(box: Sandbox) -> None:
+    # What `qwen mcp approve teambrain` (0.24.4) writes: the folder's approval of the entry,
+    # bound to Qwen Code's hash of it. Qwen Code checks the hash itself (`qwen mcp list`).
+    from teambrain_cli._readiness import qwen_entry_hash
+
+    entry = json.loads((box.repo / ".qwen" / "settings.json").read_text())["mcpServers"][
+        "teambrain"
+    ]
+    record = {str(box.repo): {"teambrain": {"hash": qwen_entry_hash(entry), "status": "approved"}}}
+    _write_json(box.home / ".qwen" / "mcpApprovals.json", record)
+
+
+QWEN = AgentCli(
+    tool="qwen-code",
+    title="Qwen Code",
+    package="@qwen-code/qwen-code",
+    binary="qwen",
+    read_tool="read_file",
+    read_event={"kind": "explore", "path": "README.md"},
+    listing=(("mcp", "list"),),  # starts each approved server and says whether it answered
+    connected=r"teambrain: tb serve \(stdio\) - Connected",
+    not_connected=r"teambrain: tb serve \(stdio\) - Pending approval",
+    # --yolo approves tool calls (and skips Qwen Code's server-approval gate, which the listing
+    # test covers).
+    headless=lambda prompt: ["--auth-type", "openai", "--yolo", "-o", "json", prompt],
+    env=_qwen_env,
+    configure=_qwen_configure,
+    user_action=_qwen_approve,
+    doctor_steps=("tool qwen-code: server approval",),
+    session_end=False,  # headless sessions fire no SessionEnd (0.24.4)
+)
+
+
+# GitHub Copilot CLI -----------------------------------------------------------------------------
+
+
+def _copilot_env(box: Sandbox) -> dict[str, str]:
+    # Its own "bring your own model" settings: no GitHub sign-in, nothing leaves 127.0.0.1.
+    return {
+        "COPILOT_PROVIDER_BASE_URL": f"{box.model_url}/v1", "COPILOT_PROVIDER_TYPE": "openai",
+        "COPILOT_PROVIDER_API_KEY": "sk-stand-in", "COPILOT_MODEL": "gpt-4.1",
+        "COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false",
+    }  # fmt: skip
+
+
+def _copilot_trust(box: Sandbox) -> None:
+    # What answering "Yes" to Copilot CLI's folder-trust prompt records (1.0.102).
+    _merge_json(box.home / ".copilot" / "config.json", {"trustedFolders": [str(box.repo)]})
+
+
+COPILOT_CLI = AgentCli(
+    tool="copilot-cli",
+    title="GitHub Copilot CLI",
+    package="@github/copilot",
+    binary="copilot",
+    read_tool="view",
+    read_event={"kind": "explore", "path": "README.md"},
+    # Its listing reads the config without starting servers: "Enabled" is all it can say.
+    listing=(("mcp", "list"), ("mcp", "get", "teambrain")),
+    connected=r"Status: Enabled[\s\S]*Source: Workspace",
+    not_connected=r"No MCP servers configured",
+    headless=lambda prompt: [
+        "-p",
+        prompt,
+        "--allow-all-tools",
+        "--output-format",
+        "json",
+        "--no-auto-update",
+    ],  # fmt: skip
+    env=_copilot_env,
+    configure=lambda box: None,
+    user_action=_copilot_trust,
+    doctor_steps=("tool copilot-cli: folder trust",),
+    knows_model=False,  # no hook payload names the model
+)
+
+
+CLIS: dict[str, AgentCli] = {cli.tool: cli for cli in (CLAUDE, CODEX, GEMINI, QWEN, COPILOT_CLI)}
 
 
 def cli_env(cli: AgentCli, box: Sandbox, bin_dirs: list[Path]) -> dict[str, str]:

@@ -135,7 +135,9 @@ def _as_text(value: Any) -> str:
 
 def _ends_with(name: str, suffix: str) -> bool:
     return name == suffix or name.endswith(
-        ("_" + suffix, "__" + suffix, "." + suffix, "/" + suffix)
+        # mcp__server__tool (Claude Code, Qwen Code), server.tool, server/tool, server-tool
+        # (Copilot CLI)
+        ("_" + suffix, "__" + suffix, "." + suffix, "/" + suffix, "-" + suffix)
     )
 
 

@@ -1,3 +1,4 @@
+import json
 from pathlib import Path
 
 import pytest
@@ -402,3 +403,50 @@ def test_a_recorded_path_is_always_a_clean_relative_path(path: str) -> None:
         assert not relative.startswith(("/", "~", "..")) and all(
             ord(c) >= 32 and ord(c) != 127 for c in relative
         )
+
+
+OBSERVED = Path(__file__).parent / "data" / "observed"
+
+
+def _observed(name: str) -> list[dict[str, object]]:
+    lines = (OBSERVED / name).read_text("utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def test_qwen_code_payloads_as_observed() -> None:
+    """Payloads Qwen Code 0.24.4 sent its hooks in a headless session (data/observed)."""
+    hooks = [(p["hook_event_name"], NORMALISERS["qwen-code"](p, {})) for p in _observed("qwen-code-0.24.4.jsonl")]  # fmt: skip
+    kinds = {event: [hook.kind for e, hook in hooks if e == event] for event, _ in hooks}
+    assert kinds["SessionStart"] == [START]
+    # One real prompt; its empty-prompt continuations after each tool result are not prompts.
+    assert kinds["UserPromptSubmit"].count(PROMPT) == 1
+    assert set(kinds["UserPromptSubmit"]) == {PROMPT, IGNORE}
+    assert kinds["Stop"] == [IGNORE]
+    tools = [hook for event, hook in hooks if event == "PostToolUse" and hook.kind == TOOL]
+    assert [hook.data["kind"] for hook in tools] == ["explore"]  # read_file; MCP calls ignored
+    assert str(tools[0].data["path"]).endswith("README.md")
+    start = hooks[0][1]
+    assert start.sid and start.cwd and start.model == "standin-model"
+
+
+def test_copilot_cli_payloads_as_observed() -> None:
+    """Payloads Copilot CLI 1.0.102 sent (PascalCase events: snake_case payloads); its camelCase
+    dialect, which tb install does not subscribe to, carries no event name and is ignored."""
+    payloads = _observed("copilot-cli-1.0.102.jsonl")
+    hooks = [NORMALISERS["copilot-cli"](p, {}) for p in payloads]
+    by_event: dict[str, list[str]] = {}
+    for payload, hook in zip(payloads, hooks, strict=True):
+        by_event.setdefault(str(payload.get("hook_event_name", "camelCase")), []).append(hook.kind)
+    assert by_event["SessionStart"] == [START]
+    assert by_event["UserPromptSubmit"] == [PROMPT]
+    assert by_event["SessionEnd"] == [END]
+    assert set(by_event["camelCase"]) == {IGNORE}
+    tools = [hook for hook in hooks if hook.kind == TOOL]
+    assert [hook.data["kind"] for hook in tools] == ["explore"]  # Read; teambrain-* ignored
+    assert all(hook.sid for hook in hooks if hook.kind != IGNORE)
+    # VS Code's hook files run in Copilot CLI too: tb-capture vscode leaves these to copilot-cli.
+    assert {NORMALISERS["vscode"](p, {}).kind for p in payloads} == {IGNORE}
+    # And the other way round: a VS Code payload in Copilot CLI's hook file.
+    vscode = {"hookEventName": "SessionStart", "sessionId": "s1", "cwd": "/r"}
+    assert NORMALISERS["copilot-cli"](vscode, {}).kind == IGNORE
+    assert NORMALISERS["vscode"](vscode, {}).kind == START

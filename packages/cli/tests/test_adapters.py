@@ -109,3 +109,59 @@ def test_register_refuses_a_taken_name() -> None:
             )
         )
     assert "other" not in ADAPTERS
+
+
+INSTALL_DOCS = ROOT / "docs" / "cli" / "install.md"
+
+
+def _docs_rows() -> dict[str, list[str]]:
+    """The rows of install.md's "Supported tools" table, keyed by tool name."""
+    text = INSTALL_DOCS.read_text("utf-8")
+    section = text.split("## Supported tools", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("| `") and len(cells) == 5:
+            rows[cells[0].strip("`")] = cells[1:]
+    return rows
+
+
+def _code(value: str) -> str:
+    return f"`{value}`"
+
+
+def test_install_docs_list_every_tool_as_the_registry_wires_it() -> None:
+    """docs/cli/install.md, adapters.yaml and the code registry are one truth: the docs' table
+    names every tool, its aliases, its MCP file and its hooks file exactly as the code does."""
+    expected = {
+        name: [
+            ", ".join(_code(alias) for alias in adapter.aliases) or "—",
+            _code(adapter.mcp.path) + (" (user)" if adapter.mcp.scope == "user" else ""),
+            _code(adapter.hooks.path) if adapter.hooks else "none",
+            adapter.title,
+        ]
+        for name, adapter in ADAPTERS.items()
+    }
+    rows = _docs_rows()
+    assert sorted(rows) == sorted(expected), "install.md's tool table and the registry differ"
+    for name, cells in rows.items():
+        assert cells[:3] == expected[name][:3], (name, cells, expected[name])
+        assert cells[3].startswith(expected[name][3]), (name, cells[3])
+
+
+def test_install_list_and_the_unknown_tool_error_name_every_tool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+    from teambrain_cli._commands.install import command
+
+    listed = CliRunner().invoke(command, ["--list"])
+    assert listed.exit_code == 0, listed.output
+    lines = listed.output.splitlines()
+    assert [line.split()[0] for line in lines] == sorted(ADAPTERS)
+    for line, name in zip(lines, sorted(ADAPTERS), strict=True):
+        assert ADAPTERS[name].mcp.path in line
+    with pytest.raises(UserError) as raised:
+        resolve_adapter("no-such-tool")
+    for name in ADAPTERS:
+        assert name in raised.value.message

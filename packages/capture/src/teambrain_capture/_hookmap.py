@@ -383,6 +383,10 @@ def cursor(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
 
 def vscode(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
     """VS Code (Copilot agent mode) hooks (``.github/hooks/*.json``)."""
+    # Copilot CLI runs every file in .github/hooks/ too, with snake_case payloads (VS Code's are
+    # camelCase); `tb-capture copilot-cli` records those sessions.
+    if "session_id" in payload and "sessionId" not in payload:
+        return Hook(IGNORE, reason="copilot-cli payload in the vscode hook")
     event = _text(payload, "hookEventName", "hook_event_name") or ""
     if event == "SessionStart":
         hook = Hook(START, source=_text(payload, "source"))
@@ -401,6 +405,46 @@ def vscode(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
     hook.sid = _text(payload, "sessionId", "session_id")
     hook.cwd = _text(payload, "cwd")
     return hook
+
+
+def qwen_code(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
+    """Qwen Code hooks (``hooks`` in ``.qwen/settings.json``): Claude Code's shape."""
+    # Qwen Code fires UserPromptSubmit again, with an empty prompt, before each continuation
+    # after a tool result (0.24.4): not something the user asked.
+    if payload.get("hook_event_name") == "UserPromptSubmit" and not _text(payload, "prompt"):
+        return Hook(IGNORE, reason="qwen-code continuation, not a prompt")
+    # Its PostToolUse fires for failed tools too (PostToolUseFailure exists as well).
+    hook = _claude_shaped(payload, success_means_zero=False)
+    hook.cwd = hook.cwd or env.get("QWEN_PROJECT_DIR")
+    return hook
+
+
+def copilot_cli(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
+    """GitHub Copilot CLI hooks (``.github/hooks/*.json``, Claude-compatible event names)."""
+    # VS Code runs the files in .github/hooks/ too, with camelCase payloads: its own adapter
+    # records those sessions.
+    if "sessionId" in payload or "hookEventName" in payload:
+        return Hook(IGNORE, reason="vscode payload in the copilot-cli hook")
+    event = _text(payload, "hook_event_name") or ""
+    if event in ("PostToolUse", "PostToolUseFailure"):
+        if "-" in (_text(payload, "tool_name") or ""):
+            # MCP tools are `<server>-<tool>` (built-in ones never have a hyphen); teambrain's
+            # own calls are recorded by its server.
+            return Hook(IGNORE, reason="an MCP tool")
+        result = _mapping(payload.get("tool_result"))
+        failed = event == "PostToolUseFailure" or result.get("result_type") in ("failure", "error")
+        hook = tool_hook(
+            _text(payload, "tool_name") or "",
+            _mapping(payload.get("tool_input")),
+            payload.get("error")
+            if event == "PostToolUseFailure"
+            else result or payload.get("tool_response"),
+            failed=failed,
+        )
+        hook.sid = _text(payload, "session_id")
+        hook.cwd = _text(payload, "cwd")
+        return hook
+    return _claude_shaped(payload, success_means_zero=False)
 
 
 def windsurf(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
@@ -438,6 +482,8 @@ NORMALISERS: dict[str, Normaliser] = {
     "gemini-cli": gemini_cli,
     "vscode": vscode,
     "windsurf": windsurf,
+    "qwen-code": qwen_code,
+    "copilot-cli": copilot_cli,
 }
 
 

@@ -315,6 +315,55 @@ register_adapter(
     )
 )
 
+_QWEN_DOCS = "https://qwenlm.github.io/qwen-code-docs/en/users"
+register_adapter(
+    Adapter(
+        name="qwen-code",
+        title="Qwen Code",
+        aliases=("qwen",),
+        docs=(
+            f"{_QWEN_DOCS}/features/mcp",
+            f"{_QWEN_DOCS}/features/hooks",
+            f"{_QWEN_DOCS}/configuration/trusted-folders",
+        ),
+        # No extra fields: Qwen Code binds a server approval to a hash of the whole entry.
+        mcp=McpTarget(".qwen/settings.json", "jsonc", "mcpServers"),
+        hooks=HookTarget(
+            ".qwen/settings.json",
+            "jsonc",
+            ("SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "SessionEnd"),
+            matchers={"PostToolUse": "*", "PostToolUseFailure": "*"},
+            handler={"type": "command", "timeout": 10},  # seconds (values >= 1000 read as ms)
+        ),
+    )
+)
+_COPILOT_CLI_DOCS = "https://docs.github.com/en/copilot"
+register_adapter(
+    Adapter(
+        name="copilot-cli",
+        title="GitHub Copilot CLI",
+        aliases=("github-copilot-cli",),
+        docs=(
+            f"{_COPILOT_CLI_DOCS}/how-tos/copilot-cli/set-up-copilot-cli/configure-copilot-cli",
+            f"{_COPILOT_CLI_DOCS}/reference/copilot-cli-reference/cli-hooks-reference",
+        ),
+        mcp=McpTarget(
+            ".github/mcp.json", "json", "mcpServers", entry_type="local", entry={"tools": ["*"]}
+        ),
+        # Copilot CLI runs every .github/hooks/*.json (VS Code's file too, and VS Code this one):
+        # each `tb-capture` drops the other tool's payloads. PascalCase event names get
+        # Claude-compatible payloads (hook_event_name, session_id).
+        hooks=HookTarget(
+            ".github/hooks/teambrain-copilot-cli.json",
+            "json",
+            ("SessionStart", "UserPromptSubmit", "PostToolUse", "SessionEnd"),
+            shape="flat",
+            handler={"type": "command", "timeoutSec": 10},
+            file_defaults={"version": 1},
+        ),
+    )
+)
+
 
 @dataclass(frozen=True)
 class AdapterProblem:

@@ -333,10 +333,98 @@ def _gemini_settings_files(ctx: ToolContext, gemini_dir: Path) -> Iterator[Path]
     yield Path(system)
 
 
+# Qwen Code --------------------------------------------------------------------------------------
+# Observed with 0.24.4 (its bundled docs and chunks: config/mcpApprovals.ts, commands/mcp/approve.ts):
+# a project's MCP servers (.qwen/settings.json, .mcp.json) stay "Pending approval" until
+# `qwen mcp approve <name>` (or the interactive prompt) records {"hash", "status": "approved"}
+# under the folder's absolute path in ~/.qwen/mcpApprovals.json ($QWEN_CODE_MCP_APPROVALS_PATH).
+# The hash is sha256 of the entry as JSON, keys sorted, without scope/extensionName/description:
+# any change to the entry makes it pending again. Headless `--yolo` runs skip the gate. Folder
+# trust is off unless security.folderTrust.enabled; then ~/.qwen/trustedFolders.json decides, as
+# Gemini CLI's does ($QWEN_CODE_TRUSTED_FOLDERS_PATH).
+
+
+def qwen_entry_hash(entry: Mapping[str, Any]) -> str:
+    """The hash Qwen Code binds an MCP server approval to."""
+    kept = {key: value for key, value in entry.items() if key not in ("scope", "extensionName", "description")}  # fmt: skip
+    text = json.dumps(kept, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _qwen_steps(ctx: ToolContext) -> list[UserStep]:
+    qwen_dir = ctx.home / ".qwen"
+    steps = []
+    settings = _read_object(qwen_dir / "settings.json", "jsonc")
+    if _table(_table(settings.get("security")).get("folderTrust")).get("enabled") is True:
+        folders = Path(ctx.env.get("QWEN_CODE_TRUSTED_FOLDERS_PATH") or qwen_dir / "trustedFolders.json")  # fmt: skip
+        level = _gemini_folder_rule(_read_object(folders, "jsonc"), ctx.repo)
+        trusted = level in ("TRUST_FOLDER", "TRUST_PARENT")
+        steps.append(
+            UserStep(
+                "folder trust",
+                trusted,
+                f"folder trusted ({ctx.shown(folders)})"
+                if trusted
+                else "folder trust is on and this folder is not trusted: Qwen Code ignores .qwen/settings.json here",  # fmt: skip
+                f'run `qwen` in {ctx.repo} and trust the folder, or add "{ctx.repo}": "TRUST_FOLDER" to {ctx.shown(folders)}',  # fmt: skip
+            )
+        )
+    approvals = Path(ctx.env.get("QWEN_CODE_MCP_APPROVALS_PATH") or qwen_dir / "mcpApprovals.json")  # fmt: skip
+    entry = _table(_table(_read_object(ctx.repo / ".qwen" / "settings.json", "jsonc").get("mcpServers")).get(MCP_SERVER_NAME))  # fmt: skip
+    recorded = _read_object(approvals)
+    records = [_table(_table(recorded.get(key)).get(MCP_SERVER_NAME)) for key in ctx.path_keys()]
+    fix = f"run `qwen mcp approve {MCP_SERVER_NAME}` in {ctx.repo} (or approve it when `qwen` asks)"
+    if any(record.get("status") == "rejected" for record in records):
+        detail = f"you rejected the project's teambrain MCP server ({ctx.shown(approvals)})"
+        steps.append(UserStep("server approval", False, detail, fix))
+    elif any(record.get("status") == "approved" and record.get("hash") == qwen_entry_hash(entry) for record in records):  # fmt: skip
+        steps.append(UserStep("server approval", True, f"MCP server approved ({ctx.shown(approvals)})", fix))  # fmt: skip
+    else:
+        stale = any(record.get("status") == "approved" for record in records)
+        detail = (
+            "the teambrain entry changed since you approved it: Qwen Code asks again"
+            if stale
+            else "the project's teambrain MCP server waits for your approval (“Pending approval”)"
+        )
+        steps.append(UserStep("server approval", False, detail, fix))
+    return steps
+
+
+# GitHub Copilot CLI ------------------------------------------------------------------------------
+# Observed with 1.0.102: the repository's MCP servers (.mcp.json, .github/mcp.json) and hooks
+# (.github/hooks/*.json) load only in a trusted folder: its path, or a parent's, in the
+# `trustedFolders` list (older: `trusted_folders`) of ~/.copilot/config.json ($COPILOT_HOME), a
+# JSONC file the CLI manages. COPILOT_ALLOW_ALL=true trusts the working folder.
+
+
+def _copilot_cli_steps(ctx: ToolContext) -> list[UserStep]:
+    config = Path(ctx.env.get("COPILOT_HOME") or ctx.home / ".copilot") / "config.json"
+    fix = f"run `copilot` in {ctx.repo} once and choose to trust the folder"
+    if ctx.env.get("COPILOT_ALLOW_ALL") == "true":
+        return [UserStep("folder trust", True, "trusted by COPILOT_ALLOW_ALL=true", fix)]
+    data = _read_object(config, "jsonc")
+    folders = [*_names(data, "trustedFolders"), *_names(data, "trusted_folders")]
+    real = ctx.repo.resolve()
+    trusted = any(
+        real == Path(folder).expanduser().resolve()
+        or real.is_relative_to(Path(folder).expanduser().resolve())  # fmt: skip
+        for folder in folders
+        if folder
+    )
+    detail = (
+        f"folder trusted ({ctx.shown(config)})"
+        if trusted
+        else "Copilot CLI loads this folder's MCP servers and hooks only once you trust it"
+    )
+    return [UserStep("folder trust", trusted, detail, fix)]
+
+
 USER_STEPS: dict[str, Callable[[ToolContext], list[UserStep]]] = {
     "claude-code": _claude_steps,
     "codex": _codex_steps,
     "gemini-cli": _gemini_steps,
+    "qwen-code": _qwen_steps,
+    "copilot-cli": _copilot_cli_steps,
 }
 
 
