@@ -325,13 +325,8 @@ COPILOT_CLI = AgentCli(
     connected=r"Status: Enabled[\s\S]*Source: Workspace",
     not_connected=r"No MCP servers configured",
     headless=lambda prompt: [
-        "-p",
-        prompt,
-        "--allow-all-tools",
-        "--output-format",
-        "json",
-        "--no-auto-update",
-    ],  # fmt: skip
+        *("-p", prompt, "--allow-all-tools", "--output-format", "json", "--no-auto-update")
+    ],
     env=_copilot_env,
     configure=lambda box: None,
     user_action=_copilot_trust,

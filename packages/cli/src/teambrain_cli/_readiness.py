@@ -359,16 +359,10 @@ def _qwen_steps(ctx: ToolContext) -> list[UserStep]:
         folders = Path(ctx.env.get("QWEN_CODE_TRUSTED_FOLDERS_PATH") or qwen_dir / "trustedFolders.json")  # fmt: skip
         level = _gemini_folder_rule(_read_object(folders, "jsonc"), ctx.repo)
         trusted = level in ("TRUST_FOLDER", "TRUST_PARENT")
-        steps.append(
-            UserStep(
-                "folder trust",
-                trusted,
-                f"folder trusted ({ctx.shown(folders)})"
-                if trusted
-                else "folder trust is on and this folder is not trusted: Qwen Code ignores .qwen/settings.json here",  # fmt: skip
-                f'run `qwen` in {ctx.repo} and trust the folder, or add "{ctx.repo}": "TRUST_FOLDER" to {ctx.shown(folders)}',  # fmt: skip
-            )
-        )
+        ignored = "folder trust is on and this folder is not trusted: Qwen Code ignores .qwen/settings.json here"  # fmt: skip
+        detail = f"folder trusted ({ctx.shown(folders)})" if trusted else ignored
+        fix = f'run `qwen` in {ctx.repo} and trust the folder, or add "{ctx.repo}": "TRUST_FOLDER" to {ctx.shown(folders)}'  # fmt: skip
+        steps.append(UserStep("folder trust", trusted, detail, fix))
     approvals = Path(ctx.env.get("QWEN_CODE_MCP_APPROVALS_PATH") or qwen_dir / "mcpApprovals.json")  # fmt: skip
     entry = _table(_table(_read_object(ctx.repo / ".qwen" / "settings.json", "jsonc").get("mcpServers")).get(MCP_SERVER_NAME))  # fmt: skip
     recorded = _read_object(approvals)
@@ -405,12 +399,8 @@ def _copilot_cli_steps(ctx: ToolContext) -> list[UserStep]:
     data = _read_object(config, "jsonc")
     folders = [*_names(data, "trustedFolders"), *_names(data, "trusted_folders")]
     real = ctx.repo.resolve()
-    trusted = any(
-        real == Path(folder).expanduser().resolve()
-        or real.is_relative_to(Path(folder).expanduser().resolve())  # fmt: skip
-        for folder in folders
-        if folder
-    )
+    bases = [Path(folder).expanduser().resolve() for folder in folders if folder]
+    trusted = any(real == base or real.is_relative_to(base) for base in bases)
     detail = (
         f"folder trusted ({ctx.shown(config)})"
         if trusted
