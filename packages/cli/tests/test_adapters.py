@@ -80,7 +80,8 @@ def test_drift_is_reported_with_its_place(
 def test_a_missing_adapter_is_reported(tmp_path: Path) -> None:
     text = TOP_LEVEL.read_text()
     drifted = tmp_path / "adapters.yaml"
-    drifted.write_text(text[: text.index("  # https://kiro.dev")])
+    start = text.index("  # https://kiro.dev")
+    drifted.write_text(text[:start] + text[text.index("\n\n", start) + 2 :])
     assert [p.message for p in check_adapters(drifted)] == [
         "adapter 'kiro' is registered in code but missing here"
     ]
