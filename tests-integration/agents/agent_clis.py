@@ -66,6 +66,9 @@ class AgentCli:
     not_connected: str | None = None
     session_end: bool = True  # the tool has a session-end hook
     knows_model: bool = True  # its hooks say (or lead to) the model; Gemini CLI's do not
+    # The tool starts MCP servers with a fixed environment (HOME, PATH, ...): a TEAMBRAIN_HOME set
+    # for the session never reaches `tb serve`, so the test uses the default, ~/.teambrain.
+    default_home_only: bool = False
 
     @property
     def path(self) -> Path:
@@ -335,7 +338,36 @@ COPILOT_CLI = AgentCli(
 )
 
 
-CLIS: dict[str, AgentCli] = {cli.tool: cli for cli in (CLAUDE, CODEX, GEMINI, QWEN, COPILOT_CLI)}
+# Auggie -----------------------------------------------------------------------------------------
+
+
+def _auggie_env(box: Sandbox) -> dict[str, str]:
+    # A session token naming the stand-in as the Augment tenant: no sign-in, no network.
+    auth = {"accessToken": "stand-in", "tenantURL": f"{box.model_url}/", "scopes": ["email"]}
+    return {"AUGMENT_SESSION_AUTH": json.dumps(auth)}
+
+
+AUGGIE = AgentCli(
+    tool="auggie",
+    title="Auggie",
+    package="@augmentcode/auggie",
+    binary="auggie",
+    read_tool="view",
+    read_event={"kind": "explore", "path": "README.md"},
+    # Its listing reads the config without starting servers; a session's start says more.
+    listing=(("mcp", "list"),),
+    connected=r"✓ teambrain\s+stdio\s+tb serve",
+    headless=lambda prompt: ["-p", prompt, "--max-turns", "6"],
+    env=_auggie_env,
+    configure=lambda box: None,
+    knows_model=False,  # no hook payload names the model
+    default_home_only=True,  # 0.36.0 passes MCP servers only HOME, LOGNAME, PATH, SHELL, TERM, USER
+)
+
+
+CLIS: dict[str, AgentCli] = {
+    cli.tool: cli for cli in (CLAUDE, CODEX, GEMINI, QWEN, COPILOT_CLI, AUGGIE)
+}
 
 
 def cli_env(cli: AgentCli, box: Sandbox, bin_dirs: list[Path]) -> dict[str, str]:

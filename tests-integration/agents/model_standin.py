@@ -1,6 +1,6 @@
 """A scripted stand-in for the model APIs that agent CLIs stream from, on 127.0.0.1.
 
-The real-agent suite points each CLI at this server instead of its vendor's API. It speaks four
+The real-agent suite points each CLI at this server instead of its vendor's API. It speaks five
 wire protocols, all streaming (SSE) as the CLIs use them, plus their non-streaming and
 token-counting side endpoints:
 
@@ -13,6 +13,7 @@ Gemini                     ``POST /v1beta/models/M:streamGenerateContent``,     
                            ``:generateContent``, ``:countTokens``
 OpenAI Chat Completions    ``POST /v1/chat/completions``                        opencode, Qwen
                                                                                 Code, Crush, …
+Augment                    ``POST /chat-stream`` (NDJSON), ``/get-models``      Auggie
 =========================  ===================================================  ================
 
 Every request is answered from the conversation it carries (the stand-in keeps no per-session
@@ -79,11 +80,12 @@ class Tool:
     name: str
     schema: dict[str, Any]
     namespace: str | None = None
+    alias: str | None = None  # the name to match by, when the CLI's own says too little
 
     @property
     def qualified(self) -> str:
         """The name with its namespace (``mcp__teambrain.memory_context``), for matching."""
-        return qualified(self.name, self.namespace)
+        return self.alias or qualified(self.name, self.namespace)
 
 
 def qualified(name: str, namespace: str | None) -> str:
@@ -189,6 +191,10 @@ class Protocol:
     def whole(self, step: Step, body: dict[str, Any]) -> Any:
         """The JSON body of a non-streamed answer."""
         raise NotImplementedError
+
+    def raw(self, step: Step, body: dict[str, Any]) -> tuple[str, bytes] | None:
+        """(content type, bytes) for protocols that answer neither SSE nor one JSON body."""
+        return None
 
 
 def _call_id(prefix: str) -> str:
@@ -467,12 +473,71 @@ class ChatCompletions(Protocol):
         }  # fmt: skip
 
 
+class Augment(Protocol):
+    """Augment's own API, as Auggie 0.36.0 speaks it: ``POST <tenant>/chat-stream`` answered with
+    newline-delimited JSON. A node of type 5 is a tool call, a request node of type 1 a tool
+    result; MCP tools are offered as ``<tool>_<server>`` with ``mcp_server_name`` and
+    ``mcp_tool_name`` (matched here as ``server.tool``)."""
+
+    name = "augment"
+    TOOL_USE, TOOL_RESULT = 5, 1
+
+    def parse(self, body: dict[str, Any]) -> Conversation:
+        found = Conversation()
+        aliases: dict[str, str] = {}
+        for tool in body.get("tool_definitions") or []:
+            server, mcp_name = tool.get("mcp_server_name"), tool.get("mcp_tool_name")
+            alias = f"{server}.{mcp_name}" if server and mcp_name else None
+            aliases[tool.get("name", "")] = alias or tool.get("name", "")
+            schema = json.loads(tool.get("input_schema_json") or "{}")
+            found.tools.append(Tool(tool.get("name", ""), schema, alias=alias))
+        names: dict[str, str] = {}
+        request_nodes = []
+        for turn in body.get("chat_history") or []:
+            request_nodes += turn.get("request_nodes") or []
+            for node in turn.get("response_nodes") or []:
+                use = node.get("tool_use") if node.get("type") == self.TOOL_USE else None
+                if isinstance(use, dict):
+                    name = aliases.get(use.get("tool_name", ""), use.get("tool_name", ""))
+                    found.called.append(name)
+                    names[use.get("tool_use_id", "")] = name
+        for node in [*request_nodes, *(body.get("nodes") or [])]:
+            result = node.get("tool_result_node") if node.get("type") == self.TOOL_RESULT else None
+            if isinstance(result, dict):
+                call_id = result.get("tool_use_id", "")
+                text = _as_text(result.get("content", ""))
+                found.results.append(ToolResult(self.name, call_id, names.get(call_id, ""), text))
+        return found
+
+    def streams(self, path: str, body: dict[str, Any]) -> bool:
+        return False
+
+    def raw(self, step: Step, body: dict[str, Any]) -> tuple[str, bytes] | None:
+        if step.tool:
+            use = {"tool_use_id": _call_id("toolu_"), "tool_name": step.tool, "input_json": json.dumps(step.arguments)}  # fmt: skip
+            lines: list[dict[str, Any]] = [
+                {"text": "", "nodes": [{"id": 1, "type": self.TOOL_USE, "content": "", "tool_use": use}]},  # fmt: skip
+                {"text": "", "stop_reason": 3},  # tool use
+            ]
+        else:
+            lines = [{"text": step.text}, {"text": "", "stop_reason": 1}]  # end of turn
+        return "application/json", "".join(json.dumps(line) + "\n" for line in lines).encode()
+
+
+# Augment's side endpoints: what a tenant with no models, remote tools or MCP configs answers.
+# ``enable_hooks``: Auggie runs hooks only when its server's feature flag says so.
+SIDE_ANSWERS: dict[str, Any] = {
+    "/get-models": {"default_model": "", "models": [], "feature_flags": {"enable_hooks": True}},
+    "/agents/list-remote-tools": {"tools": []},
+}
+
 # (path test, protocol class): the first match answers a POST.
 PROTOCOLS: list[tuple[Any, type[Protocol]]] = [
     (lambda path: path.endswith("/messages"), AnthropicMessages),
     (lambda path: path.endswith("/responses"), OpenAIResponses),
     (lambda path: ":streamGenerateContent" in path or ":generateContent" in path, Gemini),
     (lambda path: path.endswith("/chat/completions"), ChatCompletions),
+    (lambda path: path.endswith("/chat-stream"), Augment),
 ]
 
 
@@ -593,6 +658,10 @@ class StandIn:
                     self._send_json(200, {"input_tokens": 10, "totalTokens": 10})
                     return
                 kind = next((cls for test, cls in PROTOCOLS if test(path)), None)
+                if kind is None and not path.startswith("/v1"):  # a vendor's side endpoints
+                    standin._record(Exchange("POST", self.path, "side", body, "side"), None)
+                    self._send_json(200, SIDE_ANSWERS.get(path, {}))
+                    return
                 if kind is None or not isinstance(body, dict):
                     standin._record(Exchange("POST", self.path, "", body, "404"), None)
                     self._send_json(404, {"error": {"message": f"stand-in: no route {path}"}})
@@ -602,6 +671,14 @@ class StandIn:
                 step = standin.next_step(conversation)
                 answer = f"call {step.tool}" if step.tool else f"text {step.text!r}"
                 standin._record(Exchange("POST", self.path, protocol.name, body, answer), conversation)  # fmt: skip
+                other = protocol.raw(step, body)
+                if other is not None:
+                    self.send_response(200)
+                    self.send_header("Content-Type", other[0])
+                    self.send_header("Content-Length", str(len(other[1])))
+                    self.end_headers()
+                    self.wfile.write(other[1])
+                    return
                 if not protocol.streams(path, body):
                     self._send_json(200, protocol.whole(step, body))
                     return

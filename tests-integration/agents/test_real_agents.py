@@ -54,7 +54,8 @@ def world(cli: AgentCli, repo: Path, teambrain_home: Path) -> Iterator[tuple[San
     test has its own, from the root conftest)."""
     readme = str(repo / "README.md")
     with StandIn(read_tool=cli.read_tool, read_path=readme, deadline_s=900) as model:
-        yield Sandbox(Path.home(), teambrain_home, repo, model.url), model
+        home = Path.home() / ".teambrain" if cli.default_home_only else teambrain_home
+        yield Sandbox(Path.home(), home, repo, model.url), model
 
 
 def _run(argv: list[str], box: Sandbox, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -450,3 +450,25 @@ def test_copilot_cli_payloads_as_observed() -> None:
     vscode = {"hookEventName": "SessionStart", "sessionId": "s1", "cwd": "/r"}
     assert NORMALISERS["copilot-cli"](vscode, {}).kind == IGNORE
     assert NORMALISERS["vscode"](vscode, {}).kind == START
+
+
+def test_auggie_payloads_as_observed() -> None:
+    """Payloads Auggie 0.36.0 sent its hooks (pretty-printed JSON; data/observed, one per line)."""
+    payloads = _observed("auggie-0.36.0.jsonl")
+    kinds = {str(p["hook_event_name"]): NORMALISERS["auggie"](p, {}).kind for p in payloads}
+    assert kinds == {
+        "SessionStart": START, "PromptSubmit": PROMPT, "PreToolUse": IGNORE,
+        "PostToolUse": IGNORE,  # memory_context_teambrain: an MCP tool
+        "Stop": IGNORE, "SessionEnd": END,
+    }  # fmt: skip
+    start = NORMALISERS["auggie"](payloads[0], {})
+    assert start.sid == "fba27f13-abc0-404f-8eef-dc9db3c24bf5"
+    assert start.cwd == "/tmp/research/auggie/sb/repo"
+    base = {k: v for k, v in payloads[0].items() if k != "hook_event_name"}
+    view = {**base, "hook_event_name": "PostToolUse", "tool_name": "view",
+            "tool_input": {"path": "README.md", "type": "file"}, "tool_output": "x",
+            "tool_error": None, "is_mcp_tool": False}  # fmt: skip
+    hook = NORMALISERS["auggie"](view, {})
+    assert (hook.kind, hook.data) == (TOOL, {"kind": "explore", "path": "README.md"})
+    run = {**view, "tool_name": "launch-process", "tool_input": {"command": "pytest -q"}}
+    assert NORMALISERS["auggie"](run, {}).data["kind"] == "test"

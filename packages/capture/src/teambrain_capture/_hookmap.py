@@ -447,6 +447,43 @@ def copilot_cli(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
     return _claude_shaped(payload, success_means_zero=False)
 
 
+# Auggie's built-in tools, by what they do (its names say too little for classify_tool).
+_AUGGIE_TOOLS = {
+    "launch-process": "Bash", "view": "Read", "view-range-untruncated": "Read",
+    "save-file": "Write", "remove-files": "Delete", "str-replace-editor": "Edit",
+    "apply_patch": "apply_patch", "codebase-retrieval": "Search",
+}  # fmt: skip
+
+
+def auggie(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
+    """Auggie (Augment Code CLI) hooks (``hooks`` in ``.augment/settings.json``)."""
+    event = _text(payload, "hook_event_name") or ""
+    if event == "SessionStart":
+        hook = Hook(START)
+    elif event == "PromptSubmit":
+        hook = Hook(PROMPT, prompt=_text(payload, "user_prompt") or "")
+    elif event == "PostToolUse":
+        if payload.get("is_mcp_tool") is True:
+            return Hook(IGNORE, reason="an MCP tool")  # teambrain's own: recorded by its server
+        name = _text(payload, "tool_name") or ""
+        error = payload.get("tool_error")
+        hook = tool_hook(
+            _AUGGIE_TOOLS.get(name, name),
+            _mapping(payload.get("tool_input")),
+            error if error else payload.get("tool_output"),
+            failed=bool(error),
+        )
+    elif event == "SessionEnd":
+        hook = Hook(END)
+    else:
+        return Hook(IGNORE)
+    hook.sid = _text(payload, "conversation_id") or env.get("AUGMENT_CONVERSATION_ID")
+    roots = payload.get("workspace_roots")
+    first_root = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None  # fmt: skip
+    hook.cwd = first_root or env.get("AUGMENT_PROJECT_DIR")
+    return hook
+
+
 def windsurf(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
     """Windsurf Cascade hooks (``.windsurf/hooks.json``)."""
     event = _text(payload, "agent_action_name") or ""
@@ -484,6 +521,7 @@ NORMALISERS: dict[str, Normaliser] = {
     "windsurf": windsurf,
     "qwen-code": qwen_code,
     "copilot-cli": copilot_cli,
+    "auggie": auggie,
 }
 
 

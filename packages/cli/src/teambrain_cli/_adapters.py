@@ -364,6 +364,43 @@ register_adapter(
     )
 )
 
+register_adapter(
+    Adapter(
+        name="auggie",
+        title="Auggie (Augment Code CLI)",
+        aliases=("augment",),
+        docs=("https://docs.augmentcode.com/cli/integrations", "https://docs.augmentcode.com/cli/hooks"),  # fmt: skip
+        mcp=McpTarget(".augment/settings.json", "jsonc", "mcpServers", entry_type="stdio"),
+        hooks=HookTarget(
+            ".augment/settings.json",
+            "jsonc",
+            ("SessionStart", "PromptSubmit", "PostToolUse", "SessionEnd"),
+            matchers={"PostToolUse": ".*"},
+            handler={"type": "command", "timeout": 10000},  # milliseconds
+        ),
+    )
+)
+register_adapter(
+    Adapter(
+        name="zed",
+        title="Zed",
+        docs=("https://zed.dev/docs/ai/mcp", "https://zed.dev/docs/worktree-trust"),
+        mcp=McpTarget(".zed/settings.json", "jsonc", "context_servers"),
+    )
+)
+register_adapter(
+    Adapter(
+        name="junie",
+        title="JetBrains Junie",
+        aliases=("jetbrains",),
+        docs=(
+            "https://www.jetbrains.com/help/junie/model-context-protocol-mcp.html",
+            "https://www.jetbrains.com/help/ai-assistant/mcp.html",
+        ),
+        mcp=McpTarget(".junie/mcp/mcp.json", "json", "mcpServers"),
+    )
+)
+
 
 @dataclass(frozen=True)
 class AdapterProblem:

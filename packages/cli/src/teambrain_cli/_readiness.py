@@ -409,12 +409,35 @@ def _copilot_cli_steps(ctx: ToolContext) -> list[UserStep]:
     return [UserStep("folder trust", trusted, detail, fix)]
 
 
+# Auggie -----------------------------------------------------------------------------------------
+# Observed with 0.36.0: MCP servers start with only HOME, LOGNAME, PATH, SHELL, TERM and USER from
+# the session's environment, plus the entry's own `env` (not expanded). A TEAMBRAIN_HOME set for the
+# session reaches the hooks but not `tb serve`, which would then record into ~/.teambrain.
+
+
+def _auggie_steps(ctx: ToolContext) -> list[UserStep]:
+    wanted = ctx.env.get("TEAMBRAIN_HOME")
+    if not wanted or Path(wanted).expanduser().resolve() == (ctx.home / ".teambrain").resolve():
+        return []
+    local = ctx.repo / ".augment" / "settings.local.json"
+    sources = (local, ctx.home / ".augment" / "settings.json")
+    for source in sources:
+        entry = _table(_table(_read_object(source, "jsonc").get("mcpServers")).get(MCP_SERVER_NAME))
+        if _table(entry.get("env")).get("TEAMBRAIN_HOME") == wanted:
+            return [UserStep("server environment", True, f"tb serve gets TEAMBRAIN_HOME ({ctx.shown(source)})", "")]  # fmt: skip
+    entry = {"type": "stdio", "command": "tb", "args": ["serve"], "env": {"TEAMBRAIN_HOME": wanted}}
+    detail = "Auggie starts MCP servers without your TEAMBRAIN_HOME: tb serve would record into ~/.teambrain"  # fmt: skip
+    fix = f'set "mcpServers": {{"teambrain": {json.dumps(entry)}}} in {ctx.shown(local)} (not committed)'  # fmt: skip
+    return [UserStep("server environment", False, detail, fix)]
+
+
 USER_STEPS: dict[str, Callable[[ToolContext], list[UserStep]]] = {
     "claude-code": _claude_steps,
     "codex": _codex_steps,
     "gemini-cli": _gemini_steps,
     "qwen-code": _qwen_steps,
     "copilot-cli": _copilot_cli_steps,
+    "auggie": _auggie_steps,
 }
 
 

@@ -63,8 +63,8 @@ def command(tool: str | None, dry_run: bool, list_tools: bool) -> None:
     pending = [step for step in user_steps(adapter.name, repo) if not step.done]
     if pending:
         click.echo(
-            f"{adapter.title} loads nothing from this repository until you (and each teammate) "
-            "have done this once; `tb doctor` checks it:"
+            f"{adapter.title} serves no team memory here until you (and each teammate) have done "
+            "this once; `tb doctor` checks it:"
         )
         for number, step in enumerate(pending, start=1):
             click.echo(f"  {number}. {step.name}: {step.fix}")
