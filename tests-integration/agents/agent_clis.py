@@ -69,6 +69,12 @@ class AgentCli:
     # The tool starts MCP servers with a fixed environment (HOME, PATH, ...): a TEAMBRAIN_HOME set
     # for the session never reaches `tb serve`, so the test uses the default, ~/.teambrain.
     default_home_only: bool = False
+    prompt_hook: bool = True  # its headless sessions fire a prompt hook (an `intent` event)
+    # How late its `tb serve` starts, when less than the suite's SLOW_START_S: for a CLI that
+    # drops slower servers from the session without a word (said in docs/agents.md).
+    slow_start_s: int | None = None
+    # The detached helpers a run leaves behind, matched in their command lines (killed after it).
+    leftovers: tuple[str, ...] = ()
 
     @property
     def path(self) -> Path:
@@ -365,8 +371,52 @@ AUGGIE = AgentCli(
 )
 
 
+# Cline ------------------------------------------------------------------------------------------
+
+
+def _cline_configure(box: Sandbox) -> None:
+    # What `cline auth -p openai-compatible -k … -m … -b <url>/v1` writes (3.0.65).
+    provider = {"provider": "openai-compatible", "apiKey": "sk-stand-in", "model": "standin-model", "baseUrl": f"{box.model_url}/v1"}  # fmt: skip
+    _write_json(
+        box.home / ".cline" / "data" / "settings" / "providers.json",
+        {
+            "version": 1,
+            "lastUsedProvider": "openai-compatible",
+            "modes": {},
+            "providers": {
+                "openai-compatible": {
+                    "settings": provider,
+                    "updatedAt": "2026-12-04T00:00:00.000Z",
+                    "tokenSource": "manual",
+                }
+            },
+        },  # fmt: skip
+    )
+
+
+CLINE = AgentCli(
+    tool="cline",
+    title="Cline",
+    package="cline",
+    binary="cline",
+    read_tool="read_files",
+    read_event={"kind": "explore", "path": "README.md"},
+    # Cline 3.0.65 has no MCP listing or health command (`cline mcp` adds and removes only): the
+    # headless session is what shows the server connected.
+    listing=(),
+    connected="",
+    headless=lambda prompt: ["--json", "-m", "standin-model", prompt],
+    env=lambda box: {},
+    configure=_cline_configure,
+    knows_model=False,  # no hook payload names the model
+    prompt_hook=False,  # 3.0.65 runs no UserPromptSubmit hook for a prompt given on the command line
+    leftovers=("--cline-hub-daemon",),  # every run starts a hub daemon that outlives it
+    slow_start_s=2,  # 3.0.65 silently leaves out a server not ready within ~3 s (2 s: in; 4 s: out)
+)
+
+
 CLIS: dict[str, AgentCli] = {
-    cli.tool: cli for cli in (CLAUDE, CODEX, GEMINI, QWEN, COPILOT_CLI, AUGGIE)
+    cli.tool: cli for cli in (CLAUDE, CODEX, GEMINI, QWEN, COPILOT_CLI, AUGGIE, CLINE)
 }
 
 

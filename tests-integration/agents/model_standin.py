@@ -151,9 +151,23 @@ def read_arguments(tool: Tool, path: str) -> dict[str, Any]:
     """Arguments that make ``tool`` read ``path``, from its input schema: its path-like parameter,
     or else its command parameter (``cat <path>``, as a string or an argv list)."""
     properties = tool.schema.get("properties") or {}
-    for key in ("file_path", "absolute_path", "filePath", "path", "file", "target_file"):
+    for key in (
+        "file_path",
+        "absolute_path",
+        "filePath",
+        "filepath",
+        "path",
+        "file",
+        "target_file",
+    ):
         if key in properties:
             return {key: path}
+    for key in ("files", "paths"):  # a list of files to read (Cline's read_files)
+        items = (properties.get(key) or {}).get("items") or {}
+        if "path" in (items.get("properties") or {}):
+            return {key: [{"path": path}]}
+        if items.get("type") == "string":
+            return {key: [path]}
     for key in ("command", "cmd"):
         if key in properties:
             kind = properties[key].get("type")
@@ -516,7 +530,10 @@ class Augment(Protocol):
         if step.tool:
             use = {"tool_use_id": _call_id("toolu_"), "tool_name": step.tool, "input_json": json.dumps(step.arguments)}  # fmt: skip
             lines: list[dict[str, Any]] = [
-                {"text": "", "nodes": [{"id": 1, "type": self.TOOL_USE, "content": "", "tool_use": use}]},  # fmt: skip
+                {
+                    "text": "",
+                    "nodes": [{"id": 1, "type": self.TOOL_USE, "content": "", "tool_use": use}],
+                },  # fmt: skip
                 {"text": "", "stop_reason": 3},  # tool use
             ]
         else:

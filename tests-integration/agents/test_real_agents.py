@@ -28,7 +28,7 @@ CLI_TIMEOUT_S = 300  # a loaded 2-core machine runs several of these at once
 # made repeatable (2.2 s were seen at a load average of 2). Codex leaves out an optional server
 # not ready within mcp_optional_startup_grace_ms (1 s unless set), `gemini mcp list` gives up
 # after 5 s unless the entry sets a timeout, Claude Code's ToolSearch says "still connecting".
-SLOW_START_S = 5
+SLOW_START_S = int(os.environ.get("TB_TEST_SLOW_START_S", "5"))
 
 pytestmark = pytest.mark.skipif(
     shutil.which("npm") is None,
@@ -69,10 +69,11 @@ def _set_up(cli: AgentCli, box: Sandbox, tb: Run, git_run: Run) -> tuple[dict[st
     """``tb init``, the demo memories, ``tb install <tool>``, all committed; the CLI configured
     to use the stand-in, with a ``tb`` that starts its server SLOW_START_S late first on PATH.
     Returns the CLI's environment and what ``tb install`` printed."""
+    delay = SLOW_START_S if cli.slow_start_s is None else min(cli.slow_start_s, SLOW_START_S)
     slow = box.home / "slow-bin"
     slow.mkdir()
     (slow / "tb").write_text(
-        f'#!/bin/sh\n[ "$1" = serve ] && sleep {SLOW_START_S}\nexec "{BIN / "tb"}" "$@"\n'
+        f'#!/bin/sh\n[ "$1" = serve ] && sleep {delay}\nexec "{BIN / "tb"}" "$@"\n'
     )
     (slow / "tb").chmod(0o755)
     env = cli_env(cli, box, [slow, BIN, cli.path.parent])
@@ -97,6 +98,21 @@ def _listing(cli: AgentCli, box: Sandbox, env: dict[str, str]) -> str:
         done = _run([str(cli.path), *argv], box, env)
         output.append(f"$ {cli.binary} {' '.join(argv)}  (exit {done.returncode})\n{done.stdout}{done.stderr}")  # fmt: skip
     return "\n".join(output)
+
+
+def _kill_leftovers(cli: AgentCli, box: Sandbox) -> None:
+    """Stop the detached helpers ``cli`` leaves running for this test's repository."""
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        words = [word.decode(errors="replace") for word in argv]
+        if any(mark in words for mark in cli.leftovers) and str(box.repo) in words:
+            try:
+                os.kill(int(proc.name), 15)
+            except OSError:
+                pass
 
 
 def _sessions(box: Sandbox) -> list[Path]:
@@ -126,8 +142,9 @@ def test_the_user_action_is_detected_and_then_the_listing_sees_teambrain(
     for step in cli.doctor_steps:
         assert after[step]["status"] == "ok", after[step]
     assert after[f"tool {cli.tool}"]["status"] == "ok", after[f"tool {cli.tool}"]
-    listed = _listing(cli, box, env)
-    assert matches(cli.connected, listed), listed
+    if cli.listing:  # a CLI without a listing shows the server connected in its session only
+        listed = _listing(cli, box, env)
+        assert matches(cli.connected, listed), listed
     # A listing is not a session (Claude Code fires SessionEnd for each `claude mcp` command).
     assert _sessions(box) == [], [path.read_text() for path in _sessions(box)]
 
@@ -139,7 +156,10 @@ def test_a_headless_session_reads_the_team_memory(
     env, _ = _set_up(cli, box, tb, git_run)
     cli.user_action(box)
 
-    done = _run([str(cli.path), *cli.headless(PROMPT)], box, env)
+    try:
+        done = _run([str(cli.path), *cli.headless(PROMPT)], box, env)
+    finally:
+        _kill_leftovers(cli, box)
     story = f"exit {done.returncode}\nstdout: {done.stdout[-3000:]}\nstderr: {done.stderr[-3000:]}\nstand-in:\n{model.transcript()}"  # fmt: skip
     assert done.returncode == 0, story
     assert not model.refused, story
@@ -157,7 +177,8 @@ def test_a_headless_session_reads_the_team_memory(
     [session] = _sessions(box)
     events = [json.loads(line) for line in session.read_text().splitlines()]
     kinds = [event["ev"] for event in events]
-    for kind in ("session_start", "intent", "tool_use", "memory_retrieved"):
+    wanted = ("session_start", "intent", "tool_use", "memory_retrieved")
+    for kind in wanted if cli.prompt_hook else [k for k in wanted if k != "intent"]:
         assert kind in kinds, (kind, kinds)
     assert ("session_end" in kinds) == cli.session_end, kinds
     assert {event["tool"] for event in events} == {cli.tool}

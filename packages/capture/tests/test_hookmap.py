@@ -472,3 +472,21 @@ def test_auggie_payloads_as_observed() -> None:
     assert (hook.kind, hook.data) == (TOOL, {"kind": "explore", "path": "README.md"})
     run = {**view, "tool_name": "launch-process", "tool_input": {"command": "pytest -q"}}
     assert NORMALISERS["auggie"](run, {}).data["kind"] == "test"
+
+
+def test_cline_payloads_as_observed() -> None:
+    """Payloads Cline 3.0.65 sent its hook files in a headless session (data/observed)."""
+    payloads = _observed("cline-3.0.65.jsonl")
+    kinds = [(p["hookName"], NORMALISERS["cline"](p, {}).kind) for p in payloads]
+    assert ("agent_start", START) in kinds and ("agent_end", END) in kinds
+    assert all(kind == IGNORE for name, kind in kinds if name in ("tool_call", "agent_error"))
+    hook = NORMALISERS["cline"](payloads[0], {})
+    assert hook.sid == payloads[0]["sessionContext"]["rootSessionId"]  # type: ignore[index]
+    assert hook.cwd == payloads[0]["workspaceRoots"][0]  # type: ignore[index]
+    # teambrain__memory_* calls are the server's to record; a read_files call is a look.
+    read = {**payloads[0], "hookName": "tool_result",
+            "tool_result": {"name": "read_files", "input": {"files": [{"path": "/r/README.md"}]}}}  # fmt: skip
+    assert NORMALISERS["cline"](read, {}).data == {"kind": "explore", "path": "/r/README.md"}
+    run = {**read, "tool_result": {"name": "run_commands", "input": {"commands": ["pytest -q"]}}}
+    assert NORMALISERS["cline"](run, {}).data["kind"] == "test"
+    assert {kind for name, kind in kinds if name == "tool_result"} == {IGNORE}

@@ -484,6 +484,52 @@ def auggie(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
     return hook
 
 
+# Cline's hook files are named after the event (TaskStart, PostToolUse...); 3.0.65's payloads
+# name it by its internal hook (agent_start, tool_result...). Either is read.
+_CLINE_EVENTS = {
+    "agent_start": START, "TaskStart": START, "agent_resume": START, "TaskResume": START,
+    "prompt_submit": PROMPT, "UserPromptSubmit": PROMPT,
+    "tool_result": TOOL, "PostToolUse": TOOL,
+    "agent_end": END, "TaskComplete": END, "agent_abort": END, "TaskCancel": END,
+}  # fmt: skip
+
+
+def cline(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
+    """Cline hooks (executables in ``.clinerules/hooks/``)."""
+    kind = _CLINE_EVENTS.get(_text(payload, "hookName") or "")
+    if kind == START:
+        hook = Hook(START)
+    elif kind == PROMPT:
+        asked = _mapping(payload.get("userPromptSubmit")) or _mapping(payload.get("prompt_submit"))
+        hook = Hook(PROMPT, prompt=_text(asked, "prompt") or _text(payload, "prompt") or "")
+    elif kind == TOOL:
+        call = _mapping(payload.get("tool_result"))
+        legacy = _mapping(payload.get("postToolUse"))
+        name = _text(call, "name") or _text(legacy, "toolName") or ""
+        if "__" in name:  # MCP tools are <server>__<tool>: teambrain's are recorded by its server
+            return Hook(IGNORE, reason="an MCP tool")
+        tool_input = dict(_mapping(call.get("input")) or _mapping(legacy.get("parameters")))
+        files = tool_input.get("files")  # read_files: [{path, start_line, end_line}]
+        if isinstance(files, list) and files and isinstance(files[0], dict):
+            tool_input.setdefault("path", files[0].get("path"))
+        commands = tool_input.get("commands")  # run_commands: [command, ...]
+        if isinstance(commands, list) and commands and isinstance(commands[0], str):
+            tool_input.setdefault("command", commands[0])
+        failed = legacy.get("success") is False
+        hook = tool_hook(
+            name, tool_input, call.get("output") or legacy.get("result"), failed=failed
+        )
+    elif kind == END:
+        hook = Hook(END, reason=_text(payload, "hookName"))
+    else:
+        return Hook(IGNORE)
+    session = _mapping(payload.get("sessionContext"))
+    hook.sid = _text(session, "rootSessionId") or _text(payload, "taskId")
+    roots = payload.get("workspaceRoots")
+    hook.cwd = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None  # fmt: skip
+    return hook
+
+
 def windsurf(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
     """Windsurf Cascade hooks (``.windsurf/hooks.json``)."""
     event = _text(payload, "agent_action_name") or ""
@@ -522,6 +568,7 @@ NORMALISERS: dict[str, Normaliser] = {
     "qwen-code": qwen_code,
     "copilot-cli": copilot_cli,
     "auggie": auggie,
+    "cline": cline,
 }
 
 

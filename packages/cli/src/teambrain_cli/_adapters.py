@@ -47,10 +47,10 @@ class McpTarget:
 class HookTarget:
     """Where and how a tool runs hook commands."""
 
-    path: str
-    format: ConfigFormat
+    path: str  # the config file, or for the script shape the folder of hook scripts
+    format: ConfigFormat | Literal["script"]
     events: tuple[str, ...]
-    shape: Literal["grouped", "flat"] = "grouped"
+    shape: Literal["grouped", "flat", "script"] = "grouped"
     matchers: dict[str, str] = field(default_factory=dict)
     handler: dict[str, HandlerValue] = field(default_factory=dict)
     file_defaults: dict[str, HandlerValue] = field(default_factory=dict)
@@ -369,7 +369,10 @@ register_adapter(
         name="auggie",
         title="Auggie (Augment Code CLI)",
         aliases=("augment",),
-        docs=("https://docs.augmentcode.com/cli/integrations", "https://docs.augmentcode.com/cli/hooks"),  # fmt: skip
+        docs=(
+            "https://docs.augmentcode.com/cli/integrations",
+            "https://docs.augmentcode.com/cli/hooks",
+        ),  # fmt: skip
         mcp=McpTarget(".augment/settings.json", "jsonc", "mcpServers", entry_type="stdio"),
         hooks=HookTarget(
             ".augment/settings.json",
@@ -377,6 +380,26 @@ register_adapter(
             ("SessionStart", "PromptSubmit", "PostToolUse", "SessionEnd"),
             matchers={"PostToolUse": ".*"},
             handler={"type": "command", "timeout": 10000},  # milliseconds
+        ),
+    )
+)
+register_adapter(
+    Adapter(
+        name="cline",
+        title="Cline",
+        docs=(
+            "https://docs.cline.bot/mcp/configuring-mcp-servers",
+            "https://docs.cline.bot/customization/hooks",
+        ),
+        # Cline reads MCP servers only per user, so that opening a repository cannot start one.
+        mcp=McpTarget(
+            "~/.cline/data/settings/cline_mcp_settings.json", "json", "mcpServers", scope="user"
+        ),
+        hooks=HookTarget(
+            ".clinerules/hooks",
+            "script",
+            ("TaskStart", "UserPromptSubmit", "PostToolUse", "TaskComplete", "TaskCancel"),
+            shape="script",
         ),
     )
 )

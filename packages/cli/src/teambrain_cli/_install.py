@@ -259,6 +259,7 @@ class FileChange:
     before: str | None
     after: str
     actions: list[str] = field(default_factory=list)
+    mode: int = NEW_FILE_MODE  # for a file we create
 
     @property
     def changed(self) -> bool:
@@ -440,7 +441,10 @@ def plan_install(adapter: Adapter, repo_root: Path, *, home: Path | None = None)
 
     notes: list[str] = []
     _merge_mcp(open_config(adapter.mcp.path, adapter.mcp.format), adapter, notes)
-    if adapter.hooks is not None:
+    scripts: list[FileChange] = []
+    if adapter.hooks is not None and adapter.hooks.shape == "script":
+        scripts = _hook_scripts(adapter, repo_root, user_home, notes)
+    elif adapter.hooks is not None:
         wiring = adapter.hooks
         hooks_path, hooks_format = wiring.path, wiring.format
         alternate = wiring.alternate_path
@@ -452,7 +456,55 @@ def plan_install(adapter: Adapter, repo_root: Path, *, home: Path | None = None)
         FileChange(config.path, config.display, config.before, config.text, config.actions)
         for config in configs.values()
     ]
-    return InstallPlan(adapter, repo_root, files, notes)
+    return InstallPlan(adapter, repo_root, files + scripts, notes)
+
+
+SCRIPT_SUFFIXES = ("", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".py", ".ps1")
+
+
+def hook_script(adapter: Adapter, event: str) -> str:
+    """The executable ``tb install`` writes for one event of a tool whose hooks are files."""
+    return (
+        "#!/bin/sh\n"
+        f"# teambrain: records this {adapter.title} {event} event (written by `tb install "
+        f"{adapter.name}`; see `tb audit`).\n"
+        f"exec {adapter.hook_command}\n"
+    )
+
+
+def _hook_scripts(
+    adapter: Adapter, repo_root: Path, home: Path, notes: list[str]
+) -> list[FileChange]:
+    """One executable per event in the tool's hooks folder. A tool runs one file per event, so
+    a user's own hook for an event is never replaced: the note says how to add ours to it."""
+    assert adapter.hooks is not None
+    folder = adapter.hooks.path
+    base = home / folder[2:] if folder.startswith("~/") else repo_root / folder
+    changes = []
+    for event in adapter.hooks.events:
+        path = base / event
+        display = _display(path, repo_root, home)
+        theirs = [
+            candidate
+            for candidate in (base / f"{event}{suffix}" for suffix in SCRIPT_SUFFIXES)
+            if candidate.is_file() or candidate.is_symlink()
+        ]
+        try:
+            before = path.read_text("utf-8") if path.is_file() else None
+        except (OSError, UnicodeDecodeError):
+            before = ""  # not ours, whatever it is
+        wanted = hook_script(adapter, event)
+        if before is None and not theirs:
+            changes.append(FileChange(path, display, None, wanted, [f"added hook {event} ({adapter.hook_command})"], 0o755))  # fmt: skip
+        elif before is not None and adapter.hook_command in before:
+            changes.append(FileChange(path, display, before, before))  # ours: never rewritten
+        else:
+            shown = _display(theirs[0] if theirs else path, repo_root, home)
+            notes.append(
+                f"{shown}: kept your own {event} hook; to record this event too, make it run "
+                f"`{adapter.hook_command}` with the same input"
+            )
+    return changes
 
 
 def apply_install(plan: InstallPlan) -> list[Path]:
@@ -461,7 +513,7 @@ def apply_install(plan: InstallPlan) -> list[Path]:
     for change in plan.files:
         if not change.changed:
             continue
-        mode = change.path.stat().st_mode & 0o777 if change.path.exists() else NEW_FILE_MODE
+        mode = change.path.stat().st_mode & 0o777 if change.path.exists() else change.mode
         write_text_atomic(change.path, change.after, mode=mode)
         written.append(change.path)
     return written

@@ -140,14 +140,15 @@ class McpWiring(_Config):
 class HookWiring(_Config):
     """How a tool runs capture hooks."""
 
-    path: str
-    format: ConfigFormat
+    path: str = Field(description="Config file; for the script shape, the folder of hook scripts")
+    format: ConfigFormat | Literal["script"]
     events: list[str] = Field(
         min_length=1, description="Tool-native hook event names we subscribe to"
     )
-    shape: Literal["grouped", "flat"] = Field(
+    shape: Literal["grouped", "flat", "script"] = Field(
         default="grouped",
-        description="grouped: event -> [{matcher, hooks: [handler]}]; flat: event -> [handler]",
+        description="grouped: event -> [{matcher, hooks: [handler]}]; flat: event -> [handler]; "
+        "script: one executable file per event, named after it, in the `path` folder (Cline)",
     )
     matchers: dict[str, str] = Field(
         default_factory=dict, description="Matcher written for an event (grouped shape only)"
