@@ -390,7 +390,7 @@ def _cline_configure(box: Sandbox) -> None:
                     "tokenSource": "manual",
                 }
             },
-        },  # fmt: skip
+        },
     )
 
 

@@ -533,7 +533,7 @@ class Augment(Protocol):
                 {
                     "text": "",
                     "nodes": [{"id": 1, "type": self.TOOL_USE, "content": "", "tool_use": use}],
-                },  # fmt: skip
+                },
                 {"text": "", "stop_reason": 3},  # tool use
             ]
         else:

@@ -4,6 +4,7 @@ README.md; the CLIs themselves are described in agent_clis.py."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -109,10 +110,8 @@ def _kill_leftovers(cli: AgentCli, box: Sandbox) -> None:
             continue
         words = [word.decode(errors="replace") for word in argv]
         if any(mark in words for mark in cli.leftovers) and str(box.repo) in words:
-            try:
+            with contextlib.suppress(OSError):
                 os.kill(int(proc.name), 15)
-            except OSError:
-                pass
 
 
 def _sessions(box: Sandbox) -> list[Path]:

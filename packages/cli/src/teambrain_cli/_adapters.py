@@ -372,7 +372,7 @@ register_adapter(
         docs=(
             "https://docs.augmentcode.com/cli/integrations",
             "https://docs.augmentcode.com/cli/hooks",
-        ),  # fmt: skip
+        ),
         mcp=McpTarget(".augment/settings.json", "jsonc", "mcpServers", entry_type="stdio"),
         hooks=HookTarget(
             ".augment/settings.json",
