@@ -43,11 +43,12 @@ INSPECTOR := tests-integration/mcp-inspector
 inspector: ## The MCP Inspector CLI for the integration tests, from its lock file (needs npm)
 	$(call npm_lock_install,$(INSPECTOR),the MCP Inspector,)
 
-# Claude Code ships its native binary in a platform package that its own postinstall puts in
-# place; that is the one install script we run (Gemini CLI's optional node-pty would compile).
+# Claude Code and opencode ship their native binaries in platform packages that their own
+# postinstall scripts put in place; those are the install scripts we run (Gemini CLI's optional
+# node-pty would compile). The CLIs are listed in tests-integration/agents/README.md.
 AGENTS := tests-integration/agents
-agents: ## The agent CLIs the real-agent tests drive (Claude Code, Codex, Gemini CLI; needs npm)
-	$(call npm_lock_install,$(AGENTS),the agent CLIs,node node_modules/@anthropic-ai/claude-code/install.cjs)
+agents: ## The agent CLIs the real-agent tests drive (ten of them, from npm; needs npm)
+	$(call npm_lock_install,$(AGENTS),the agent CLIs,node node_modules/@anthropic-ai/claude-code/install.cjs && (cd node_modules/opencode-ai && node postinstall.mjs))
 
 lock: uv ## Re-resolve uv.lock after changing dependencies
 	$(UV) lock

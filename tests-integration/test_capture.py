@@ -243,10 +243,13 @@ def test_install_into_a_fresh_repository_creates_valid_files(repo: Path, tb: Tb)
 def test_install_errors(repo: Path, tmp_path: Path, tb: Tb) -> None:
     unknown = tb("install", "emacs", cwd=repo)
     assert unknown.returncode == 1
+    from teambrain_cli import supported_tools
+
+    # Every tool, wired with or without hooks, is named.
     assert (
-        unknown.stderr
-        == "tb: unknown tool 'emacs'; supported: claude-code, codex, cursor, gemini-cli, kiro, vscode, windsurf\n"
+        unknown.stderr == f"tb: unknown tool 'emacs'; supported: {', '.join(supported_tools())}\n"
     )
+    assert {"opencode", "qwen-code", "zed", "junie", "cline", "continue"} <= set(supported_tools())
     outside = tmp_path / "not-a-repo"
     outside.mkdir()
     assert tb("install", "cursor", cwd=outside).returncode == 2

@@ -73,6 +73,8 @@ class AgentCli:
     # How late its `tb serve` starts, when less than the suite's SLOW_START_S: for a CLI that
     # drops slower servers from the session without a word (said in docs/agents.md).
     slow_start_s: int | None = None
+    captures: bool = True  # it runs teambrain's capture hooks (MCP-only tools do not)
+    reports_version: str | None = None  # what `--version` says, when not the package's version
     # The detached helpers a run leaves behind, matched in their command lines (killed after it).
     leftovers: tuple[str, ...] = ()
 
@@ -92,7 +94,8 @@ class AgentCli:
     @property
     def pinned(self) -> str:
         """The version package.json pins."""
-        return str(json.loads((HERE / "package.json").read_text())["dependencies"][self.package])
+        manifest = json.loads((HERE / "package.json").read_text())
+        return self.reports_version or str(manifest["dependencies"][self.package])
 
 
 # Claude Code ------------------------------------------------------------------------------------
@@ -415,9 +418,68 @@ CLINE = AgentCli(
 )
 
 
-CLIS: dict[str, AgentCli] = {
-    cli.tool: cli for cli in (CLAUDE, CODEX, GEMINI, QWEN, COPILOT_CLI, AUGGIE, CLINE)
-}
+# Factory Droid ----------------------------------------------------------------------------------
+
+
+def _droid_configure(box: Sandbox) -> None:
+    # Its "bring your own model" settings (https://docs.factory.ai/cli/byok/overview): no sign-in.
+    model = {"model": "standin-model", "displayName": "Stand-in", "baseUrl": f"{box.model_url}/v1", "apiKey": "sk-stand-in", "provider": "generic-chat-completion-api", "maxOutputTokens": 4096}  # fmt: skip
+    _merge_json(box.home / ".factory" / "settings.json", {"customModels": [model]})
+
+
+FACTORY_DROID = AgentCli(
+    tool="factory-droid",
+    title="Factory Droid",
+    package="@factory/cli",
+    binary="droid",
+    read_tool="Read",
+    read_event={"kind": "explore", "path": "README.md"},
+    listing=(("mcp", "list"),),  # starts each server: connected or failed
+    connected=r"teambrain\s+stdio\s+connected\s+\[project\]",
+    # -o stream-jsonrpc: the one output mode whose sessions fire UserPromptSubmit (0.225.2).
+    headless=lambda prompt: [
+        *("exec", "-m", "custom:standin-model", "--auto", "low", "-o", "stream-jsonrpc", prompt)
+    ],
+    env=lambda box: {},
+    configure=_droid_configure,
+    knows_model=False,  # no hook payload names the model
+    # The wrapper 0.225.1 names a linux-x64 build 0.225.1 that was never published; package.json
+    # overrides it with 0.225.2, the build it then runs.
+    reports_version="0.225.2",
+    slow_start_s=3,  # `droid mcp list` waits ~5 s, then says `connecting` (3 s: connected; 5 s: not)
+)
+
+
+# Continue ---------------------------------------------------------------------------------------
+CONTINUE_BLOCK = ".continue/mcpServers/teambrain.yaml"
+
+
+def _continue_configure(box: Sandbox) -> None:
+    config = box.home / ".continue" / "config.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        "name: stand-in\nversion: 0.0.1\nschema: v1\nmodels:\n"
+        "  - name: stand-in\n    provider: openai\n    model: standin-model\n"
+        f"    apiBase: {box.model_url}/v1\n    apiKey: sk-stand-in\n    roles: [chat, edit, apply]\n"
+    )
+
+
+CONTINUE = AgentCli(
+    tool="continue",
+    title="Continue",
+    package="@continuedev/cli",
+    binary="cn",
+    read_tool="Read",
+    read_event={"kind": "explore", "path": "README.md"},
+    # cn 1.5.47 has no MCP listing (its TUI has /mcp); a headless run fails when any server does,
+    # so the session is the health check.
+    listing=(),
+    connected="",
+    headless=lambda prompt: ["-p", "--auto", "--mcp", CONTINUE_BLOCK, prompt],
+    env=lambda box: {"CONTINUE_TELEMETRY_ENABLED": "0"},
+    configure=_continue_configure,
+    captures=False,  # 1.5.47 fires no hooks
+)
 
 
 def cli_env(cli: AgentCli, box: Sandbox, bin_dirs: list[Path]) -> dict[str, str]:
@@ -437,3 +499,68 @@ def cli_env(cli: AgentCli, box: Sandbox, bin_dirs: list[Path]) -> dict[str, str]
 
 def matches(pattern: str, text: str) -> bool:
     return re.search(pattern, text) is not None
+
+
+# opencode ---------------------------------------------------------------------------------------
+
+
+def _opencode_env(box: Sandbox) -> dict[str, str]:
+    return {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1", "XDG_CONFIG_HOME": str(box.home / ".config"), "XDG_DATA_HOME": str(box.home / ".local" / "share"), "XDG_CACHE_HOME": str(box.home / ".cache"), "XDG_STATE_HOME": str(box.home / ".local" / "state")}  # fmt: skip
+
+
+def _opencode_configure(box: Sandbox) -> None:
+    # A custom OpenAI-compatible provider in the user's config (https://opencode.ai/docs/providers).
+    provider = {"npm": "@ai-sdk/openai-compatible", "name": "Stand-in", "options": {"baseURL": f"{box.model_url}/v1", "apiKey": "sk-stand-in"}, "models": {"standin-model": {"name": "standin", "tool_call": True}}}  # fmt: skip
+    _write_json(
+        box.home / ".config" / "opencode" / "opencode.json",
+        {
+            "autoupdate": False,
+            "share": "disabled",
+            "provider": {"standin": provider},
+            "model": "standin/standin-model",
+        },
+    )
+
+
+OPENCODE = AgentCli(
+    tool="opencode",
+    title="opencode",
+    package="opencode-ai",
+    binary="opencode",
+    read_tool="read",
+    read_event={"kind": "explore", "path": "README.md"},
+    listing=(("mcp", "list"),),  # starts each server: connected or failed
+    connected=r"✓ teambrain (\x1b\[[0-9;]*m)?connected",  # colours even when not a terminal
+    headless=lambda prompt: ["run", prompt],
+    env=_opencode_env,
+    configure=_opencode_configure,
+    captures=False,  # no command hooks (JavaScript plugins only)
+)
+
+
+_DRIVEN = (
+    CLAUDE,
+    CODEX,
+    GEMINI,
+    QWEN,
+    COPILOT_CLI,
+    AUGGIE,
+    CLINE,
+    FACTORY_DROID,
+    CONTINUE,
+    OPENCODE,
+)
+CLIS: dict[str, AgentCli] = {cli.tool: cli for cli in _DRIVEN}
+
+
+# The tools `tb install` supports that this suite does not drive, and why (checked by a test: a new
+# adapter is either driven here or says why not).
+NOT_DRIVEN: dict[str, str] = {
+    "cursor": "an editor, not on npm",
+    "vscode": "an editor, not on npm",
+    "windsurf": "an editor, not on npm",
+    "kiro": "an editor, not on npm",
+    "zed": "an editor, not on npm",
+    "junie": "@jetbrains/junie downloads its binary from github.com when installed (offline here)",
+    "crush": "@charmland/crush 0.96.1 downloads its binary from github.com when installed (offline here)",
+}

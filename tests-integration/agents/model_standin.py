@@ -59,6 +59,9 @@ TOOL_QUERY = "teambrain"
 # Claude Code's ToolSearch answers "Some MCP servers are still connecting: teambrain ... try
 # searching again" when the server is slow to start; a model does, a few times.
 MAX_TOOL_SEARCHES = 5
+# Between searches: Factory Droid's ToolSearch answers at once, "No deferred tools matched", while
+# a server is still starting; a real model's next turn comes seconds later.
+SEARCH_PAUSE_S = 1.5
 FINAL_ANSWER = "Done: I read the team memory and the file."
 SIDE_ANSWER = "OK"
 
@@ -589,6 +592,8 @@ class StandIn:
             searcher = next((offered[name] for name in TOOL_SEARCH if name in offered), None)
             searches = sum(name in TOOL_SEARCH for name in conversation.called)
             if searcher is not None and searches < MAX_TOOL_SEARCHES:
+                if searches:  # a model takes a moment before it searches again
+                    time.sleep(SEARCH_PAUSE_S)
                 return Step(searcher.name, search_arguments(searcher), namespace=searcher.namespace)
             return Step(text=SIDE_ANSWER)
         for suffix, arguments in (

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_clis import CLIS, NO_NETWORK, PROMPT, AgentCli, Sandbox, cli_env, matches
+from agent_clis import CLIS, NO_NETWORK, NOT_DRIVEN, PROMPT, AgentCli, Sandbox, cli_env, matches
 from model_standin import MEMORY_CONTEXT, MEMORY_SEARCH, StandIn
 from teambrain_schema import MEMORY_NOTICE
 
@@ -173,6 +173,9 @@ def test_a_headless_session_reads_the_team_memory(
     assert model.called(cli.read_tool), story
 
     # What capture and the server recorded.
+    if not cli.captures:  # an MCP-only tool: no hook ran, so no session was opened
+        assert not any("session_start" in path.read_text() for path in _sessions(box))
+        return
     [session] = _sessions(box)
     events = [json.loads(line) for line in session.read_text().splitlines()]
     kinds = [event["ev"] for event in events]
@@ -201,3 +204,10 @@ def test_the_installed_cli_is_the_pinned_version(cli: AgentCli, tmp_path: Path) 
     # reinstalls when package-lock.json changes).
     env = {"HOME": str(tmp_path), "PATH": os.environ["PATH"], **NO_NETWORK}
     assert cli.pinned in cli.version(env), (cli.pinned, cli.version(env))
+
+
+def test_every_supported_tool_is_driven_here_or_says_why() -> None:
+    from teambrain_cli import supported_tools
+
+    assert set(CLIS).isdisjoint(NOT_DRIVEN)
+    assert set(CLIS) | set(NOT_DRIVEN) == set(supported_tools()), sorted(set(supported_tools()) ^ (set(CLIS) | set(NOT_DRIVEN)))  # fmt: skip

@@ -264,10 +264,10 @@ def test_bad_payloads_are_logged_in_one_line_and_never_fail(
 
 def test_unknown_tools_and_help(teambrain_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert hook("no-such-tool", {"session_id": "x"}) == ""
-    assert (
-        "unknown tool; expected one of claude-code"
-        in (teambrain_home / "logs" / "capture.log").read_text()
-    )
+    from teambrain_capture import NORMALISERS
+
+    logged = (teambrain_home / "logs" / "capture.log").read_text()
+    assert f"unknown tool; expected one of {', '.join(sorted(NORMALISERS))}\n" in logged
     assert run_capture_hook([], io.BytesIO(b""), io.StringIO(), {}) == 0
     assert "usage: tb-capture <tool>" in capsys.readouterr().err
 

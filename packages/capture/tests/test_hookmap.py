@@ -490,3 +490,18 @@ def test_cline_payloads_as_observed() -> None:
     run = {**read, "tool_result": {"name": "run_commands", "input": {"commands": ["pytest -q"]}}}
     assert NORMALISERS["cline"](run, {}).data["kind"] == "test"
     assert {kind for name, kind in kinds if name == "tool_result"} == {IGNORE}
+
+
+def test_factory_droid_payloads_as_observed() -> None:
+    """Payloads Factory Droid 0.225.2 sent its hooks (`droid exec -o stream-jsonrpc`)."""
+    payloads = _observed("factory-droid-0.225.2.jsonl")
+    hooks = [(p["hook_event_name"], p.get("tool_name"), NORMALISERS["factory-droid"](p, {})) for p in payloads]  # fmt: skip
+    kinds = {(event, tool): hook.kind for event, tool, hook in hooks}
+    assert kinds[("SessionStart", None)] == START
+    assert kinds[("UserPromptSubmit", None)] == PROMPT
+    assert kinds[("SessionEnd", None)] == END
+    assert kinds[("PostToolUse", "teambrain___memory_search")] == IGNORE
+    assert kinds[("PostToolUse", "ToolSearch")] == IGNORE
+    [read] = [hook for event, tool, hook in hooks if (event, tool) == ("PostToolUse", "Read")]
+    assert read.data["kind"] == "explore" and str(read.data["path"]).endswith("README.md")
+    assert all(hook.sid == payloads[0]["session_id"] for _, _, hook in hooks if hook.kind != IGNORE)

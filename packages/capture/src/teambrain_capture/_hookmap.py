@@ -530,6 +530,18 @@ def cline(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
     return hook
 
 
+def factory_droid(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
+    """Factory Droid hooks (``hooks`` in ``.factory/settings.json``): Claude Code's shape."""
+    if "___" in (_text(payload, "tool_name") or ""):
+        # MCP tools are <server>___<tool>: teambrain's own calls are recorded by its server.
+        return Hook(IGNORE, reason="an MCP tool")
+    # 0.225.2 fires no PostToolUse for a tool call that returned an error; a command's exit
+    # status is in its text, so none is assumed.
+    hook = _claude_shaped(payload, success_means_zero=False)
+    hook.cwd = hook.cwd or env.get("FACTORY_PROJECT_DIR")
+    return hook
+
+
 def windsurf(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
     """Windsurf Cascade hooks (``.windsurf/hooks.json``)."""
     event = _text(payload, "agent_action_name") or ""
@@ -569,6 +581,7 @@ NORMALISERS: dict[str, Normaliser] = {
     "copilot-cli": copilot_cli,
     "auggie": auggie,
     "cline": cline,
+    "factory-droid": factory_droid,
 }
 
 

@@ -26,6 +26,7 @@ HOOK_COMMAND = "tb-capture"
 ADAPTERS_FILE_NAME = "adapters.yaml"
 CODEX_STARTUP_GRACE_MS = 10000  # Codex's own default startup_timeout_sec
 GEMINI_MCP_TIMEOUT_MS = 60000
+MCP_REQUEST_TIMEOUT_MS = 60000  # opencode, Kilo Code: 5 s by default
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class McpTarget:
     file_defaults: dict[str, HandlerValue] = field(default_factory=dict)  # top-level keys
     servers: Literal["map", "list"] = "map"  # list: entries with a `name` field (Continue)
     command_style: Literal["split", "array"] = "split"  # array: one `command` list (opencode)
+    alternate_path: str | None = None  # used instead of `path` when it already exists
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,7 @@ class Adapter:
                 "file_defaults": dict(self.mcp.file_defaults),
                 "servers": self.mcp.servers,
                 "command_style": self.mcp.command_style,
+                "alternate_path": self.mcp.alternate_path,
             },
             "hooks": None,
         }
@@ -400,6 +403,71 @@ register_adapter(
             "script",
             ("TaskStart", "UserPromptSubmit", "PostToolUse", "TaskComplete", "TaskCancel"),
             shape="script",
+        ),
+    )
+)
+_FACTORY_DOCS = "https://docs.factory.ai"
+register_adapter(
+    Adapter(
+        name="factory-droid",
+        title="Factory Droid",
+        aliases=("droid", "factory"),
+        docs=(
+            f"{_FACTORY_DOCS}/cli/configuration/mcp",
+            f"{_FACTORY_DOCS}/reference/hooks-reference",
+        ),
+        mcp=McpTarget(".factory/mcp.json", "json", "mcpServers", entry_type="stdio"),
+        hooks=HookTarget(
+            ".factory/settings.json",
+            "json",
+            ("SessionStart", "UserPromptSubmit", "PostToolUse", "SessionEnd"),
+            matchers={"PostToolUse": "*"},
+            handler={"type": "command", "timeout": 10},  # seconds
+        ),
+    )
+)
+register_adapter(
+    Adapter(
+        name="continue",
+        title="Continue",
+        aliases=("cn", "continue-cli"),
+        docs=(
+            "https://docs.continue.dev/customize/deep-dives/mcp",
+            "https://docs.continue.dev/cli/configuration",
+        ),
+        # A config block of its own: the IDE extension loads .continue/mcpServers/*.yaml; the CLI
+        # takes it with `cn --mcp` (1.5.47 reads no project MCP files by itself).
+        mcp=McpTarget(
+            ".continue/mcpServers/teambrain.yaml",
+            "yaml",
+            "mcpServers",
+            servers="list",
+            file_defaults={"name": "teambrain", "version": "0.0.1", "schema": "v1"},
+        ),
+    )
+)
+register_adapter(
+    Adapter(
+        name="crush",
+        title="Crush",
+        docs=("https://github.com/charmbracelet/crush#configuration",),
+        mcp=McpTarget(".crush.json", "json", "mcp", entry_type="stdio"),
+    )
+)
+register_adapter(
+    Adapter(
+        name="opencode",
+        title="opencode",
+        docs=("https://opencode.ai/docs/mcp-servers", "https://opencode.ai/docs/plugins"),
+        # `timeout` bounds each MCP request (5 s by default), the first of which may build the index.
+        mcp=McpTarget(
+            "opencode.json",
+            "jsonc",
+            "mcp",
+            entry_type="local",
+            command_style="array",
+            entry={"enabled": True, "timeout": MCP_REQUEST_TIMEOUT_MS},
+            alternate_path="opencode.jsonc",
         ),
     )
 )

@@ -313,6 +313,10 @@ def _merge_mcp(config: _Config, adapter: Adapter, notes: list[str]) -> None:
     if servers is not MISSING and not isinstance(servers, list if listed else dict):
         kind = "a list" if listed else "an object"
         raise config.broken(f"`{adapter.mcp.key}` must be {kind}")
+    for name, value in adapter.mcp.file_defaults.items():
+        if config.get([name]) is MISSING:
+            config.set([name], value)
+            config.actions.append(f"set {name} = {value}")
     desired = adapter.mcp_entry()
     entry_path: list[str | int] = [*key_path, MCP_SERVER_NAME]
     existing: Any = MISSING
@@ -340,10 +344,6 @@ def _merge_mcp(config: _Config, adapter: Adapter, notes: list[str]) -> None:
             f"{config.display}: kept your own `{MCP_SERVER_NAME}` server entry "
             f"(the default would be {desired})"
         )
-    for name, value in adapter.mcp.file_defaults.items():
-        if config.get([name]) is MISSING:
-            config.set([name], value)
-            config.actions.append(f"set {name} = {value}")
 
 
 def _launch_words(entry: dict[str, Any]) -> list[str]:
@@ -440,7 +440,11 @@ def plan_install(adapter: Adapter, repo_root: Path, *, home: Path | None = None)
         return configs[path]
 
     notes: list[str] = []
-    _merge_mcp(open_config(adapter.mcp.path, adapter.mcp.format), adapter, notes)
+    mcp_path = adapter.mcp.path
+    if adapter.mcp.alternate_path and (repo_root / adapter.mcp.alternate_path).is_file():
+        mcp_path = adapter.mcp.alternate_path
+        notes.append(f"the server goes into the existing {mcp_path}")
+    _merge_mcp(open_config(mcp_path, adapter.mcp.format), adapter, notes)
     scripts: list[FileChange] = []
     if adapter.hooks is not None and adapter.hooks.shape == "script":
         scripts = _hook_scripts(adapter, repo_root, user_home, notes)

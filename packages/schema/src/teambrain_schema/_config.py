@@ -135,6 +135,10 @@ class McpWiring(_Config):
         default="split",
         description="split: `command` plus `args`; array: one `command` list (opencode, Kilo Code)",
     )
+    alternate_path: str | None = Field(
+        default=None,
+        description="A file used instead of `path` when it already exists (opencode.jsonc)",
+    )
 
 
 class HookWiring(_Config):
