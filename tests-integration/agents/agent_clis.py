@@ -538,6 +538,34 @@ OPENCODE = AgentCli(
 )
 
 
+# Kilo Code CLI ----------------------------------------------------------------------------------
+
+
+def _kilo_configure(box: Sandbox) -> None:
+    provider = {"npm": "@ai-sdk/openai-compatible", "name": "Stand-in", "options": {"baseURL": f"{box.model_url}/v1", "apiKey": "sk-stand-in"}, "models": {"standin-model": {"name": "standin", "tool_call": True}}}  # fmt: skip
+    config = {"autoupdate": False, "share": "disabled", "provider": {"standin": provider}, "model": "standin/standin-model"}  # fmt: skip
+    _write_json(box.home / ".config" / "kilo" / "kilo.json", config)
+
+
+KILO = AgentCli(
+    tool="kilocode",
+    title="Kilo Code CLI",
+    package="@kilocode/cli",
+    binary="kilo",
+    read_tool="read",
+    read_event={"kind": "explore", "path": "README.md"},
+    listing=(("mcp", "list"),),  # starts each server: connected or failed
+    connected=r"✓ teambrain (\x1b\[[0-9;]*m)?connected",
+    headless=lambda prompt: ["run", prompt],
+    env=_opencode_env,
+    configure=_kilo_configure,
+    captures=False,  # no command hooks (plugins only), as opencode
+    # The registry here serves no linux-x64 build of 7.8.1; package.json overrides it with 7.7.9,
+    # the newest it has, which `kilo --version` reports.
+    reports_version="7.7.9",
+)
+
+
 _DRIVEN = (
     CLAUDE,
     CODEX,
@@ -549,6 +577,7 @@ _DRIVEN = (
     FACTORY_DROID,
     CONTINUE,
     OPENCODE,
+    KILO,
 )
 CLIS: dict[str, AgentCli] = {cli.tool: cli for cli in _DRIVEN}
 

@@ -473,6 +473,24 @@ register_adapter(
 )
 register_adapter(
     Adapter(
+        name="kilocode",
+        title="Kilo Code CLI",
+        aliases=("kilo",),
+        docs=("https://kilo.ai/docs/cli", "https://kilo.ai/docs/features/mcp/using-mcp-in-kilo-code"),
+        # An opencode fork: the same `mcp` entries, in kilo.json (it reads opencode.json too).
+        mcp=McpTarget(
+            "kilo.json",
+            "jsonc",
+            "mcp",
+            entry_type="local",
+            command_style="array",
+            entry={"enabled": True, "timeout": MCP_REQUEST_TIMEOUT_MS},
+            alternate_path="kilo.jsonc",
+        ),
+    )
+)
+register_adapter(
+    Adapter(
         name="zed",
         title="Zed",
         docs=("https://zed.dev/docs/ai/mcp", "https://zed.dev/docs/worktree-trust"),
