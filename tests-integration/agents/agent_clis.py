@@ -21,6 +21,9 @@ NO_NETWORK = {
     "https_proxy": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9",
     "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
     "DO_NOT_TRACK": "1", "NO_UPDATE_NOTIFIER": "1", "DISABLE_TELEMETRY": "1",
+    # CLIs that install packages themselves (opencode's plugin SDK) give up at once, not after
+    # a minute of retries.
+    "npm_config_offline": "true",
 }  # fmt: skip
 
 
@@ -534,7 +537,7 @@ OPENCODE = AgentCli(
     headless=lambda prompt: ["run", prompt],
     env=_opencode_env,
     configure=_opencode_configure,
-    captures=False,  # no command hooks (JavaScript plugins only)
+    session_end=False,  # its plugin sees session.deleted only when a session is deleted
 )
 
 
@@ -559,7 +562,7 @@ KILO = AgentCli(
     headless=lambda prompt: ["run", prompt],
     env=_opencode_env,
     configure=_kilo_configure,
-    captures=False,  # no command hooks (plugins only), as opencode
+    session_end=False,  # as opencode: its plugin sees session.deleted only on deletion
     # The registry here serves no linux-x64 build of 7.8.1; package.json overrides it with 7.7.9,
     # the newest it has, which `kilo --version` reports.
     reports_version="7.7.9",

@@ -505,3 +505,14 @@ def test_factory_droid_payloads_as_observed() -> None:
     [read] = [hook for event, tool, hook in hooks if (event, tool) == ("PostToolUse", "Read")]
     assert read.data["kind"] == "explore" and str(read.data["path"]).endswith("README.md")
     assert all(hook.sid == payloads[0]["session_id"] for _, _, hook in hooks if hook.kind != IGNORE)
+
+
+def test_opencode_plugin_payloads_as_observed() -> None:
+    """What the plugin `tb install opencode` writes sent from opencode 1.18.33 (data/observed)."""
+    payloads = _observed("opencode-1.18.33.jsonl")
+    hooks = [(p["hook_event_name"], NORMALISERS["opencode"](p, {})) for p in payloads]
+    assert [hook.kind for _, hook in hooks] == [START, PROMPT, IGNORE, IGNORE, TOOL]
+    assert hooks[1][1].model == "standin-model"
+    assert hooks[4][1].data == {"kind": "explore", "path": "/tmp/ocp/sb/repo/README.md"}
+    run = {**payloads[4], "tool_name": "bash", "tool_input": {"command": "pytest -q"}, "tool_response": {"exit_code": 1}}  # fmt: skip
+    assert NORMALISERS["opencode"](run, {}).data == {"kind": "test", "exit_code": 1}

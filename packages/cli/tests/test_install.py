@@ -195,3 +195,73 @@ def test_gemini_gets_a_timeout_for_slow_starts(repo: Path) -> None:
     install("gemini-cli", repo)
     settings = jsonc_loads((repo / ".gemini/settings.json").read_text())
     assert settings["mcpServers"]["teambrain"] == {"command": "tb", "args": ["serve"], "timeout": 60000}  # fmt: skip
+
+
+def test_cline_hooks_are_executables_and_a_users_own_hook_stays(repo: Path, tmp_path: Path) -> None:
+    hooks = repo / ".clinerules" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "TaskComplete.sh").write_text("#!/bin/sh\necho mine\n")
+    plan = plan_install(resolve_adapter("cline"), repo, home=tmp_path)
+    apply_install(plan)
+    written = sorted(path.name for path in hooks.iterdir())
+    assert written == [
+        "PostToolUse",
+        "TaskCancel",
+        "TaskComplete.sh",
+        "TaskStart",
+        "UserPromptSubmit",
+    ]
+    for name in ("PostToolUse", "TaskStart"):
+        assert (hooks / name).stat().st_mode & 0o777 == 0o755
+        assert (hooks / name).read_text().endswith("exec tb-capture cline\n")
+    assert (hooks / "TaskComplete.sh").read_text() == "#!/bin/sh\necho mine\n"
+    assert any("kept your own TaskComplete hook" in note for note in plan.notes)
+    # The MCP entry goes to the user's Cline settings; a second install changes nothing.
+    settings = json.loads((tmp_path / ".cline/data/settings/cline_mcp_settings.json").read_text())
+    assert settings["mcpServers"]["teambrain"] == {"command": "tb", "args": ["serve"]}
+    assert not plan_install(resolve_adapter("cline"), repo, home=tmp_path).changed
+
+
+def test_the_opencode_plugin_is_written_kept_and_updated(repo: Path) -> None:
+    from teambrain_cli._install import plugin_source
+
+    plugin = repo / ".opencode" / "plugins" / "teambrain.js"
+    apply_install(plan_install(resolve_adapter("opencode"), repo))
+    source = plugin.read_text()
+    assert source == plugin_source(resolve_adapter("opencode"))
+    assert 'spawn("tb-capture", ["opencode"]' in source and "__TOOL__" not in source
+    config = jsonc_loads((repo / "opencode.json").read_text())
+    assert config["mcp"]["teambrain"] == {
+        "type": "local", "command": ["tb", "serve"], "enabled": True, "timeout": 60000,
+    }  # fmt: skip
+    assert not plan_install(resolve_adapter("opencode"), repo).changed
+    plugin.write_text(source.replace("session.deleted", "session.gone"))  # an older plugin of ours
+    assert plan_install(resolve_adapter("opencode"), repo).files[-1].actions == ["updated the capture plugin"]  # fmt: skip
+    plugin.write_text("export const Mine = async () => ({})\n")  # the user's own file
+    plan = plan_install(resolve_adapter("opencode"), repo)
+    assert not plan.changed and any("kept your own file" in note for note in plan.notes)
+    # Kilo Code runs the same plugin, naming itself.
+    apply_install(plan_install(resolve_adapter("kilo"), repo))
+    kilo = (repo / ".kilo" / "plugins" / "teambrain.js").read_text()
+    assert 'spawn("tb-capture", ["kilocode"]' in kilo
+
+
+def test_opencode_jsonc_is_used_when_the_project_has_one(repo: Path) -> None:
+    (repo / "opencode.jsonc").write_text('{\n  // ours\n  "theme": "dark",\n}\n')
+    plan = plan_install(resolve_adapter("opencode"), repo)
+    apply_install(plan)
+    assert not (repo / "opencode.json").exists()
+    text = (repo / "opencode.jsonc").read_text()
+    assert "// ours" in text and jsonc_loads(text)["mcp"]["teambrain"]["command"] == ["tb", "serve"]
+
+
+def test_continue_gets_a_yaml_block_of_its_own(repo: Path) -> None:
+    from ruamel.yaml import YAML
+
+    apply_install(plan_install(resolve_adapter("continue"), repo))
+    block = YAML(typ="safe").load((repo / ".continue/mcpServers/teambrain.yaml").read_text())
+    assert block == {
+        "name": "teambrain", "version": "0.0.1", "schema": "v1",
+        "mcpServers": [{"name": "teambrain", "command": "tb", "args": ["serve"]}],
+    }  # fmt: skip
+    assert not plan_install(resolve_adapter("continue"), repo).changed

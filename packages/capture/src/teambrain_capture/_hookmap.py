@@ -542,6 +542,29 @@ def factory_droid(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook
     return hook
 
 
+def opencode(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
+    """opencode and Kilo Code, through the plugin ``tb install`` writes (.opencode/plugins/,
+    .kilo/plugins/)."""
+    event = _text(payload, "hook_event_name") or ""
+    if event == "session.created":
+        hook = Hook(START)
+    elif event == "chat.message":
+        hook = Hook(PROMPT, prompt=_text(payload, "prompt") or "")
+    elif event == "tool.execute.after":
+        name = _text(payload, "tool_name") or ""
+        if "_" in name:  # MCP tools are <server>_<tool>; built-in tools are one word (read, bash)
+            return Hook(IGNORE, reason="an MCP tool")
+        hook = tool_hook(name, _mapping(payload.get("tool_input")), payload.get("tool_response"))
+    elif event == "session.deleted":
+        hook = Hook(END)
+    else:
+        return Hook(IGNORE)
+    hook.sid = _text(payload, "session_id")
+    hook.cwd = _text(payload, "cwd")
+    hook.model = _text(payload, "model")
+    return hook
+
+
 def windsurf(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
     """Windsurf Cascade hooks (``.windsurf/hooks.json``)."""
     event = _text(payload, "agent_action_name") or ""
@@ -582,6 +605,8 @@ NORMALISERS: dict[str, Normaliser] = {
     "auggie": auggie,
     "cline": cline,
     "factory-droid": factory_droid,
+    "opencode": opencode,
+    "kilocode": opencode,  # a fork of opencode, running the same plugin
 }
 
 

@@ -52,7 +52,7 @@ class HookTarget:
     path: str  # the config file, or for the script shape the folder of hook scripts
     format: ConfigFormat | Literal["script"]
     events: tuple[str, ...]
-    shape: Literal["grouped", "flat", "script"] = "grouped"
+    shape: Literal["grouped", "flat", "script", "plugin"] = "grouped"
     matchers: dict[str, str] = field(default_factory=dict)
     handler: dict[str, HandlerValue] = field(default_factory=dict)
     file_defaults: dict[str, HandlerValue] = field(default_factory=dict)
@@ -469,6 +469,13 @@ register_adapter(
             entry={"enabled": True, "timeout": MCP_REQUEST_TIMEOUT_MS},
             alternate_path="opencode.jsonc",
         ),
+        # No command hooks: a plugin (shipped in this package) hands the events to tb-capture.
+        hooks=HookTarget(
+            ".opencode/plugins/teambrain.js",
+            "script",
+            ("session.created", "chat.message", "tool.execute.after", "session.deleted"),
+            shape="plugin",
+        ),
     )
 )
 register_adapter(
@@ -476,7 +483,10 @@ register_adapter(
         name="kilocode",
         title="Kilo Code CLI",
         aliases=("kilo",),
-        docs=("https://kilo.ai/docs/cli", "https://kilo.ai/docs/features/mcp/using-mcp-in-kilo-code"),
+        docs=(
+            "https://kilo.ai/docs/cli",
+            "https://kilo.ai/docs/features/mcp/using-mcp-in-kilo-code",
+        ),
         # An opencode fork: the same `mcp` entries, in kilo.json (it reads opencode.json too).
         mcp=McpTarget(
             "kilo.json",
@@ -486,6 +496,12 @@ register_adapter(
             command_style="array",
             entry={"enabled": True, "timeout": MCP_REQUEST_TIMEOUT_MS},
             alternate_path="kilo.jsonc",
+        ),
+        hooks=HookTarget(
+            ".kilo/plugins/teambrain.js",
+            "script",
+            ("session.created", "chat.message", "tool.execute.after", "session.deleted"),
+            shape="plugin",
         ),
     )
 )

@@ -448,6 +448,8 @@ def plan_install(adapter: Adapter, repo_root: Path, *, home: Path | None = None)
     scripts: list[FileChange] = []
     if adapter.hooks is not None and adapter.hooks.shape == "script":
         scripts = _hook_scripts(adapter, repo_root, user_home, notes)
+    elif adapter.hooks is not None and adapter.hooks.shape == "plugin":
+        scripts = [_hook_plugin(adapter, repo_root, user_home, notes)]
     elif adapter.hooks is not None:
         wiring = adapter.hooks
         hooks_path, hooks_format = wiring.path, wiring.format
@@ -474,6 +476,39 @@ def hook_script(adapter: Adapter, event: str) -> str:
         f"{adapter.name}`; see `tb audit`).\n"
         f"exec {adapter.hook_command}\n"
     )
+
+
+def plugin_source(adapter: Adapter) -> str:
+    """The plugin file ``tb install`` writes for a tool whose hooks are a plugin: the opencode
+    plugin shipped in ``teambrain_cli/plugins/`` (Kilo Code, a fork, loads the same), naming the
+    tool."""
+    from importlib import resources
+
+    template = resources.files("teambrain_cli") / "plugins" / "opencode-plugin.js"
+    text = template.read_text("utf-8")
+    return text.replace("__TOOL__", adapter.name).replace("__TITLE__", adapter.title)
+
+
+def _hook_plugin(adapter: Adapter, repo_root: Path, home: Path, notes: list[str]) -> FileChange:
+    """The tool's plugin file: written when missing, updated when it is ours and older, and a
+    file of the user's own at that path is left alone."""
+    assert adapter.hooks is not None
+    path = repo_root / adapter.hooks.path
+    display = _display(path, repo_root, home)
+    try:
+        before = path.read_text("utf-8") if path.exists() else None
+    except (OSError, UnicodeDecodeError):
+        before = ""
+    wanted = plugin_source(adapter)
+    events = ", ".join(adapter.hooks.events)
+    if before is None:
+        return FileChange(path, display, None, wanted, [f"added the capture plugin ({events})"])
+    if adapter.hook_command not in before:
+        notes.append(f"{display}: kept your own file; the capture plugin was not installed")
+        return FileChange(path, display, before, before)
+    if before == wanted:
+        return FileChange(path, display, before, before)
+    return FileChange(path, display, before, wanted, ["updated the capture plugin"])
 
 
 def _hook_scripts(

@@ -149,10 +149,11 @@ class HookWiring(_Config):
     events: list[str] = Field(
         min_length=1, description="Tool-native hook event names we subscribe to"
     )
-    shape: Literal["grouped", "flat", "script"] = Field(
+    shape: Literal["grouped", "flat", "script", "plugin"] = Field(
         default="grouped",
         description="grouped: event -> [{matcher, hooks: [handler]}]; flat: event -> [handler]; "
-        "script: one executable file per event, named after it, in the `path` folder (Cline)",
+        "script: one executable file per event, named after it, in the `path` folder (Cline); "
+        "plugin: one plugin file at `path` that hands the events to tb-capture (opencode)",
     )
     matchers: dict[str, str] = Field(
         default_factory=dict, description="Matcher written for an event (grouped shape only)"
