@@ -28,7 +28,12 @@ step "tb install merges teambrain in, keeping their server and hook"
 show tb install claude-code
 show tb install claude-code   # idempotent: nothing changes
 show tb install cursor
-(git add -A && git commit -qm "Wire teambrain into Claude Code and Cursor")
+
+step "Teammates use other agents: every tool tb install knows, and two more wired"
+show tb install --list
+show tb install qwen-code   # hooks in the same file as its MCP server; Qwen Code asks to approve it
+show tb install continue    # a YAML config block of its own
+(git add -A && git commit -qm "Wire teambrain into Claude Code, Cursor, Qwen Code and Continue")
 
 step "A Claude Code session, piped through the real hook (tb-capture claude-code)"
 sid="5f2c9e0a-7b1d-4c3e-9a8f-0d1e2f3a4b5c"
