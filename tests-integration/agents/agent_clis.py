@@ -511,18 +511,15 @@ def _opencode_env(box: Sandbox) -> dict[str, str]:
     return {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1", "XDG_CONFIG_HOME": str(box.home / ".config"), "XDG_DATA_HOME": str(box.home / ".local" / "share"), "XDG_CACHE_HOME": str(box.home / ".cache"), "XDG_STATE_HOME": str(box.home / ".local" / "state")}  # fmt: skip
 
 
-def _opencode_configure(box: Sandbox) -> None:
-    # A custom OpenAI-compatible provider in the user's config (https://opencode.ai/docs/providers).
+def _opencode_config(box: Sandbox) -> dict[str, object]:
+    """A custom OpenAI-compatible provider (https://opencode.ai/docs/providers): opencode and its
+    fork Kilo Code read the same user config, each in its own folder."""
     provider = {"npm": "@ai-sdk/openai-compatible", "name": "Stand-in", "options": {"baseURL": f"{box.model_url}/v1", "apiKey": "sk-stand-in"}, "models": {"standin-model": {"name": "standin", "tool_call": True}}}  # fmt: skip
-    _write_json(
-        box.home / ".config" / "opencode" / "opencode.json",
-        {
-            "autoupdate": False,
-            "share": "disabled",
-            "provider": {"standin": provider},
-            "model": "standin/standin-model",
-        },
-    )
+    return {"autoupdate": False, "share": "disabled", "provider": {"standin": provider}, "model": "standin/standin-model"}  # fmt: skip
+
+
+def _opencode_configure(box: Sandbox) -> None:
+    _write_json(box.home / ".config" / "opencode" / "opencode.json", _opencode_config(box))
 
 
 OPENCODE = AgentCli(
@@ -545,9 +542,7 @@ OPENCODE = AgentCli(
 
 
 def _kilo_configure(box: Sandbox) -> None:
-    provider = {"npm": "@ai-sdk/openai-compatible", "name": "Stand-in", "options": {"baseURL": f"{box.model_url}/v1", "apiKey": "sk-stand-in"}, "models": {"standin-model": {"name": "standin", "tool_call": True}}}  # fmt: skip
-    config = {"autoupdate": False, "share": "disabled", "provider": {"standin": provider}, "model": "standin/standin-model"}  # fmt: skip
-    _write_json(box.home / ".config" / "kilo" / "kilo.json", config)
+    _write_json(box.home / ".config" / "kilo" / "kilo.json", _opencode_config(box))
 
 
 KILO = AgentCli(

@@ -454,30 +454,41 @@ register_adapter(
         mcp=McpTarget(".crush.json", "json", "mcp", entry_type="stdio"),
     )
 )
+
+
+def _opencode_like(config: str, plugin_folder: str) -> tuple[McpTarget, HookTarget]:
+    """opencode's wiring, which its fork Kilo Code shares: `mcp` entries with one command list
+    (`timeout` bounds each MCP request, 5 s by default, and the first may build the index), and,
+    having no command hooks, a plugin (shipped in this package) that hands events to tb-capture."""
+    mcp = McpTarget(
+        f"{config}.json",
+        "jsonc",
+        "mcp",
+        entry_type="local",
+        command_style="array",
+        entry={"enabled": True, "timeout": MCP_REQUEST_TIMEOUT_MS},
+        alternate_path=f"{config}.jsonc",
+    )
+    hooks = HookTarget(
+        f"{plugin_folder}/plugins/teambrain.js",
+        "script",
+        ("session.created", "chat.message", "tool.execute.after", "session.deleted"),
+        shape="plugin",
+    )
+    return mcp, hooks
+
+
+_OPENCODE_MCP, _OPENCODE_HOOKS = _opencode_like("opencode", ".opencode")
 register_adapter(
     Adapter(
         name="opencode",
         title="opencode",
         docs=("https://opencode.ai/docs/mcp-servers", "https://opencode.ai/docs/plugins"),
-        # `timeout` bounds each MCP request (5 s by default), the first of which may build the index.
-        mcp=McpTarget(
-            "opencode.json",
-            "jsonc",
-            "mcp",
-            entry_type="local",
-            command_style="array",
-            entry={"enabled": True, "timeout": MCP_REQUEST_TIMEOUT_MS},
-            alternate_path="opencode.jsonc",
-        ),
-        # No command hooks: a plugin (shipped in this package) hands the events to tb-capture.
-        hooks=HookTarget(
-            ".opencode/plugins/teambrain.js",
-            "script",
-            ("session.created", "chat.message", "tool.execute.after", "session.deleted"),
-            shape="plugin",
-        ),
+        mcp=_OPENCODE_MCP,
+        hooks=_OPENCODE_HOOKS,
     )
 )
+_KILO_MCP, _KILO_HOOKS = _opencode_like("kilo", ".kilo")  # it reads opencode.json too
 register_adapter(
     Adapter(
         name="kilocode",
@@ -487,22 +498,8 @@ register_adapter(
             "https://kilo.ai/docs/cli",
             "https://kilo.ai/docs/features/mcp/using-mcp-in-kilo-code",
         ),
-        # An opencode fork: the same `mcp` entries, in kilo.json (it reads opencode.json too).
-        mcp=McpTarget(
-            "kilo.json",
-            "jsonc",
-            "mcp",
-            entry_type="local",
-            command_style="array",
-            entry={"enabled": True, "timeout": MCP_REQUEST_TIMEOUT_MS},
-            alternate_path="kilo.jsonc",
-        ),
-        hooks=HookTarget(
-            ".kilo/plugins/teambrain.js",
-            "script",
-            ("session.created", "chat.message", "tool.execute.after", "session.deleted"),
-            shape="plugin",
-        ),
+        mcp=_KILO_MCP,
+        hooks=_KILO_HOOKS,
     )
 )
 register_adapter(
