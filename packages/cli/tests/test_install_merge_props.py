@@ -190,3 +190,29 @@ def test_install_keeps_everything_the_user_had(
     # A second install is a no-op, byte for byte.
     again = plan_install(adapter, repo, home=repo)
     assert not again.changed, again.files[0].diff()
+
+
+@pytest.mark.parametrize(("fmt", "servers", "command_style"), CASES)
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=st.text(max_size=200) | st.sampled_from(["[1, 2]", "a: [", "- x\n- y\n", "a = [", "{,}", "---\na: 1\n---\nb: 2\n", "\x00", "mcpServers: 3\n", '{"mcpServers": []}', "[mcpServers]\nteambrain = 1\n"]))  # fmt: skip
+def test_any_file_is_merged_or_named_and_left_alone(
+    tmp_path: Path, fmt: str, servers: str, command_style: str, text: str
+) -> None:
+    """Whatever a config file holds, installing either merges into it or stops with the one-line
+    error naming it (exit 2), writing nothing; never another exception."""
+    from teambrain_schema import EnvironmentProblem
+
+    adapter = _adapter(fmt, servers, command_style)
+    repo = Path(tempfile.mkdtemp(dir=tmp_path))
+    target = repo / adapter.mcp.path
+    target.write_bytes(text.encode("utf-8", "surrogatepass"))
+    try:
+        plan = plan_install(adapter, repo, home=repo)
+    except EnvironmentProblem as exc:
+        assert exc.message.startswith(f"{adapter.mcp.path}: ") and "\n" not in exc.message
+        assert target.read_bytes() == text.encode("utf-8", "surrogatepass")
+        return
+    apply_install(plan)
+    assert not plan_install(adapter, repo, home=repo).changed
