@@ -47,7 +47,7 @@ inspector: ## The MCP Inspector CLI for the integration tests, from its lock fil
 # postinstall scripts put in place; those are the install scripts we run (Gemini CLI's optional
 # node-pty would compile). The CLIs are listed in tests-integration/agents/README.md.
 AGENTS := tests-integration/agents
-agents: ## The agent CLIs the real-agent tests drive (ten of them, from npm; needs npm)
+agents: ## The agent CLIs the real-agent tests drive (eleven of them, from npm; needs npm)
 	$(call npm_lock_install,$(AGENTS),the agent CLIs,node node_modules/@anthropic-ai/claude-code/install.cjs && (cd node_modules/opencode-ai && node postinstall.mjs))
 
 lock: uv ## Re-resolve uv.lock after changing dependencies
