@@ -572,3 +572,19 @@ def test_a_payload_cut_off_inside_a_string_is_logged_as_malformed(repo: Path) ->
     log = (Path(os.environ["TEAMBRAIN_HOME"]) / "logs" / "capture.log").read_text()
     assert "malformed payload" in log and "cut off inside a string" in log
     assert "SystemError" not in log and "deploy th" not in log
+
+
+def test_install_into_a_closed_pipe_still_installs(repo: Path) -> None:
+    """`tb install opencode | head`, when the reader is gone before tb prints (a pager quit at
+    once): every file is still written, since the install happens before the report."""
+    import shlex
+
+    tb = shutil.which("tb", path=str(Path(sys.executable).parent))
+    assert tb is not None
+    gone = f"{shlex.quote(sys.executable)} -c 'import sys; sys.stdin.close()'"
+    subprocess.run(
+        f"{shlex.quote(tb)} install opencode | {gone}", shell=True, cwd=repo,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"}, timeout=120, check=False,
+    )  # fmt: skip
+    assert (repo / "opencode.json").is_file()
+    assert (repo / ".opencode" / "plugins" / "teambrain.js").is_file()

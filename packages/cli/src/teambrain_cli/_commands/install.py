@@ -34,6 +34,10 @@ def command(tool: str | None, dry_run: bool, list_tools: bool) -> None:
     adapter = resolve_adapter(tool)
     repo = require_repo()
     plan = plan_install(adapter, repo)
+    if plan.changed and not dry_run:
+        # Written before anything is printed: output piped into `head` (which closes the pipe
+        # early) must not stop the install half-way through reporting it.
+        apply_install(plan)
     verb = "Would install" if dry_run else "Installing"
     click.echo(f"{verb} teambrain for {adapter.title} in {repo}:")
     for change in plan.files:
@@ -52,7 +56,6 @@ def command(tool: str | None, dry_run: bool, list_tools: bool) -> None:
     elif dry_run:
         click.echo("Dry run: nothing was written.")
     else:
-        apply_install(plan)
         notes = adapter_notes(adapter)
         if notes:
             click.echo(f"Note: {notes}")
