@@ -125,6 +125,12 @@ def _text(payload: Mapping[str, object], *keys: str) -> str | None:
     return None
 
 
+def _first_root(payload: Mapping[str, object], key: str) -> str | None:
+    """The first of the workspace roots a payload lists under ``key`` (Cursor, Auggie, Cline)."""
+    roots = payload.get(key)
+    return roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
+
+
 def _mapping(value: object) -> Mapping[str, object]:
     if isinstance(value, str) and value[:1] == "{":
         from ._lite import JsonError, loads
@@ -372,11 +378,11 @@ def cursor(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
     else:
         return Hook(IGNORE)
     hook.sid = _text(payload, "session_id", "conversation_id")
-    roots = payload.get("workspace_roots")
-    first_root = (
-        roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
+    hook.cwd = (
+        _text(payload, "cwd")
+        or _first_root(payload, "workspace_roots")
+        or env.get("CURSOR_PROJECT_DIR")
     )
-    hook.cwd = _text(payload, "cwd") or first_root or env.get("CURSOR_PROJECT_DIR")
     hook.model = _text(payload, "model_id", "model")
     return hook
 
@@ -478,9 +484,7 @@ def auggie(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
     else:
         return Hook(IGNORE)
     hook.sid = _text(payload, "conversation_id") or env.get("AUGMENT_CONVERSATION_ID")
-    roots = payload.get("workspace_roots")
-    first_root = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None  # fmt: skip
-    hook.cwd = first_root or env.get("AUGMENT_PROJECT_DIR")
+    hook.cwd = _first_root(payload, "workspace_roots") or env.get("AUGMENT_PROJECT_DIR")
     return hook
 
 
@@ -525,8 +529,7 @@ def cline(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
         return Hook(IGNORE)
     session = _mapping(payload.get("sessionContext"))
     hook.sid = _text(session, "rootSessionId") or _text(payload, "taskId")
-    roots = payload.get("workspaceRoots")
-    hook.cwd = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None  # fmt: skip
+    hook.cwd = _first_root(payload, "workspaceRoots")
     return hook
 
 

@@ -432,7 +432,7 @@ def plan_install(adapter: Adapter, repo_root: Path, *, home: Path | None = None)
     configs: dict[Path, _Config] = {}
 
     def open_config(relpath: str, fmt: str) -> _Config:
-        path = user_home / relpath[2:] if relpath.startswith("~/") else repo_root / relpath
+        path = _located(relpath, repo_root, user_home)
         if path.is_symlink():
             path = path.resolve()  # edit the file a dotfiles symlink points at, keep the link
         if path not in configs:
@@ -478,6 +478,20 @@ def hook_script(adapter: Adapter, event: str) -> str:
     )
 
 
+def _located(relpath: str, repo_root: Path, home: Path) -> Path:
+    """A wiring path: ``~/…`` under the user's home, anything else under the repository."""
+    return home / relpath[2:] if relpath.startswith("~/") else repo_root / relpath
+
+
+def _owned_text(path: Path) -> str | None:
+    """A hook file's text; None when there is none, "" when it cannot be read (then it is not
+    ours, whatever it is)."""
+    try:
+        return path.read_text("utf-8") if path.exists() else None
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
 def plugin_source(adapter: Adapter) -> str:
     """The plugin file ``tb install`` writes for a tool whose hooks are a plugin: the opencode
     plugin shipped in ``teambrain_cli/plugins/`` (Kilo Code, a fork, loads the same), naming the
@@ -493,12 +507,9 @@ def _hook_plugin(adapter: Adapter, repo_root: Path, home: Path, notes: list[str]
     """The tool's plugin file: written when missing, updated when it is ours and older, and a
     file of the user's own at that path is left alone."""
     assert adapter.hooks is not None
-    path = repo_root / adapter.hooks.path
+    path = _located(adapter.hooks.path, repo_root, home)
     display = _display(path, repo_root, home)
-    try:
-        before = path.read_text("utf-8") if path.exists() else None
-    except (OSError, UnicodeDecodeError):
-        before = ""
+    before = _owned_text(path)
     wanted = plugin_source(adapter)
     events = ", ".join(adapter.hooks.events)
     if before is None:
@@ -518,7 +529,7 @@ def _hook_scripts(
     a user's own hook for an event is never replaced: the note says how to add ours to it."""
     assert adapter.hooks is not None
     folder = adapter.hooks.path
-    base = home / folder[2:] if folder.startswith("~/") else repo_root / folder
+    base = _located(folder, repo_root, home)
     changes = []
     for event in adapter.hooks.events:
         path = base / event
@@ -528,10 +539,7 @@ def _hook_scripts(
             for candidate in (base / f"{event}{suffix}" for suffix in SCRIPT_SUFFIXES)
             if candidate.is_file() or candidate.is_symlink()
         ]
-        try:
-            before = path.read_text("utf-8") if path.is_file() else None
-        except (OSError, UnicodeDecodeError):
-            before = ""  # not ours, whatever it is
+        before = _owned_text(path)
         wanted = hook_script(adapter, event)
         if before is None and not theirs:
             changes.append(FileChange(path, display, None, wanted, [f"added hook {event} ({adapter.hook_command})"], 0o755))  # fmt: skip
