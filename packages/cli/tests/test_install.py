@@ -265,3 +265,24 @@ def test_continue_gets_a_yaml_block_of_its_own(repo: Path) -> None:
         "mcpServers": [{"name": "teambrain", "command": "tb", "args": ["serve"]}],
     }  # fmt: skip
     assert not plan_install(resolve_adapter("continue"), repo).changed
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"), [("{}\n", None), ("# ours\n---\n", "# ours\n---\n"), ("Null\n", "refused")]
+)
+def test_yaml_files_that_load_as_nothing(repo: Path, text: str, kept: str | None) -> None:
+    """A YAML file of comments keeps them above our entry; an empty mapping becomes ours; a null
+    document is not a mapping and is refused, untouched (it used to be kept above our entry,
+    which made the file invalid)."""
+    block = repo / ".continue/mcpServers/teambrain.yaml"
+    block.parent.mkdir(parents=True)
+    block.write_text(text)
+    if kept == "refused":
+        with pytest.raises(EnvironmentProblem, match="expected a mapping at the top level"):
+            plan_install(resolve_adapter("continue"), repo)
+        assert block.read_text() == text
+        return
+    apply_install(plan_install(resolve_adapter("continue"), repo))
+    after = block.read_text()
+    assert after.startswith(kept or "name: teambrain\n"), after
+    assert not plan_install(resolve_adapter("continue"), repo).changed

@@ -40,11 +40,7 @@ class _Config:
         text = self.before if self.before is not None and self.before.strip() else None
         self._edited = False
         if fmt == "yaml":
-            self._yaml, self._tree = _load_yaml(text or "", self)
-            # A file of comments alone loads as nothing: keep its text above what we add.
-            self._yaml_head = (text or "") if not self._tree else ""
-            if self._yaml_head and not self._yaml_head.endswith("\n"):
-                self._yaml_head += "\n"
+            self._yaml, self._tree, self._yaml_head = _load_yaml(text or "", self)
             return
         if fmt == "toml":
             import tomlkit
@@ -152,9 +148,10 @@ class _Config:
             parent[path[-1]] = array
 
 
-def _load_yaml(text: str, config: _Config) -> tuple[Any, Any]:
-    """A round-trip YAML loader and the document in ``text`` (comments, key order and quoting
-    kept), dumping with the indentation the file already uses."""
+def _load_yaml(text: str, config: _Config) -> tuple[Any, Any, str]:
+    """A round-trip YAML loader, the document in ``text`` (comments, key order and quoting
+    kept; dumped with the indentation the file already uses), and the text to keep above it: a
+    file of comments alone loads as nothing, and its comments stay."""
     from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap
     from ruamel.yaml.error import YAMLError
@@ -167,13 +164,19 @@ def _load_yaml(text: str, config: _Config) -> tuple[Any, Any]:
     except YAMLError as exc:
         why = " ".join(str(exc).split())
         raise config.broken(f"not valid YAML ({why[:200]})") from None
+    head = ""
     if tree is None:
-        tree = CommentedMap()
+        # Nothing but comments (and a document start) is an empty file with notes; anything
+        # else that loads as nothing is a null document (`~`, `Null`), not a mapping.
+        lines = [line.strip() for line in text.splitlines()]
+        if any(line and not line.startswith("#") and line != "---" for line in lines):
+            raise config.broken("expected a mapping at the top level")
+        tree, head = CommentedMap(), text if text.endswith("\n") or not text else text + "\n"
     if not isinstance(tree, dict):
         raise config.broken("expected a mapping at the top level")
     mapping, sequence, offset = _yaml_indents(text)
     yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
-    return yaml, tree
+    return yaml, tree, head
 
 
 def _yaml_indents(text: str) -> tuple[int, int, int]:
