@@ -83,3 +83,35 @@ def test_a_document_text_is_embedded_once_and_a_stored_one_never() -> None:
     first = be.embed_document(draft)
     assert embedder.embedded == before + 1
     assert be.embed_document(draft) is first and embedder.embedded == before + 1
+
+
+def test_lookups_by_key_never_read_the_whole_brain() -> None:
+    """The keyword half's filter, the vectors re-read after an edit and the served rule's
+    superseded/retired rows are lookups of a few rows. Without statistics SQLite would rather
+    walk docs_by_brain — every memory of the brain; the query plans say whether it does."""
+    docs = [doc(f"note {i}", f"retry budget number {i} of the payment client") for i in range(40)]
+    be = backend(*docs)
+    be.search("retry budget payment", 5)  # the vector matrix, built once
+    edited = docs[3].model_copy(update={"body": "the retry budget doubled", "content_hash": "x"})
+    be.index([edited], "memory")
+    statements: list[tuple[str, object]] = []
+
+    def trace(cursor: object, sql: str, bindings: object) -> bool:
+        statements.append((sql, bindings))
+        return True
+
+    be.db.exec_trace = trace
+    try:
+        hits = be.search("budget doubled", 5)
+    finally:
+        be.db.exec_trace = None
+    assert edited.id in {hit.id for hit in hits}
+    lookups = [(sql, b) for sql, b in statements if " IN (" in sql and "FROM docs d" in sql]
+    kinds = {kind for sql, _ in lookups for kind in ("rowid", "embed_key", "brain")
+             if f"d.{kind} IN (" in sql}  # fmt: skip
+    # By rowid (the keyword half, the edited row), by content key (the re-read vector) and
+    # what the served rule hides (the write made a new snapshot).
+    assert kinds == {"rowid", "embed_key", "brain"}, statements
+    for sql, bindings in lookups:
+        plan = " | ".join(row[3] for row in be.db.execute(f"EXPLAIN QUERY PLAN {sql}", bindings))
+        assert "docs_by_brain" not in plan and "SCAN d" not in plan, (sql, plan)
