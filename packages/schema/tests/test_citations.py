@@ -215,3 +215,37 @@ def test_scripts_and_python_modules_are_checked(repo: Path) -> None:
         "`npm run deploy`: no package.json defines the script `deploy`",
         "`python -m shop.tools.reset`: `shop.tools.reset` is no module of this repository any more",
     ]
+
+
+@pytest.mark.parametrize("on_disk", ["NFD", "NFC"])
+def test_a_name_typed_composed_or_decomposed_is_the_same_file(repo: Path, on_disk: str) -> None:
+    """macOS writes "é" as "e" plus a combining accent, most editors as one character; both
+    look alike in a memory, and git keeps whichever bytes the file system gave it."""
+    import unicodedata
+
+    def form(text: str, name: str) -> str:
+        return unicodedata.normalize(name, text)  # type: ignore[arg-type]
+
+    other = "NFC" if on_disk == "NFD" else "NFD"
+    folder = repo / "docs" / form("résumé", on_disk)
+    folder.mkdir(parents=True)
+    (folder / form("café.md", on_disk)).write_text("menu\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "docs")
+    checker = CitationChecker(repo)
+    for typed in (on_disk, other):
+        body = (
+            f"See `{form('docs/résumé/café.md', typed)}`, {form('docs/résumé/', typed)} and "
+            f"`{form('docs/*/café.md', typed)}`; `{form('café.md', typed)}` too."
+        )
+        assert len(extract_citations(body)) == 4
+        assert reasons(checker, body) == [], typed
+    git(repo, "mv", f"docs/{form('résumé', on_disk)}", "docs/cv")
+    git(repo, "commit", "-qm", "rename")
+    checker = CitationChecker(repo)
+    assert reasons(checker, f"See `{form('docs/résumé/café.md', other)}`.") == [
+        f"`{form('docs/résumé/café.md', other)}` no longer exists "
+        f"(moved to `{form('docs/cv/café.md', on_disk)}`)"  # as git spells it
+    ]
+    found = checker.check(extract_citations(f"Docs live in {form('docs/résumé/', other)} now."))
+    assert [s.moved_to for s in found] == ["docs/cv/"]

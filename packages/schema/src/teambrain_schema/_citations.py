@@ -30,9 +30,11 @@ if TYPE_CHECKING:
 _FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _SPAN = re.compile(r"`([^`\n]+)`")
 _EXTENSION = r"\.[A-Za-z][A-Za-z0-9]{0,7}"
-# A path in prose: two or more segments, ending in "/" (a folder) or a file extension.
+# A path in prose: two or more segments, ending in "/" (a folder) or a file extension. Names
+# may hold combining accents: macOS spells "é" as "e" plus U+0301, which is not a word character.
 _PROSE_PATH = re.compile(
-    rf"(?<![\w/.@:~$\\-])(?:\./)?((?:[A-Za-z0-9_][\w.-]*/)+(?:[\w-][\w.-]*{_EXTENSION})?)(?![\w/])"
+    rf"(?<![\w/.@:~$\\-])(?:\./)?((?:[A-Za-z0-9_][\w\u0300-\u036f.-]*/)+"
+    rf"(?:[\w-][\w\u0300-\u036f.-]*{_EXTENSION})?)(?![\w\u0300-\u036f/])"
 )
 _CODE_EXTENSIONS = frozenset(
     [
@@ -260,6 +262,29 @@ class _Snapshot:
     packages: frozenset[str] | None = None  # names of folders that hold Python files
     by_name: dict[str, list[str]] | None = None
     reasons: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = field(default_factory=dict)
+    # files, dirs and names in Unicode's composed form (NFC), built when a citation needs it
+    composed: tuple[frozenset[str], frozenset[str], frozenset[str]] | None = None
+
+
+def _nfc(text: str) -> str:
+    if text.isascii():
+        return text
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text)
+
+
+def _composed(snap: _Snapshot) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The snapshot's names compared in composed form: a file macOS created holds "é" as "e"
+    plus a combining accent, a memory typed elsewhere the single character (and both look
+    alike), so comparing the stored bytes called a file that is there missing."""
+    if snap.composed is None:
+        snap.composed = (
+            frozenset(map(_nfc, snap.files)),
+            frozenset(map(_nfc, snap.dirs)),
+            frozenset(map(_nfc, snap.names)),
+        )
+    return snap.composed
 
 
 class CitationChecker:
@@ -337,11 +362,20 @@ class CitationChecker:
     def _exists(self, snap: _Snapshot, path: str) -> bool:
         bare = path.rstrip("/")
         if "/" not in bare:
-            return bare in snap.names or bare in snap.dirs
-        if bare in snap.files or bare in snap.dirs:
+            if bare in snap.names or bare in snap.dirs:
+                return True
+        elif bare in snap.files or bare in snap.dirs:
             return True
-        # An ignored file (build output, a local .env) exists too, in the working tree.
-        return self.commit is None and os.path.lexists(self.repo_root / bare)
+        elif self.commit is None and os.path.lexists(self.repo_root / bare):
+            return True  # an ignored file (build output, a local .env) exists in the tree too
+        if bare.isascii():
+            return False
+        # "café" typed (composed) for a file macOS named decomposed, or the other way round.
+        files, dirs, names = _composed(snap)
+        bare = _nfc(bare)
+        return (
+            (bare in names or bare in dirs) if "/" not in bare else (bare in files or bare in dirs)
+        )
 
     def _text(self, snap: _Snapshot, path: str) -> str | None:
         if path not in snap.texts:
@@ -361,15 +395,25 @@ class CitationChecker:
         """(old, new) paths git's rename detection finds in HEAD's recent history, oldest first."""
         if snap.renames is None:
             rev = self.commit or "HEAD"
+            # -z: names as they are (without it git quotes any name with a non-ASCII byte).
             out = git_output(
-                ["log", "-M", "--diff-filter=R", "--name-status", "--format=", "-n", "500", rev],
+                ["log", "-M", "--diff-filter=R", "--name-status", "--format=", "-z", "-n", "500",
+                 rev],
                 cwd=self.repo_root, timeout=10,
             )  # fmt: skip
+            fields = (out or b"").decode("utf-8", "surrogateescape").split("\0")
             pairs = []
-            for line in (out or b"").decode("utf-8", "surrogateescape").splitlines():
-                parts = line.split("\t")
-                if len(parts) == 3 and parts[0].startswith("R"):
-                    pairs.append((parts[1], parts[2]))
+            index = 0
+            while index < len(fields):  # status, then one name (two for a rename or copy)
+                status = fields[index].strip()
+                if not status:
+                    index += 1
+                elif status[0] in "RC" and index + 2 < len(fields):
+                    if status[0] == "R":
+                        pairs.append((fields[index + 1], fields[index + 2]))
+                    index += 3
+                else:
+                    index += 2
             snap.renames = list(reversed(pairs))
         return snap.renames
 
@@ -382,14 +426,17 @@ class CitationChecker:
     def _moved_to(self, snap: _Snapshot, path: str) -> str | None:
         folder = path.endswith("/")
         current = path.rstrip("/")
-        for old, new in self._renames(snap):
-            if old == current:
+        for was, new in self._renames(snap):
+            old = _nfc(was)
+            if old == _nfc(current):
                 current = new
-            elif old.startswith(current + "/"):
-                rest = old[len(current) + 1 :]
-                if new.endswith("/" + rest):
-                    current = new[: -len(rest) - 1]
-        if current == path.rstrip("/") or not self._exists(snap, current):
+            elif old.startswith(_nfc(current) + "/"):
+                rest = old[len(_nfc(current)) + 1 :]
+                parts = new.split("/")
+                depth = rest.count("/") + 1
+                if len(parts) > depth and _nfc("/".join(parts[-depth:])) == rest:
+                    current = "/".join(parts[:-depth])  # spelled as git has it
+        if _nfc(current) == _nfc(path.rstrip("/")) or not self._exists(snap, current):
             return None
         return current + "/" if folder else current
 
@@ -435,8 +482,12 @@ class CitationChecker:
 
     def _check_glob(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
         pattern = citation.target
-        regex = _glob_regex(pattern)
-        pool: Iterable[str] = chain(snap.files, snap.dirs) if "/" in pattern else snap.names
+        regex = _glob_regex(_nfc(pattern))
+        files, dirs, names = (
+            (snap.files, snap.dirs, snap.names) if snap.composed is None and pattern.isascii()
+            else _composed(snap)
+        )  # fmt: skip
+        pool: Iterable[str] = chain(files, dirs) if "/" in pattern else names
         if any(regex.match(name) for name in pool):
             return None
         return StaleCitation(citation, f"`{pattern}` matches no file")
