@@ -52,3 +52,12 @@ def test_detached_head(tmp_path: Path) -> None:
     git(tmp_path, "checkout", "-q", "--detach")
     situation = gather_situation(tmp_path)
     assert situation.branch is None and situation.recent_subjects == ["first"]
+
+
+def test_recently_committed_names_with_accents_are_not_quoted(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "café menu.md").write_text("a\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "Menu")
+    assert gather_situation(tmp_path).changed_paths == ["docs/café menu.md"]

@@ -88,8 +88,9 @@ def gather_situation(repo_root: Path) -> Situation:
             if _keep_path(path):
                 paths.setdefault(path.rstrip("/"), None)
     subjects: list[str] = []
-    log = _git(repo_root, "log", "-n", str(MAX_SUBJECTS), "--no-merges", "--format=%x1e%s",
-               "--name-only")  # fmt: skip
+    # core.quotePath off: a name with a non-ASCII byte as it is, not quoted and escaped.
+    log = _git(repo_root, "-c", "core.quotePath=false", "log", "-n", str(MAX_SUBJECTS),
+               "--no-merges", "--format=%x1e%s", "--name-only")  # fmt: skip
     if log:
         for record in log.split("\x1e"):
             lines = [line for line in record.splitlines() if line.strip()]
