@@ -14,10 +14,11 @@ def test_migrations_run_once_and_are_recorded(tmp_path: Path) -> None:
         ("m002_lookup_indexes",),
         ("m003_generation",),
         ("m004_scan_digests",),
+        ("m005_unicode_mentions",),
     ]
     db.close()
     again = connect(path)
-    assert again.execute("SELECT count(*) FROM migrations").fetchone() == (4,)
+    assert again.execute("SELECT count(*) FROM migrations").fetchone() == (5,)
 
 
 def test_a_file_that_is_not_sqlite_is_reported_corrupt(tmp_path: Path) -> None:
@@ -91,3 +92,26 @@ def test_is_damage_separates_schema_damage_from_other_sql_errors(tmp_path: Path)
     with pytest.raises(apsw.SQLError) as syntax:
         db.execute("SELEKT 1")
     assert not is_damage(syntax.value)
+
+
+def test_an_index_from_before_unicode_mentions_reads_them_again(tmp_path: Path) -> None:
+    """An index written by a version that cut path mentions at the first non-ASCII letter gets
+    them re-read from the stored bodies and tags when it is opened."""
+    from teambrain_retrieval import ServedBrain, SqliteBackend
+    from teambrain_schema import IndexableDoc, new_ulid
+
+    path = tmp_path / "index.db"
+    be = SqliteBackend(connect(path), [ServedBrain("b")], None)
+    body = "The menu is docs/menü/café.md; the old one was in ve.py."
+    be.index([IndexableDoc(
+        id=new_ulid(), brain="b", path=".teambrain/memories/learnings/m.md", title="Menu",
+        body=body, tags=["docs/résumé"], class_="learning", content_hash="h",
+    )])  # fmt: skip
+    db = be.db
+    with db:  # as the older version left it
+        db.execute("UPDATE doc_paths SET mention = 'docs/men'")
+        db.execute("DELETE FROM migrations WHERE name = 'm005_unicode_mentions'")
+    db.close()
+    db = connect(path)
+    mentions = {row[0] for row in db.execute("SELECT mention FROM doc_paths")}
+    assert mentions == {"docs/menü/café.md", "ve.py", "docs/résumé"}

@@ -51,3 +51,17 @@ def test_path_score_never_raises_and_is_bounded(query: str, mention: str) -> Non
 @given(st.text(max_size=300), st.lists(st.text(max_size=20), max_size=5))
 def test_extract_mentions_never_raises(body: str, tags: list[str]) -> None:
     assert len(extract_mentions(body, tags)) <= 64
+
+
+def test_names_with_accents_and_other_scripts_are_paths_in_either_unicode_form() -> None:
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFD", "docs/menü/café.md")
+    body = f"Menus: {decomposed}, `naïve.py` and 文档/设计.md."
+    found = extract_mentions(body, [])
+    assert found == ["docs/menü/café.md", "naïve.py", "文档/设计.md"]  # composed
+    assert all(unicodedata.is_normalized("NFC", m) for m in found)
+    for query in ("docs/menü/café.md", decomposed):
+        assert path_score(query, found[0]) == 1.0
+        assert path_score(unicodedata.normalize("NFD", "docs/menü/*.md"), found[0]) == 0.9
+    assert path_score("src/naïve.py", "naïve.py") >= 0.5

@@ -282,7 +282,10 @@ def test_index_db_uses_wal_and_records_migrations(
     retriever = open_test_retriever(layout)
     assert retriever.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     names = [row[0] for row in retriever.db.execute("SELECT name FROM migrations")]
-    assert names == ["m001_initial", "m002_lookup_indexes", "m003_generation", "m004_scan_digests"]
+    assert names == [
+        "m001_initial", "m002_lookup_indexes", "m003_generation", "m004_scan_digests",
+        "m005_unicode_mentions",
+    ]  # fmt: skip
 
 
 # ---------------------------------------------------------------- answers

@@ -175,11 +175,25 @@ def m004_scan_digests(db: apsw.Connection) -> None:
     )
 
 
+def m005_unicode_mentions(db: apsw.Connection) -> None:
+    """Path mentions read again from every document: names with accents or in other scripts
+    count as paths now (they were cut at the first non-ASCII letter), in composed form."""
+    from ._pathmatch import extract_mentions
+
+    rows = db.execute("SELECT rowid, body, tags FROM docs").fetchall()
+    db.execute("DELETE FROM doc_paths")
+    db.executemany(
+        "INSERT INTO doc_paths(rowid, mention) VALUES (?, ?)",
+        [(rowid, m) for rowid, body, tags in rows for m in extract_mentions(body, tags.split())],
+    )
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_initial,
     m002_lookup_indexes,
     m003_generation,
     m004_scan_digests,
+    m005_unicode_mentions,
 ]
 
 

@@ -12,8 +12,10 @@ import fnmatch
 import re
 from collections.abc import Iterable
 
-_PATHLIKE = re.compile(r"[A-Za-z0-9_.~@+\-/*]+")
-_FILE_NAME = re.compile(r"^[A-Za-z0-9_\-.+@]*[A-Za-z0-9_\-+@]\.[A-Za-z][A-Za-z0-9]{0,7}$")
+# Names in any script, with combining accents (macOS spells "é" as "e" + U+0301).
+_MARKS = "\u0300-\u036f"
+_PATHLIKE = re.compile(rf"[\w{_MARKS}.~@+\-/*]+")
+_FILE_NAME = re.compile(rf"^[\w{_MARKS}\-.+@]*[\w{_MARKS}\-+@]\.[A-Za-z][A-Za-z0-9]{{0,7}}$")
 _MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*){2,}$")
 _WILDCARD = re.compile(r"[*?\[]")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://\S+")
@@ -40,14 +42,24 @@ def extract_mentions(body: str, tags: Iterable[str]) -> list[str]:
         else:
             continue
         if mention and "*" not in mention:
-            found.setdefault(mention, None)
+            found.setdefault(_nfc(mention), None)
         if len(found) >= MAX_MENTIONS:
             break
     return list(found)
 
 
+def _nfc(text: str) -> str:
+    """``text`` in Unicode's composed form: a name typed "é" and one stored "e" + U+0301 (as
+    macOS names files) are the same path."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text)
+
+
 def _components(path: str) -> tuple[str, ...]:
-    parts = [p for p in path.strip().strip("/").lower().split("/") if p and p != "."]
+    parts = [p for p in _nfc(path).strip().strip("/").lower().split("/") if p and p != "."]
     if parts and "." in parts[-1].lstrip("."):
         parts[-1] = parts[-1].rsplit(".", 1)[0]
     return tuple(parts)
@@ -89,10 +101,8 @@ def path_score(query: str, mention: str) -> float:
     if not m:
         return 0.0
     if _WILDCARD.search(query):
-        pattern = query.strip("/")
-        if fnmatch.fnmatch(mention.lower(), pattern.lower()) or fnmatch.fnmatch(
-            mention.lower(), pattern.lower() + "/*"
-        ):
+        pattern, named = _nfc(query.strip("/")).lower(), _nfc(mention).lower()
+        if fnmatch.fnmatch(named, pattern) or fnmatch.fnmatch(named, pattern + "/*"):
             return 0.9
         q = _literal_prefix(query)
         if q and m == q:
