@@ -170,6 +170,8 @@ def _updated_mapping(existing: Any, front: MemoryFrontMatter) -> Any:
             continue
         if key in target and to_plain(target[key]) == _plain_value(value):
             continue  # untouched: keep its original style and comments
+        if existing is not None and key not in target and value in (None, []):
+            continue  # an edit adds no empty field the file left out (a reviewer reads the diff)
         target[key] = _yaml_value(
             value, CommentedMap, CommentedSeq, flow=key in ("supersedes", "tags")
         )

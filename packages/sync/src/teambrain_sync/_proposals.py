@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from teambrain_schema import MemoryDraft, UserError, ValidationFailure, new_ulid, serialise_memory
 
@@ -20,6 +21,9 @@ from ._memories import (
 )
 from ._review import ReviewRequest, ReviewTarget, send_for_review
 from ._workspace import open_workspace
+
+if TYPE_CHECKING:
+    from teambrain_schema import MemoryDocument, MemoryFrontMatter
 
 BRANCH_PREFIX = "teambrain/"
 
@@ -183,8 +187,28 @@ def fix_citations_message(fixes: tuple[CitationFix, ...]) -> tuple[str, str]:
 
 
 def _moved_text(text: str, moves: tuple[tuple[str, str], ...]) -> str:
+    """``text`` with each cited path moved where it is written as a whole path: ``app.py``
+    becomes ``main.py`` but ``webapp.py`` and ``app.py.bak`` stay; a folder's deeper paths
+    (``src/shop/checkout/cart.py``) move with it; a ``./`` prefix is kept."""
+    import re
+
     for old, new in moves:
-        text = text.replace(old, new)
+        end = "" if old.endswith("/") else r"(?![\w/-]|\.\w)"
+        pattern = re.compile(rf"(?<![\w/.-])(\./)?{re.escape(old)}{end}")
+        text = pattern.sub(r"\g<1>" + new.replace("\\", r"\\"), text)  # an unmatched ./ is ""
+    return text
+
+
+def _edited_file(document: MemoryDocument, front: MemoryFrontMatter, body: str) -> str:
+    """The memory file with the new body: the file's own bytes everywhere else (its front
+    matter as written, no fields added) unless the front matter changed too."""
+    original = document.original
+    at = original.rfind(document.body) if original and document.body else -1
+    if front == document.front and original is not None and at >= 0:
+        rest = original[at + len(document.body) :]
+        if not rest.strip():
+            return original[:at] + body + rest
+    text: str = serialise_memory(document.replace(front=front, body=body))
     return text
 
 
@@ -227,9 +251,13 @@ def propose_citation_fixes(
             tags = [_moved_text(tag, tuple((o.rstrip("/"), n.rstrip("/")) for o, n in moves))
                     if tag.rstrip("/") in {o.rstrip("/") for o, _ in moves} else tag
                     for tag in document.front.tags]  # fmt: skip
-            front = document.front.model_copy(update={"tags": tags})
-            edited = document.replace(front=front, body=_moved_text(document.body, moves))
-            workspace.write(memory.relpath, serialise_memory(edited))
+            front = (
+                document.front
+                if tags == document.front.tags
+                else document.front.model_copy(update={"tags": tags})
+            )
+            edited = _edited_file(document, front, _moved_text(document.body, moves))
+            workspace.write(memory.relpath, edited)
             fixes.append(CitationFix(memory.id, memory.title, memory.relpath, moves))
         # Named after the edits: the same edits proposed twice are one branch.
         digest = hashlib.sha256(repr([(f.relpath, f.moves) for f in fixes]).encode()).hexdigest()
