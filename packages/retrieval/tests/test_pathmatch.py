@@ -65,3 +65,13 @@ def test_names_with_accents_and_other_scripts_are_paths_in_either_unicode_form()
         assert path_score(query, found[0]) == 1.0
         assert path_score(unicodedata.normalize("NFD", "docs/menü/*.md"), found[0]) == 0.9
     assert path_score("src/naïve.py", "naïve.py") >= 0.5
+
+
+def test_a_long_word_is_read_once_and_a_url_after_it_is_still_no_path() -> None:
+    """Every letter of a long word started a URL scheme that rescanned the rest of the word
+    (20,000 letters took 0.6 s, a 256 KB memory minutes); a scheme now starts where its word
+    does."""
+    word = "x" * 20000
+    found = extract_mentions(f"{word} https://example.com/a/b.py and src/app.py", [])
+    assert found == ["src/app.py"]
+    assert extract_mentions(f"{word}.py", []) == [f"{word}.py"]

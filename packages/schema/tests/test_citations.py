@@ -75,6 +75,54 @@ def test_extraction_never_raises_and_targets_come_from_the_text(body: str) -> No
         assert not any(c.isspace() for c in citation.target)
 
 
+def _fences_by_the_book(body: str) -> str:
+    """CommonMark's fenced blocks, the plain way (quadratic): what _without_fences must equal."""
+    import re
+
+    lines, kept, index = body.split("\n"), [], 0
+    while index < len(lines):
+        opening = re.fullmatch(r" {0,3}(`{3,}|~{3,})(.*)", lines[index])
+        if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+            fence = opening.group(1)
+            for end in range(index + 1, len(lines)):
+                closing = re.fullmatch(r" {0,3}(`{3,}|~{3,})[ \t\r]*", lines[end])
+                if (
+                    closing
+                    and closing.group(1)[0] == fence[0]
+                    and len(closing.group(1)) >= len(fence)
+                ):
+                    index = end + 1
+                    break
+            else:
+                kept.append(lines[index])
+                index += 1
+            continue
+        kept.append(lines[index])
+        index += 1
+    return "\n".join(kept)
+
+
+_FENCE_LINES = st.sampled_from(
+    ["```", "````", "~~~", "~~~~~", "```py", "~~~ sh", "   ```", "    ```", "```x```", "``",
+     "``` ", "```\r", "see `src/a.py`", "src/b/", "text", ""]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_FENCE_LINES, max_size=30))
+def test_fenced_blocks_are_cut_as_commonmark_says(lines: list[str]) -> None:
+    from teambrain_schema._citations import _without_fences
+
+    body = "\n".join(lines)
+    assert _without_fences(body) == _fences_by_the_book(body)
+
+
+def test_fences_never_closed_are_prose_and_cost_one_pass() -> None:
+    body = "~~~a\n" * 3000 + "`" * 20000 + "\nsee `src/x.py`"
+    assert cited(body) == [("path", "src/x.py")]
+    assert cited("```\n`src/a.py`\n````\n`src/b.py`") == [("path", "src/b.py")]
+
+
 # ---------------------------------------------------------------- checking against git
 
 

@@ -18,7 +18,9 @@ _PATHLIKE = re.compile(rf"[\w{_MARKS}.~@+\-/*]+")
 _FILE_NAME = re.compile(rf"^[\w{_MARKS}\-.+@]*[\w{_MARKS}\-+@]\.[A-Za-z][A-Za-z0-9]{{0,7}}$")
 _MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*){2,}$")
 _WILDCARD = re.compile(r"[*?\[]")
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://\S+")
+# A scheme starts where its run of scheme characters does: starting anywhere inside a long word
+# rescanned the rest of it each time (20,000 letters took 0.6 s).
+_URL = re.compile(r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*://\S+")
 # Extensions that look like files but are almost always prose ("e.g.", "v1.2", "i.e.").
 _NOT_EXTENSIONS = frozenset({"g", "e", "etc"})
 MAX_MENTIONS = 64

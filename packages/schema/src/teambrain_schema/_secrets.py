@@ -99,9 +99,11 @@ _RULES: Final[tuple[tuple[str, str, int], ...]] = (
 
 _COMPILED: Final = tuple((rule, re.compile(pattern), group) for rule, pattern, group in _RULES)
 
-# name = value where the name says it is a credential; the value is judged by entropy.
+# name = value where the name says it is a credential; the value is judged by entropy. A name
+# starts where its run of name characters does: starting inside a run of dashes too made a
+# line of 20,000 dashes take 37 s (each start rescanned the rest of the run).
 _ASSIGNMENT: Final = re.compile(
-    r"(?i)(?<![A-Za-z0-9])([A-Za-z0-9_.\-]*(?:secret|token|passw(?:or)?d|passwd|pwd|api[_\-]?key|apikey"
+    r"(?i)(?<![A-Za-z0-9_.\-])([A-Za-z0-9_.\-]*(?:secret|token|passw(?:or)?d|passwd|pwd|api[_\-]?key|apikey"
     r"|access[_\-]?key|auth[_\-]?key|client[_\-]?secret|private[_\-]?key|credential)[A-Za-z0-9_.\-]*)"
     r"[\"']?\s*(?:=|:|:=|=>)\s*[\"'`]?([^\s\"'`,;)}\]]{8,256})"
 )
