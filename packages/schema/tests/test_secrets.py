@@ -111,3 +111,9 @@ def test_long_runs_of_name_characters_are_read_once(run: str) -> None:
     assert redact_secrets(text).count("[REDACTED:") == 2
     assert secret not in redact_secrets(text)
     assert find_secrets(line) == []
+
+
+def test_each_of_many_findings_has_its_own_line() -> None:
+    secret = "x7Gp2LqW9zR4"
+    text = "\n".join(f"note {i}\nDB_PASSWORD={secret}{i}" for i in range(2000))
+    assert [f.line for f in find_secrets(text)] == list(range(2, 4001, 2))

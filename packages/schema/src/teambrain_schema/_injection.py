@@ -190,19 +190,19 @@ def find_injections(text: str) -> list[InjectionFinding]:
     for rule, pattern in _COMPILED:
         spans.extend((m.start(), m.end(), rule) for m in pattern.finditer(text))
     seen_lines: set[int] | None = None
+    lines = _Lines(text)
     for visible in scan_forms(text):
         if visible == text:
             continue
         # Offsets in these refer to the scanned form; its lines are the text's lines.
         if seen_lines is None:
-            seen_lines = {text.count("\n", 0, start) for start, _, _ in spans}
+            seen_lines = {lines.of(start) for start, _, _ in spans}
+        visible_lines = _Lines(visible)
         for rule, pattern in _COMPILED:
             for m in pattern.finditer(visible):
-                line = visible.count("\n", 0, m.start())
+                line = visible_lines.of(m.start())
                 if line not in seen_lines:
-                    spans.append(
-                        (_offset_of_line(text, line), _offset_of_line(text, line + 1), rule)
-                    )
+                    spans.append((lines.start(line), lines.start(line + 1), rule))
                     seen_lines.add(line)
     for fence in _FENCE.finditer(text):
         next_start = fence.end() + 1
@@ -226,22 +226,35 @@ def find_injections(text: str) -> list[InjectionFinding]:
                 rule=rule,
                 start=start,
                 end=end,
-                line=text.count("\n", 0, start) + 1,
+                line=lines.of(start) + 1,
                 excerpt=_excerpt(text, start, end),
             )
         )
     return findings
 
 
-def _offset_of_line(text: str, line: int) -> int:
-    """The offset where 0-based ``line`` of ``text`` starts (the end of the text past the last)."""
-    offset = 0
-    for _ in range(line):
-        found = text.find("\n", offset)
-        if found < 0:
-            return len(text)
-        offset = found + 1
-    return offset
+class _Lines:
+    """Line numbers of offsets in one text, from one pass over its newlines: counting them
+    again for every finding made a text with thousands of findings quadratic."""
+
+    def __init__(self, text: str) -> None:
+        self.length = len(text)
+        self.breaks = [m.start() for m in _NEWLINE.finditer(text)]
+
+    def of(self, offset: int) -> int:
+        """The 0-based line of ``offset``."""
+        from bisect import bisect_left
+
+        return bisect_left(self.breaks, offset)
+
+    def start(self, line: int) -> int:
+        """Where 0-based ``line`` starts (the end of the text past the last line)."""
+        if line <= 0:
+            return 0
+        return self.breaks[line - 1] + 1 if line <= len(self.breaks) else self.length
+
+
+_NEWLINE = re.compile("\n")
 
 
 def has_injection(text: str) -> bool:

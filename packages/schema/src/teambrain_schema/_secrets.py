@@ -311,10 +311,12 @@ def find_secrets(text: str) -> list[SecretFinding]:
             merged[-1] = (prev_start, max(prev_end, end), prev_rule)
             continue
         merged.append((start, end, rule))
-    return [
-        SecretFinding(rule=rule, start=start, end=end, line=text.count("\n", 0, start) + 1)
-        for start, end, rule in merged
-    ]
+    findings, line, counted = [], 1, 0
+    for start, end, rule in merged:  # in order: each newline is counted once
+        line += text.count("\n", counted, start)
+        counted = start
+        findings.append(SecretFinding(rule=rule, start=start, end=end, line=line))
+    return findings
 
 
 def redact_secrets(text: str) -> str:
