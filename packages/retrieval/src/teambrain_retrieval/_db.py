@@ -184,7 +184,11 @@ def m005_unicode_mentions(db: apsw.Connection) -> None:
     db.execute("DELETE FROM doc_paths")
     db.executemany(
         "INSERT INTO doc_paths(rowid, mention) VALUES (?, ?)",
-        [(rowid, m) for rowid, body, tags in rows for m in extract_mentions(body, tags.split())],
+        [
+            (rowid, mention)
+            for rowid, body, tags in rows
+            for mention in extract_mentions(str(body or ""), str(tags or "").split())
+        ],
     )
 
 
