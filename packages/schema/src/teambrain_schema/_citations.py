@@ -520,9 +520,8 @@ class CitationChecker:
         pattern = citation.target
         regex = _glob_regex(_nfc(pattern))
         files, dirs, names = (
-            (snap.files, snap.dirs, snap.names) if snap.composed is None and pattern.isascii()
-            else _composed(snap)
-        )  # fmt: skip
+            (snap.files, snap.dirs, snap.names) if pattern.isascii() else _composed(snap)
+        )
         pool: Iterable[str] = chain(files, dirs) if "/" in pattern else names
         if any(regex.match(name) for name in pool):
             return None
