@@ -150,6 +150,7 @@ PUBLIC_API = [
     "Violation",
     "YamlProblem",
     "brain_file_from_text",
+    "composed_form",
     "content_hash",
     "count_words",
     "create_private_file",

@@ -12,6 +12,8 @@ import fnmatch
 import re
 from collections.abc import Iterable
 
+from teambrain_schema import composed_form
+
 # Names in any script, with combining accents (macOS spells "é" as "e" + U+0301).
 _MARKS = "\u0300-\u036f"
 _PATHLIKE = re.compile(rf"[\w{_MARKS}.~@+\-/*]+")
@@ -44,24 +46,14 @@ def extract_mentions(body: str, tags: Iterable[str]) -> list[str]:
         else:
             continue
         if mention and "*" not in mention:
-            found.setdefault(_nfc(mention), None)
+            found.setdefault(composed_form(mention), None)
         if len(found) >= MAX_MENTIONS:
             break
     return list(found)
 
 
-def _nfc(text: str) -> str:
-    """``text`` in Unicode's composed form: a name typed "é" and one stored "e" + U+0301 (as
-    macOS names files) are the same path."""
-    if text.isascii():
-        return text
-    import unicodedata
-
-    return unicodedata.normalize("NFC", text)
-
-
 def _components(path: str) -> tuple[str, ...]:
-    parts = [p for p in _nfc(path).strip().strip("/").lower().split("/") if p and p != "."]
+    parts = [p for p in composed_form(path).strip().strip("/").lower().split("/") if p and p != "."]
     if parts and "." in parts[-1].lstrip("."):
         parts[-1] = parts[-1].rsplit(".", 1)[0]
     return tuple(parts)
@@ -103,7 +95,7 @@ def path_score(query: str, mention: str) -> float:
     if not m:
         return 0.0
     if _WILDCARD.search(query):
-        pattern, named = _nfc(query.strip("/")).lower(), _nfc(mention).lower()
+        pattern, named = composed_form(query.strip("/")).lower(), composed_form(mention).lower()
         if fnmatch.fnmatch(named, pattern) or fnmatch.fnmatch(named, pattern + "/*"):
             return 0.9
         q = _literal_prefix(query)

@@ -38,6 +38,7 @@ _EXPORTS: dict[str, str] = {
     "plugin_names": "_plugins",
     "load_plugin": "_plugins",
     "machine_layout": "_paths",
+    "composed_form": "_paths",
     "find_repo_root": "_paths",
     "find_brain": "_paths",
     # _ulid, _slug, _tokens, _atomic (stdlib)
@@ -392,6 +393,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         MEMORY_CLASSES as MEMORY_CLASSES,
         BrainLayout as BrainLayout,
         MachineLayout as MachineLayout,
+        composed_form as composed_form,
         find_brain as find_brain,
         find_repo_root as find_repo_root,
         machine_layout as machine_layout,

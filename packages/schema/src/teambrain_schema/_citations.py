@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ._gitrun import git_output
+from ._paths import composed_form
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -302,23 +303,15 @@ class _Snapshot:
     composed: tuple[frozenset[str], frozenset[str], frozenset[str]] | None = None
 
 
-def _nfc(text: str) -> str:
-    if text.isascii():
-        return text
-    import unicodedata
-
-    return unicodedata.normalize("NFC", text)
-
-
 def _composed(snap: _Snapshot) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """The snapshot's names compared in composed form: a file macOS created holds "é" as "e"
     plus a combining accent, a memory typed elsewhere the single character (and both look
     alike), so comparing the stored bytes called a file that is there missing."""
     if snap.composed is None:
         snap.composed = (
-            frozenset(map(_nfc, snap.files)),
-            frozenset(map(_nfc, snap.dirs)),
-            frozenset(map(_nfc, snap.names)),
+            frozenset(map(composed_form, snap.files)),
+            frozenset(map(composed_form, snap.dirs)),
+            frozenset(map(composed_form, snap.names)),
         )
     return snap.composed
 
@@ -408,7 +401,7 @@ class CitationChecker:
             return False
         # "café" typed (composed) for a file macOS named decomposed, or the other way round.
         files, dirs, names = _composed(snap)
-        bare = _nfc(bare)
+        bare = composed_form(bare)
         return (
             (bare in names or bare in dirs) if "/" not in bare else (bare in files or bare in dirs)
         )
@@ -463,16 +456,17 @@ class CitationChecker:
         folder = path.endswith("/")
         current = path.rstrip("/")
         for was, new in self._renames(snap):
-            old = _nfc(was)
-            if old == _nfc(current):
+            old, here = composed_form(was), composed_form(current)
+            if old == here:
                 current = new
-            elif old.startswith(_nfc(current) + "/"):
-                rest = old[len(_nfc(current)) + 1 :]
+            elif old.startswith(here + "/"):
+                rest = old[len(here) + 1 :]
                 parts = new.split("/")
                 depth = rest.count("/") + 1
-                if len(parts) > depth and _nfc("/".join(parts[-depth:])) == rest:
+                if len(parts) > depth and composed_form("/".join(parts[-depth:])) == rest:
                     current = "/".join(parts[:-depth])  # spelled as git has it
-        if _nfc(current) == _nfc(path.rstrip("/")) or not self._exists(snap, current):
+        unmoved = composed_form(current) == composed_form(path.rstrip("/"))
+        if unmoved or not self._exists(snap, current):
             return None
         return current + "/" if folder else current
 
@@ -518,7 +512,7 @@ class CitationChecker:
 
     def _check_glob(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
         pattern = citation.target
-        regex = _glob_regex(_nfc(pattern))
+        regex = _glob_regex(composed_form(pattern))
         files, dirs, names = (
             (snap.files, snap.dirs, snap.names) if pattern.isascii() else _composed(snap)
         )

@@ -141,3 +141,13 @@ def find_brain(start: Path | None = None) -> BrainLayout | None:
         return None
     layout = BrainLayout(repo)
     return layout if layout.root.is_dir() else None
+
+
+def composed_form(text: str) -> str:
+    """``text`` in Unicode's composed form (NFC), the form paths are compared in: a name typed
+    "é" and one stored "e" + U+0301 (as macOS names files) are the same path."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text)
