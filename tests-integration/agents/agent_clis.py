@@ -9,7 +9,7 @@ import json
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -545,19 +545,14 @@ def _kilo_configure(box: Sandbox) -> None:
     _write_json(box.home / ".config" / "kilo" / "kilo.json", _opencode_config(box))
 
 
-KILO = AgentCli(
+# A fork of opencode: the same commands, listing, plugin and environment.
+KILO = replace(
+    OPENCODE,
     tool="kilocode",
     title="Kilo Code CLI",
     package="@kilocode/cli",
     binary="kilo",
-    read_tool="read",
-    read_event={"kind": "explore", "path": "README.md"},
-    listing=(("mcp", "list"),),  # starts each server: connected or failed
-    connected=r"✓ teambrain (\x1b\[[0-9;]*m)?connected",
-    headless=lambda prompt: ["run", prompt],
-    env=_opencode_env,
     configure=_kilo_configure,
-    session_end=False,  # as opencode: its plugin sees session.deleted only on deletion
     # The registry here serves no linux-x64 build of 7.8.1; package.json overrides it with 7.7.9,
     # the newest it has, which `kilo --version` reports.
     reports_version="7.7.9",
