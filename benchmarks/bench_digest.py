@@ -67,8 +67,8 @@ def main() -> None:
         home = Path(tmp) / "home"
         os.environ["TEAMBRAIN_HOME"] = str(home)
         from teambrain_capture import read_jsonl, session_files
-        from teambrain_cli._digest import build_digest
-        from teambrain_cli._digest_window import resolve_window
+        from teambrain_cli._reports.digest import build_digest
+        from teambrain_cli._reports.window import resolve_window
         from teambrain_schema import machine_layout
 
         now = dt.datetime.now(dt.UTC)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from teambrain_cli._jsonc import loads as jsonc_loads
+from teambrain_cli._agent_tools.jsonc import loads as jsonc_loads
 from teambrain_schema import ENVELOPE_ADAPTER
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -35,7 +35,7 @@ def driver(config, brain_dir):
 
 
 def adapter():
-    from teambrain_cli._adapters import resolve_adapter
+    from teambrain_cli._agent_tools.registry import resolve_adapter
 
     base = resolve_adapter("cursor")
     return dataclasses.replace(base, name="demo-tool", title="Demo Tool", aliases=())

@@ -58,10 +58,10 @@ def _write_spool(home: Path, lines: list[Any]) -> MachineLayout:
 @given(lines=st.lists(records(), max_size=12))
 def test_every_spool_reader_survives_any_json(lines: list[dict[str, Any]], tmp_path_factory: Any) -> None:  # fmt: skip
     from teambrain_capture import audit_sessions
-    from teambrain_cli._digest import aggregate, scan_sessions
-    from teambrain_cli._digest_metrics import recent_activity
-    from teambrain_cli._digest_window import resolve_window
-    from teambrain_cli._verify import check_spool_privacy
+    from teambrain_cli._checks.verify import check_spool_privacy
+    from teambrain_cli._reports.digest import aggregate, scan_sessions
+    from teambrain_cli._reports.metrics import recent_activity
+    from teambrain_cli._reports.window import resolve_window
     from teambrain_distill._sessions import read_session
 
     home = tmp_path_factory.mktemp("home")

@@ -179,7 +179,7 @@ def test_sync_reading_user_dir_fails(brain_repo: Path, tb, tmp_path: Path) -> No
 
 
 def _sandbox_available() -> bool:
-    from teambrain_cli._sandbox import sandbox_prefix
+    from teambrain_cli._checks.sandbox import sandbox_prefix
 
     return sandbox_prefix()[0] is not None
 

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 from teambrain_capture._hookmap import NORMALISERS
-from teambrain_cli._adapters import (
+from teambrain_cli._agent_tools.registry import (
     ADAPTERS,
     Adapter,
     McpTarget,

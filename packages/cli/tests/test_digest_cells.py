@@ -1,5 +1,5 @@
 from hypothesis import given, settings, strategies as st
-from teambrain_cli._digest_cells import (
+from teambrain_cli._reports.cells import (
     MIN_SESSIONS,
     OTHER_KEY,
     SUPPRESSED,
@@ -8,7 +8,7 @@ from teambrain_cli._digest_cells import (
     hide_small_cells,
     is_shown,
 )
-from teambrain_cli._digest_render import format_figure
+from teambrain_cli._reports.render import format_figure
 
 
 def group(prefix: str, size: int) -> frozenset[str]:

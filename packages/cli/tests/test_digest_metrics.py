@@ -6,7 +6,7 @@ from typing import Any
 
 from digest_spool import IDS, SessionSpec, write_sessions
 from teambrain_capture import record_feedback
-from teambrain_cli._digest_metrics import (
+from teambrain_cli._reports.metrics import (
     ComponentStatus,
     MetricsSnapshot,
     count_memories,

@@ -8,9 +8,9 @@ import pytest
 from digest_spool import IDS, NOW, SessionSpec, session_strategy, summary_of, write_sessions
 from hypothesis import given, settings, strategies as st
 from markdown_it import MarkdownIt
-from teambrain_cli._digest import DigestReport, SpoolScan, aggregate, build_digest
-from teambrain_cli._digest_cells import SUPPRESSED
-from teambrain_cli._digest_render import (
+from teambrain_cli._reports.cells import SUPPRESSED
+from teambrain_cli._reports.digest import DigestReport, SpoolScan, aggregate, build_digest
+from teambrain_cli._reports.render import (
     bar,
     render_digest,
     report_path_problem,
@@ -19,7 +19,7 @@ from teambrain_cli._digest_render import (
     sparkline,
     write_report,
 )
-from teambrain_cli._digest_window import resolve_window
+from teambrain_cli._reports.window import resolve_window
 from teambrain_schema import UserError, machine_layout
 
 UTC = dt.UTC

@@ -26,9 +26,9 @@ from teambrain_capture import (
     summarise_session,
     user_dir,
 )
-from teambrain_cli._digest import SpoolScan, aggregate, build_digest, scan_sessions
-from teambrain_cli._digest_cells import MIN_SESSIONS, OTHER_KEY, SUPPRESSED
-from teambrain_cli._digest_window import resolve_window
+from teambrain_cli._reports.cells import MIN_SESSIONS, OTHER_KEY, SUPPRESSED
+from teambrain_cli._reports.digest import SpoolScan, aggregate, build_digest, scan_sessions
+from teambrain_cli._reports.window import resolve_window
 from teambrain_schema import machine_layout
 
 UTC = dt.UTC
@@ -220,7 +220,7 @@ def test_an_empty_or_missing_spool_is_a_report_of_nothing(teambrain_home: Path) 
 def test_unreadable_files_are_counted_not_raised(
     known_spool: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import teambrain_cli._digest as digest_module
+    import teambrain_cli._reports.digest as digest_module
 
     real = digest_module.read_jsonl
 

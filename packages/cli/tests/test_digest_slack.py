@@ -3,7 +3,7 @@ from typing import Any
 
 import pytest
 from teambrain_capture import user_dir
-from teambrain_cli._digest_slack import SlackWebhook, post_slack, resolve_slack_webhook
+from teambrain_cli._reports.slack import SlackWebhook, post_slack, resolve_slack_webhook
 from teambrain_schema import EnvironmentProblem, ExitCode
 
 

@@ -3,7 +3,7 @@ import itertools
 
 import pytest
 from hypothesis import given, settings, strategies as st
-from teambrain_cli._digest_window import ReportWindow, resolve_window
+from teambrain_cli._reports.window import ReportWindow, resolve_window
 from teambrain_schema import ExitCode, UserError, parse_moment
 
 NOW = dt.datetime(2026, 7, 8, 12, 30, tzinfo=dt.UTC)

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from teambrain_cli._drafts import load_draft_file, parse_draft_text
+from teambrain_cli._proposals.drafts import load_draft_file, parse_draft_text
 from teambrain_schema import MemoryDraft, TeambrainError, ValidationFailure, dump_yaml
 
 titles = (

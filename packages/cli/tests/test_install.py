@@ -3,9 +3,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from teambrain_cli._adapters import resolve_adapter
-from teambrain_cli._install import apply_install, plan_install
-from teambrain_cli._jsonc import loads as jsonc_loads
+from teambrain_cli._agent_tools.install import apply_install, plan_install
+from teambrain_cli._agent_tools.jsonc import loads as jsonc_loads
+from teambrain_cli._agent_tools.registry import resolve_adapter
 from teambrain_schema import EnvironmentProblem, ExitCode
 
 
@@ -223,7 +223,7 @@ def test_cline_hooks_are_executables_and_a_users_own_hook_stays(repo: Path, tmp_
 
 
 def test_the_opencode_plugin_is_written_kept_and_updated(repo: Path) -> None:
-    from teambrain_cli._install import plugin_source
+    from teambrain_cli._agent_tools.install import plugin_source
 
     plugin = repo / ".opencode" / "plugins" / "teambrain.js"
     apply_install(plan_install(resolve_adapter("opencode"), repo))

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from teambrain_cli._adapters import Adapter, HookTarget, McpTarget
-from teambrain_cli._install import apply_install, plan_install
-from teambrain_cli._jsonc import loads as jsonc_loads
+from teambrain_cli._agent_tools.install import apply_install, plan_install
+from teambrain_cli._agent_tools.jsonc import loads as jsonc_loads
+from teambrain_cli._agent_tools.registry import Adapter, HookTarget, McpTarget
 
 # Printable in every format: no controls, surrogates or line/paragraph separators (YAML would
 # read U+2028 in a quoted scalar as a line break, TOML forbids controls), no BOM.

@@ -3,7 +3,7 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings, strategies as st
-from teambrain_cli._jsonc import MISSING, JsoncDocument, JsoncError, indent_unit, loads
+from teambrain_cli._agent_tools.jsonc import MISSING, JsoncDocument, JsoncError, indent_unit, loads
 
 keys = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=8)
 leaves = st.one_of(

@@ -13,8 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from teambrain_cli._provenance import InstalledDist
-from teambrain_cli._verify import check_provenance
+from teambrain_cli._checks.provenance import InstalledDist
+from teambrain_cli._checks.verify import check_provenance
 
 FILES = {"teambrain_demo/__init__.py": b"x = 1\n", "teambrain_demo/py.typed": b""}
 

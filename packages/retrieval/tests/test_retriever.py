@@ -771,7 +771,7 @@ def test_retrieval_and_metrics_serve_by_one_rule_for_an_expired_superseder(
     """An expired memory A that supersedes B: retrieval served neither while `tb metrics`
     counted B as active. One rule (teambrain_schema.excluded_ids): a superseder whose TTL ran
     out no longer hides what it replaced."""
-    from teambrain_cli._digest_metrics import count_memories
+    from teambrain_cli._reports.metrics import count_memories
     from teambrain_schema import load_brain
 
     old_id, new_id = "01KB2F0A1S9Y4Q7V3C8D5E6F31", "01KB2F0A1S9Y4Q7V3C8D5E6F32"

@@ -11,21 +11,21 @@ from teambrain_schema import lazy_exports
 from ._main import cli, main
 
 _EXPORTS: dict[str, str] = {
-    "Adapter": "_adapters",
-    "HookTarget": "_adapters",
-    "McpTarget": "_adapters",
-    "ADAPTERS": "_adapters",
-    "check_adapters": "_adapters",
-    "plugin_adapters": "_adapters",
-    "resolve_adapter": "_adapters",
-    "supported_tools": "_adapters",
+    "Adapter": "_agent_tools.registry",
+    "HookTarget": "_agent_tools.registry",
+    "McpTarget": "_agent_tools.registry",
+    "ADAPTERS": "_agent_tools.registry",
+    "check_adapters": "_agent_tools.registry",
+    "plugin_adapters": "_agent_tools.registry",
+    "resolve_adapter": "_agent_tools.registry",
+    "supported_tools": "_agent_tools.registry",
 }
 __all__ = sorted(["cli", "main", *_EXPORTS])
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # explicit re-exports for type checkers
-    from ._adapters import (
+    from ._agent_tools.registry import (
         ADAPTERS as ADAPTERS,
         Adapter as Adapter,
         HookTarget as HookTarget,

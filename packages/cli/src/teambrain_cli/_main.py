@@ -18,7 +18,7 @@ from click.core import ParameterSource
 from teambrain_schema import ExitCode, TeambrainError
 
 from . import _commands
-from ._context import check_home
+from ._console.context import check_home
 
 DEBUG_ENV = "TEAMBRAIN_DEBUG"
 

@@ -14,8 +14,8 @@ from teambrain_capture import (
     prune_spool,
 )
 
-from .._context import machine
-from .._output import emit_json, say
+from .._console.context import machine
+from .._console.output import emit_json, say
 
 
 def _describe(audit: SessionAudit) -> list[str]:

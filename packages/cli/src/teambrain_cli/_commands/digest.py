@@ -9,9 +9,10 @@ import click
 from teambrain_capture import repo_join_key
 from teambrain_schema import UserError, find_brain, load_brain
 
-from .._context import machine
-from .._digest import build_digest
-from .._digest_render import (
+from .._console.context import machine
+from .._console.output import say
+from .._reports.digest import build_digest
+from .._reports.render import (
     REPORT_FORMATS,
     ReportFormat,
     render_digest,
@@ -19,9 +20,8 @@ from .._digest_render import (
     slack_text,
     write_report,
 )
-from .._digest_slack import post_slack, resolve_slack_webhook
-from .._digest_window import resolve_window
-from .._output import say
+from .._reports.slack import post_slack, resolve_slack_webhook
+from .._reports.window import resolve_window
 
 SUFFIX_FORMATS: dict[str, ReportFormat] = {
     ".json": "json",

@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from .._context import machine, require_brain
-from .._output import emit_json
+from .._console.context import machine, require_brain
+from .._console.output import emit_json
 
 
 def _progress_printer() -> Any:

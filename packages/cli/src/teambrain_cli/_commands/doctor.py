@@ -5,9 +5,9 @@ from __future__ import annotations
 import click
 from teambrain_schema import ExitCode
 
-from .. import _doctor
-from .._context import machine
-from .._output import emit_json
+from .._checks import doctor
+from .._console.context import machine
+from .._console.output import emit_json
 
 _MARKS = {"ok": "ok", "problem": "PROBLEM", "note": "note"}
 
@@ -20,7 +20,7 @@ def command(ctx: click.Context, as_json: bool) -> None:
 
     Exit 0 when ready, 2 when there are environment problems.
     """
-    _, findings = _doctor.gather(machine())
+    _, findings = doctor.gather(machine())
     ready = not any(f.status == "problem" for f in findings)
     if as_json:
         emit_json({"ready": ready, "findings": [f.to_json() for f in findings]})

@@ -16,7 +16,7 @@ from teambrain_schema import (
     write_text_atomic,
 )
 
-from .._context import machine, require_repo
+from .._console.context import machine, require_repo
 
 PROMPTS_README = """\
 # Distiller prompts

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from .._adapters import Adapter, plugin_adapters, resolve_adapter, supported_tools
-from .._context import require_repo
-from .._install import adapter_notes, apply_install, plan_install
-from .._readiness import user_steps
+from .._agent_tools.install import adapter_notes, apply_install, plan_install
+from .._agent_tools.readiness import user_steps
+from .._agent_tools.registry import Adapter, plugin_adapters, resolve_adapter, supported_tools
+from .._console.context import require_repo
 
 
 @click.command("install")
@@ -75,7 +75,7 @@ def command(tool: str | None, dry_run: bool, list_tools: bool) -> None:
 
 def _print_tools() -> None:
     """One line per supported tool: name, title, MCP file, hooks (or why none)."""
-    from .._adapters import ADAPTERS
+    from .._agent_tools.registry import ADAPTERS
 
     adapters: dict[str, Adapter] = {**plugin_adapters(), **ADAPTERS}
     width = max(len(name) for name in adapters)

@@ -13,8 +13,8 @@ from teambrain_schema import (
     load_brain,
 )
 
-from .._context import require_brain
-from .._output import emit_json
+from .._console.context import require_brain
+from .._console.output import emit_json
 
 ADAPTERS_RULE = "adapters-registry"
 
@@ -24,7 +24,7 @@ def _lint_adapters_registry(layout: BrainLayout, report: LintReport) -> None:
     path = layout.repo_root / "adapters.yaml"
     if not path.is_file() or any(v.rule == "adapters-yaml" for v in report.violations):
         return
-    from .._adapters import check_adapters
+    from .._agent_tools.registry import check_adapters
 
     for problem in check_adapters(path):
         report.violations.append(

@@ -11,15 +11,15 @@ from teambrain_schema import (
     load_brain,
 )
 
-from .._context import machine
-from .._digest_metrics import (
+from .._console.context import machine
+from .._reports.metrics import (
     MetricsSnapshot,
     count_memories,
     recent_activity,
     render_metrics_json,
     render_metrics_text,
 )
-from .._status import NO_BRAIN, retrieval_status, serve_status
+from .._reports.status import NO_BRAIN, retrieval_status, serve_status
 
 
 @click.command("metrics")

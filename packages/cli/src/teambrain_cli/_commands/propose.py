@@ -16,9 +16,9 @@ from teambrain_schema import (
     new_ulid,
 )
 
-from .._context import machine
-from .._output import emit_json, say
-from .._review import open_target, report_review, target_json
+from .._console.context import machine
+from .._console.output import emit_json, say
+from .._proposals.review import open_target, report_review, target_json
 
 if TYPE_CHECKING:
     from teambrain_schema import BrainLayout, MemoryDraft
@@ -86,7 +86,7 @@ def _draft_candidates(
     candidate, or for a dry run only built in memory."""
     from teambrain_capture import queue_candidate, save_candidate
 
-    from .._drafts import load_draft_file
+    from .._proposals.drafts import load_draft_file
 
     by_hash = {c.content_hash: c for c in spool if c.status != "proposed"}
     by_hash.update({c.content_hash: c for c in spool if c.status == "proposed"})

@@ -9,8 +9,8 @@ from typing import Any
 import click
 from teambrain_schema import EnvironmentProblem, regenerate_index
 
-from .._context import machine, require_brain
-from .._output import say
+from .._console.context import machine, require_brain
+from .._console.output import say
 
 # Without a terminal (an agent, CI, a pipe), a line at most this often while embedding.
 PLAIN_PROGRESS_EVERY_S = 10.0

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import click
 from teambrain_schema import UserError
 
-from .._context import require_brain
-from .._output import emit_json, say
+from .._console.context import require_brain
+from .._console.output import emit_json, say
 
 if TYPE_CHECKING:
     from teambrain_retrieval import Hit, Retriever

@@ -5,9 +5,9 @@ from __future__ import annotations
 import click
 from teambrain_schema import ExitCode
 
-from .._context import machine
-from .._output import emit_json, say
-from .._review import open_target, report_review, target_json
+from .._console.context import machine
+from .._console.output import emit_json, say
+from .._proposals.review import open_target, report_review, target_json
 
 
 @click.command("retire")

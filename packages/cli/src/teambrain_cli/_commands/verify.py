@@ -5,10 +5,10 @@ from __future__ import annotations
 import click
 from teambrain_schema import BrainLayout, find_repo_root
 
-from .. import _verify
-from .._checks import CheckResult, verdict_exit_code
-from .._context import machine
-from .._output import emit_json
+from .._checks import verify
+from .._checks.results import CheckResult, verdict_exit_code
+from .._console.context import machine
+from .._console.output import emit_json
 
 _MARKS = {"PASS": "PASS", "FAIL": "FAIL", "UNVERIFIED": "UNVERIFIED"}
 
@@ -19,16 +19,16 @@ def run_checks(*, strict: bool) -> list[CheckResult]:
     repo = find_repo_root()
     layout = BrainLayout(repo) if repo is not None and BrainLayout(repo).root.is_dir() else None
     results = [
-        _verify.check_spool_privacy(home),
-        _verify.check_machine_dirs(home),
-        _verify.check_sync_user_isolation(home, repo),
-        _verify.check_llm_imports(),
-        _verify.check_memory_fences(layout),
-        _verify.check_index(home),
-        _verify.check_provenance(),
+        verify.check_spool_privacy(home),
+        verify.check_machine_dirs(home),
+        verify.check_sync_user_isolation(home, repo),
+        verify.check_llm_imports(),
+        verify.check_memory_fences(layout),
+        verify.check_index(home),
+        verify.check_provenance(),
     ]
     if strict:
-        from .._sandbox import check_sandbox_egress
+        from .._checks.sandbox import check_sandbox_egress
 
         results.append(check_sandbox_egress(home, layout))
     return results

@@ -27,8 +27,8 @@ from typing import Any
 
 from teambrain_schema import BrainLayout, MachineLayout
 
-from ._checks import CheckResult
-from ._scratch import GIT_IDENTITY, scratch_brain
+from .results import CheckResult
+from .scratch import GIT_IDENTITY, scratch_brain
 
 TIMEOUT_S = 120.0
 MACOS_PROFILE = "(version 1)(allow default)(deny network*)"

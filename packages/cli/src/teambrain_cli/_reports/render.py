@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 from teambrain_schema import BRAIN_DIRNAME, UserError, write_text_atomic
 
-from ._digest import DigestReport
-from ._digest_cells import MIN_SESSIONS, SUPPRESSED_MARK, Figure, is_shown
+from .cells import MIN_SESSIONS, SUPPRESSED_MARK, Figure, is_shown
+from .digest import DigestReport
 
 ReportFormat = Literal["text", "markdown", "json"]
 REPORT_FORMATS: tuple[ReportFormat, ...] = ("text", "markdown", "json")

@@ -5,7 +5,7 @@ on a scratch repository whose machine home has a populated ``user/``, and the re
 the user's own repository, each under :func:`teambrain_sync.prove_user_dir_untouched`. It prints
 one JSON line: what was exercised and every access under ``user/`` that was seen.
 
-    python -m teambrain_cli._sync_probe <real TEAMBRAIN_HOME> [<repository>]
+    python -m teambrain_cli._checks.sync_probe <real TEAMBRAIN_HOME> [<repository>]
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ._scratch import git, scratch_brain
+from .scratch import git, scratch_brain
 
 MEMORY_ID = "01KB2F0A1S9Y4Q7V3C8D5E6F01"
 

@@ -17,8 +17,8 @@ from typing import Any
 
 from teambrain_schema import EnvironmentProblem, write_text_atomic
 
-from ._adapters import HOOK_COMMAND, MCP_SERVER_NAME, Adapter, bundled_adapters_file
-from ._jsonc import MISSING, JsoncDocument, JsoncError
+from .jsonc import MISSING, JsoncDocument, JsoncError
+from .registry import HOOK_COMMAND, MCP_SERVER_NAME, Adapter, bundled_adapters_file
 
 NEW_FILE_MODE = 0o644
 

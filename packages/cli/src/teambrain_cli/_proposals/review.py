@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from teambrain_schema import BRAIN_DIRNAME, EnvironmentProblem
 
-from ._output import say
+from .._console.output import say
 
 if TYPE_CHECKING:
     from teambrain_sync import GitRepo, ReviewRequest, ReviewTarget

@@ -150,7 +150,7 @@ def check_distill(ctx: DoctorContext) -> Finding:
 
 def check_adapters_registry() -> Finding:
     """The bundled adapters.yaml agrees with the code registry."""
-    from ._adapters import check_adapters
+    from .._agent_tools.registry import check_adapters
 
     problems = check_adapters()
     if problems:
@@ -169,8 +169,8 @@ def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
     commands its config runs exist on PATH."""
     from teambrain_schema import EnvironmentProblem
 
-    from ._adapters import ADAPTERS, plugin_adapters
-    from ._install import plan_install
+    from .._agent_tools.install import plan_install
+    from .._agent_tools.registry import ADAPTERS, plugin_adapters
 
     if ctx.repo is None:
         return []
@@ -231,7 +231,7 @@ def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
 def _user_step_findings(label: str, tool: str, repo: Path) -> list[Finding]:
     """What the tool itself still waits for from the user (trust, approval), read from its own
     files: a wired tool that never loads the wiring serves no memory and records nothing."""
-    from ._readiness import user_steps
+    from .._agent_tools.readiness import user_steps
 
     return [
         Finding(
@@ -248,7 +248,7 @@ def check_heartbeat(ctx: DoctorContext) -> Finding:
     """The MCP server's heartbeat: running, stopped cleanly, or died unannounced."""
     import datetime as dt
 
-    from ._status import serve_status
+    from .._reports.status import serve_status
 
     status = serve_status(ctx.machine, ctx.layout, dt.datetime.now(dt.UTC))
     if status.state == "gone":
@@ -265,7 +265,7 @@ def check_retrieval(ctx: DoctorContext) -> list[Finding]:
     """The search index (present, fresh against HEAD) and the embedder (loads, or why not)."""
     import datetime as dt
 
-    from ._status import retrieval_status
+    from .._reports.status import retrieval_status
 
     if ctx.layout is None or ctx.config is None:
         return []

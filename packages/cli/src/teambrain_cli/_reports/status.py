@@ -8,7 +8,7 @@ from pathlib import Path
 
 from teambrain_schema import BrainLayout, MachineLayout, TeambrainError, load_brain_config
 
-from ._digest_metrics import ComponentStatus, format_age, index_status
+from .metrics import ComponentStatus, format_age, index_status
 
 NO_BRAIN = ComponentStatus("n/a", "no brain here (run inside a repository with .teambrain/)")
 

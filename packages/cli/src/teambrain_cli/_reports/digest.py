@@ -28,7 +28,7 @@ from teambrain_schema import (
     MachineLayout,
 )
 
-from ._digest_cells import (
+from .cells import (
     MIN_SESSIONS,
     SUPPRESSED_MARK,
     Figure,
@@ -37,7 +37,7 @@ from ._digest_cells import (
     fold_small_cells,
     hide_small_cells,
 )
-from ._digest_window import ReportWindow
+from .window import ReportWindow
 
 REPORT_VERSION = 1
 TOP_MEMORIES = 10

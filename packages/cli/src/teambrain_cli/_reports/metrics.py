@@ -18,10 +18,10 @@ from typing import Any
 
 from teambrain_schema import Brain, BrainLayout, IndexStats, MachineLayout
 
-from ._digest import DigestReport, build_digest
-from ._digest_cells import MIN_SESSIONS, SUPPRESSED_MARK, as_json
-from ._digest_render import SUPPRESSION_NOTE, format_figure
-from ._digest_window import resolve_window
+from .cells import MIN_SESSIONS, SUPPRESSED_MARK, as_json
+from .digest import DigestReport, build_digest
+from .render import SUPPRESSION_NOTE, format_figure
+from .window import resolve_window
 
 METRICS_VERSION = 1
 METRICS_WINDOW = "7d"

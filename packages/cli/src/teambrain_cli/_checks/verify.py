@@ -29,8 +29,8 @@ from teambrain_schema import (
     rendering_problem,
 )
 
-from ._checks import CheckResult
-from ._provenance import IndexUnreachable, InstalledDist, installed_teambrain_dists, verify_dist
+from .provenance import IndexUnreachable, InstalledDist, installed_teambrain_dists, verify_dist
+from .results import CheckResult
 
 LLM_CLIENTS = frozenset(
     {"anthropic", "openai", "ollama", "instructor", "litellm", "google", "mistralai", "cohere", "groq", "vertexai", "langchain", "llama_index"}
@@ -180,12 +180,12 @@ def check_sync_user_isolation(machine: MachineLayout, repo_root: Path | None) ->
         return CheckResult(
             "sync-user-isolation", title, "UNVERIFIED", "teambrain-sync is not installed"
         )
-    from ._scratch import GIT_IDENTITY
+    from .scratch import GIT_IDENTITY
 
     env = {**os.environ, **GIT_IDENTITY, "GIT_TERMINAL_PROMPT": "0"}
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "teambrain_cli._sync_probe", str(machine.home), str(repo_root or "")],
+            [sys.executable, "-m", "teambrain_cli._checks.sync_probe", str(machine.home), str(repo_root or "")],
             capture_output=True, text=True, check=False, timeout=180, env=env,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired) as exc:

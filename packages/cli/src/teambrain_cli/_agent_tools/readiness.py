@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._adapters import HOOK_COMMAND, MCP_SERVER_NAME, resolve_adapter
-from ._jsonc import JsoncError, loads as jsonc_loads
+from .jsonc import JsoncError, loads as jsonc_loads
+from .registry import HOOK_COMMAND, MCP_SERVER_NAME, resolve_adapter
 
 
 @dataclass(frozen=True)
