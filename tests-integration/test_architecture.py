@@ -38,8 +38,16 @@ def test_contracts_are_kept() -> None:
         ("teambrain_schema", "import numpy", "The contract package imports none"),
         ("teambrain_retrieval", "import teambrain_distill", "Layers"),
         # cli's subsystems: siblings stay independent, nothing below reaches up.
-        ("teambrain_cli._reports", "import teambrain_cli._agent_tools.registry", "cli's subsystems"),
-        ("teambrain_cli._agent_tools", "from teambrain_cli._reports import status", "cli's subsystems"),
+        (
+            "teambrain_cli._reports",
+            "import teambrain_cli._agent_tools.registry",
+            "cli's subsystems",
+        ),
+        (
+            "teambrain_cli._agent_tools",
+            "from teambrain_cli._reports import status",
+            "cli's subsystems",
+        ),
         ("teambrain_cli._proposals", "import teambrain_cli._checks.verify", "cli's subsystems"),
         ("teambrain_cli._console", "import teambrain_cli._commands.lint", "cli's subsystems"),
     ],
@@ -51,7 +59,7 @@ def test_a_planted_violation_breaks_its_contract(
     for package in (ROOT / "packages").iterdir():
         for source in (package / "src").iterdir():
             shutil.copytree(source, src_root / source.name / source.name)
-    top = module.split(".")[0]
+    top = module.split(".", maxsplit=1)[0]
     target = src_root / top / Path(*module.split(".")) / "_planted.py"
     target.write_text(statement + "\n")
     done = _lint_imports(src_root)
