@@ -201,3 +201,30 @@ def test_every_unparseable_message_gets_an_error_reply_and_the_server_keeps_serv
     stderr = client.stderr()
     assert stderr.count(" to a message it cannot serve: ") == len(HOSTILE_LINES), stderr
     assert "Traceback" not in stderr and "internal error" not in stderr
+
+
+@pytest.mark.parametrize("fast", ["1", "0"], ids=["fast path", "sdk only"])
+@pytest.mark.parametrize(
+    "request_id, cancelled_id", [(2, 2), ("call-2", "call-2"), (2, "2"), (2, 99)],
+    ids=["int", "str", "id echoed as text", "unknown id"],
+)  # fmt: skip
+def test_a_cancelled_call_then_a_closed_stdin_ends_the_server(
+    brain: Path, monkeypatch: pytest.MonkeyPatch, fast: str, request_id: object,
+    cancelled_id: object,
+) -> None:  # fmt: skip
+    """The SDK never answers a call the client cancelled: the server must not wait for that
+    answer once stdin is closed, however the cancellation names the call."""
+    monkeypatch.setenv("TEAMBRAIN_FAST_PATH", fast)
+    raw = RawClient(brain)
+    try:
+        raw.initialize()
+        raw.send({**CONTEXT_CALL, "id": request_id})
+        raw.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                  "params": {"requestId": cancelled_id, "reason": "user pressed Esc"}})  # fmt: skip
+        assert raw.process.stdin is not None
+        raw.process.stdin.close()
+        assert raw.wait() == 0
+        stderr = raw.stderr()
+        assert "internal error" not in stderr and "Traceback" not in stderr, stderr
+    finally:
+        raw.close()

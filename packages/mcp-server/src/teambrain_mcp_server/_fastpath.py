@@ -11,6 +11,14 @@ the live SDK server by the tests. The first other message (a tool call), or the 
 finishing, hands over: the SDK's session gets the client's ``initialize`` replayed (its answer
 dropped) and serves everything from then on.
 
+Same input, same answer: the fast path answers only a message it can prove the SDK accepts as
+it would answer it — an envelope with no other keys, no parameters where it answers with none,
+and ``initialize`` parameters that satisfy the JSON Schema of the SDK's own model (recorded
+with the answers) in JSON's strict types. Anything it cannot prove (a ``capabilities`` list, a
+numeric ``clientInfo.name``, a key it does not know that the SDK might read) is handed over
+unanswered, so the SDK answers it; a differential test drives both paths with generated
+conversations.
+
 Why not a warm per-machine daemon reached through a shim: it would also keep the index warm, but
 adds a long-lived process per user with its own lifecycle, socket permissions and a version
 skew between shim and daemon; answering the handshake early meets the start-up budget without
@@ -40,6 +48,7 @@ class Handshake:
     def __init__(self, data: dict[str, Any], version: str) -> None:
         self.latest: str = data["latest"]
         self.answers: dict[str, dict[str, Any]] = data["versions"]
+        self.params_schema: dict[str, Any] = data["initializeParams"]
         self.version = version
 
     @classmethod
@@ -53,9 +62,9 @@ class Handshake:
     def negotiate(self, message: dict[str, Any]) -> str | None:
         """The revision the SDK would pick for this ``initialize`` (None: let the SDK answer)."""
         params = message.get("params")
-        if not isinstance(params, dict) or not isinstance(params.get("protocolVersion"), str):
+        if not plain_envelope(message) or not isinstance(params, dict):
             return None
-        if not isinstance(params.get("clientInfo"), dict) or "capabilities" not in params:
+        if not conforms(params, self.params_schema, self.params_schema.get("$defs", {})):
             return None
         requested = params["protocolVersion"]
         return requested if requested in self.answers else self.latest
@@ -66,6 +75,85 @@ class Handshake:
         )
         result: dict[str, Any] = json.loads(text)
         return result
+
+
+_ENVELOPE_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
+# JSON Schema words that only annotate; any other word the checker does not know means "not
+# proven" (the SDK answers), never "accepted".
+_ANNOTATIONS = frozenset({"title", "description", "default"})
+_JSON_TYPES: dict[str, Any] = {
+    "object": dict, "array": list, "string": str, "boolean": bool, "null": type(None),
+}  # fmt: skip
+
+
+def plain_envelope(message: dict[str, Any]) -> bool:
+    """Whether a message holds only the JSON-RPC keys the fast path reads."""
+    return message.keys() <= _ENVELOPE_KEYS
+
+
+def plain_params(message: dict[str, Any]) -> bool:
+    """Whether a request carries no parameters (absent or an empty object)."""
+    return plain_envelope(message) and message.get("params", {}) == {}
+
+
+def conforms(value: Any, schema: Any, defs: dict[str, Any]) -> bool:
+    """Whether ``value`` certainly validates against ``schema`` (pydantic's JSON Schema of a
+    model) as the SDK validates it: True only when proven with JSON's strict types (no
+    coercion), False for anything else, including schema words this checker does not know.
+
+    An object's unknown keys are allowed where the model ignores them, except a key with an
+    underscore, which pydantic may read as a field's Python name (``client_info``)."""
+    if not isinstance(schema, dict) or not schema.keys() <= _KNOWN_WORDS:
+        return False
+    if "$ref" in schema:
+        target = defs.get(str(schema["$ref"]).removeprefix("#/$defs/"))
+        if target is None or not conforms(value, target, defs):
+            return False
+    if "anyOf" in schema and not any(conforms(value, branch, defs) for branch in schema["anyOf"]):
+        return False
+    if "enum" in schema and not any(
+        type(value) is type(option) and value == option for option in schema["enum"]
+    ):
+        return False
+    if "type" in schema and not _has_type(value, schema["type"]):
+        return False
+    if isinstance(value, list) and "items" in schema:
+        return all(conforms(item, schema["items"], defs) for item in value)
+    if isinstance(value, dict) and ("properties" in schema or "additionalProperties" in schema):
+        return _object_conforms(value, schema, defs)
+    return True
+
+
+_KNOWN_WORDS = _ANNOTATIONS | {
+    "$defs", "$ref", "anyOf", "enum", "type", "items", "properties", "required",
+    "additionalProperties",
+}  # fmt: skip
+
+
+def _has_type(value: Any, name: Any) -> bool:
+    if name == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    wanted = _JSON_TYPES.get(name) if isinstance(name, str) else None
+    if wanted is bool or wanted is type(None):
+        return type(value) is wanted
+    return wanted is not None and isinstance(value, wanted) and not isinstance(value, bool)
+
+
+def _object_conforms(value: dict[str, Any], schema: dict[str, Any], defs: dict[str, Any]) -> bool:
+    properties = schema.get("properties", {})
+    if any(name not in value for name in schema.get("required", ())):
+        return False
+    extra = schema.get("additionalProperties")
+    for key, item in value.items():
+        if key in properties:
+            proven = conforms(item, properties[key], defs)
+        elif extra is False or "_" in key:
+            proven = False
+        else:
+            proven = not isinstance(extra, dict) or conforms(item, extra, defs)
+        if not proven:
+            return False
+    return True
 
 
 def serve_fast(
@@ -104,13 +192,14 @@ def serve_fast(
             )
         elif (
             method == "notifications/initialized" and initialize is not None and initialized is None
-        ):
+            and plain_params(message)
+        ):  # fmt: skip
             initialized = message
-        elif method == "ping" and item.is_request:
+        elif method == "ping" and item.is_request and plain_params(message):
             wire.send({"jsonrpc": "2.0", "id": item.id, "result": {}})
         elif (
             method == "tools/list" and item.is_request and revision is not None
-            and initialized is not None and not message.get("params")
+            and initialized is not None and plain_params(message)
         ):  # fmt: skip
             wire.send(
                 {
@@ -162,7 +251,37 @@ def record(command: list[str], cwd: Path) -> dict[str, Any]:
         init["serverInfo"]["version"] = VERSION_MARK
         assert package_version() not in json.dumps(init) + json.dumps(replies[2]["result"])
         answers[revision] = {"initialize": init, "tools/list": replies[2]["result"]}
-    return {"latest": versions.LATEST_HANDSHAKE_VERSION, "versions": answers}
+    return {
+        "latest": versions.LATEST_HANDSHAKE_VERSION,
+        "versions": answers,
+        "initializeParams": params_schema(),
+    }
+
+
+def params_schema() -> dict[str, Any]:
+    """The JSON Schema of the SDK's ``initialize`` parameters, without its annotations."""
+    from mcp_types import InitializeRequestParams
+
+    def strip(node: Any) -> Any:
+        if isinstance(node, list):
+            return [strip(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out = {}
+        for word, item in node.items():
+            if word in _ANNOTATIONS:
+                continue
+            if word in ("properties", "$defs"):
+                out[word] = {name: strip(sub) for name, sub in item.items()}
+            elif word in ("enum", "required"):
+                out[word] = item
+            else:
+                out[word] = strip(item)
+        return out
+
+    # The model the SDK's runner validates ``initialize`` with (a test checks it is the same).
+    schema = InitializeRequestParams.model_json_schema(by_alias=True, mode="validation")
+    return dict(strip(schema))
 
 
 def main() -> None:

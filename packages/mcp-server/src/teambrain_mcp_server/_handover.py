@@ -10,6 +10,7 @@ answered are replayed first so the SDK's session is in the same state as the cli
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,26 +18,44 @@ import anyio
 import anyio.to_thread
 import mcp_types
 from mcp.server.stdio import stdio_server
+from mcp.shared.dispatcher import as_request_id, coerce_request_id
 from pydantic import ValidationError
 
 from ._fastpath import REPLAYED_ID
 from ._server import TeambrainServer
-from ._stdio import INVALID_REQUEST, ClientGone, Incoming, Refusal, StdioWire
+from ._stdio import INVALID_REQUEST, ClientGone, Incoming, Refusal, RequestId, StdioWire
 
 
 class _InFlight:
-    """The client's requests the SDK has not answered yet. When the client closes stdin, the
-    SDK would answer them "Connection closed"; the reading side waits for them instead."""
+    """The client's requests the SDK has yet to settle. When the client closes stdin, the SDK
+    would answer them "Connection closed"; the reading side waits for them instead.
+
+    A request settles when the SDK answers it or when the client cancels it (the SDK never
+    answers a cancelled request). Ids are counted the SDK's way: ``7`` and ``"7"`` are one id
+    for correlation, and a reused id is one more request until one of them settles."""
 
     def __init__(self) -> None:
-        self._ids: set[Any] = set()
+        self._ids: Counter[RequestId] = Counter()
         self._idle = anyio.Event()
         self._idle.set()
 
-    def add(self, request_id: Any) -> None:
-        self._ids.add(request_id)
+    def add(self, request_id: RequestId) -> None:
+        self._ids[coerce_request_id(request_id)] += 1
         if self._idle.is_set():
             self._idle = anyio.Event()
+
+    def settle(self, request_id: object) -> None:
+        """One request ``request_id`` names is answered or cancelled (unknown ids: nothing)."""
+        key = as_request_id(request_id)
+        if key is None:
+            return
+        key = coerce_request_id(key)
+        if self._ids[key] > 0:
+            self._ids[key] -= 1
+        if self._ids[key] <= 0:
+            del self._ids[key]
+        if not self._ids:
+            self._idle.set()
 
     def answered(self, line: str) -> None:
         if not self._ids:
@@ -46,9 +65,16 @@ class _InFlight:
         except ValueError:
             return
         if isinstance(message, dict) and "method" not in message:
-            self._ids.discard(message.get("id"))
-            if not self._ids:
-                self._idle.set()
+            self.settle(message.get("id"))
+
+    def noticed(self, item: Incoming) -> None:
+        """Follow one message from the client: a request starts, a cancellation settles."""
+        if item.is_request and item.id is not None:
+            self.add(item.id)
+        elif item.method == "notifications/cancelled" and "id" not in item.message:
+            params = item.message.get("params")
+            if isinstance(params, dict):
+                self.settle(params.get("requestId"))
 
     async def drained(self) -> None:
         await self._idle.wait()
@@ -87,8 +113,7 @@ class _WireLines:
                 detail = exc.errors(include_url=False)[0].get("msg", "not a JSON-RPC message")
                 self._wire.refuse(Refusal(INVALID_REQUEST, f"Invalid Request: {detail}", item.id))
                 continue
-            if item.is_request:
-                self._in_flight.add(item.id)
+            self._in_flight.noticed(item)
             return item.text
 
 
