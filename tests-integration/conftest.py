@@ -6,9 +6,14 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # teamharness, gh_standin
+
+from teamharness import BrainKind, Team, build_seed, make_team
 
 BIN = Path(sys.executable).parent
 
@@ -59,3 +64,29 @@ def tb() -> object:
 def git_run() -> object:
     """``git_run(*args, cwd=...)`` runs git and returns stdout."""
     return git
+
+
+@pytest.fixture(scope="session")
+def _team_seeds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Seed remotes built once per test process, by kind of brain (see teamharness)."""
+    return {}
+
+
+@pytest.fixture
+def team_factory(
+    tmp_path: Path, _team_seeds: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Callable[..., Team]:
+    """``team_factory(names=("ada", "bob", "cyd"), brain="demo", gh=True)``: a team of
+    developers sharing one bare remote, with a ``gh`` stand-in (see teamharness.py)."""
+    made = 0
+
+    def factory(
+        names: Sequence[str] = ("ada", "bob", "cyd"), *, brain: BrainKind = "demo", gh: bool = True
+    ) -> Team:
+        nonlocal made
+        if brain not in _team_seeds:
+            _team_seeds[brain] = build_seed(tmp_path_factory.mktemp("team-seed"), brain)
+        made += 1
+        return make_team(tmp_path / f"team{made}", names, seed=_team_seeds[brain], gh=gh)
+
+    return factory
