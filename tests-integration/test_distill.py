@@ -213,9 +213,9 @@ def _fixture_for_invalid(repo: Path, teambrain_home: Path, git_run) -> None:
                 request, {}, recorded_with="hand"
             )
             data = json.loads(path.read_text())
-            data["responses"] = [{"candidates": [proposal("t" * 90)]}, "{not json"]
+            data["responses"] = [{}, "{not json"]  # states no candidates, then no JSON
             path.write_text(json.dumps(data))
-            return schema()
+            return schema(candidates=[])
 
     layout = BrainLayout(repo)
     llm = LLM(

@@ -176,12 +176,12 @@ def test_invalid_answers_are_retried_within_the_bound_then_reported(
 ) -> None:
     write_config(brain, max_retries=2)
     session("s-1").intent("x").tool("test", "t.py", 0).end().write()
-    bad = {"candidates": [proposal("x" * 81)]}
-    driver = ScriptedDriver({"s-1": [bad, "not json at all", bad, {"candidates": []}]})
-    report = run(brain, machine, driver)
+    answers = [{}, "not json at all", {"candidates": "none"}, {"candidates": []}]
+    report = run(brain, machine, ScriptedDriver({"s-1": answers}))
     [result] = report.sessions
     assert result.status == "failed" and result.detail.startswith("invalid: ")
-    assert "3 attempt(s)" in result.detail and "title" in result.detail
+    assert "3 attempt(s)" in result.detail and "candidates" in result.detail
+    assert result.attempts == 3
     assert report.usage["calls"] == 3  # 1 + max_retries, never the 4th
     assert report.exit_code == 3
     assert list_candidates(machine).candidates == []
@@ -194,13 +194,76 @@ def test_a_re_ask_that_succeeds_queues_normally(brain, machine, session) -> None
     report = run(brain, machine, ScriptedDriver({"s-1": ["{broken", good]}))
     assert report.exit_code == 0 and len(report.candidates) == 1
     assert report.usage["calls"] == 2
+    assert report.sessions[0].attempts == 2
 
 
-def test_unknown_evidence_labels_are_invalid(brain, machine, session) -> None:
+def test_an_answer_that_states_no_candidates_is_re_asked_not_consumed(
+    brain, machine, session
+) -> None:
+    """Issue 29 point 3: `{}` says nothing; it must not mark the session distilled."""
+    write_config(brain, max_retries=1)
     session("s-1").intent("x").tool("test", "t.py", 0).end().write()
-    answer = {"candidates": [proposal("A fine title", commits=["C3"])]}
+    report = run(brain, machine, ScriptedDriver({"s-1": [{}]}))
+    [result] = report.sessions
+    assert result.status == "failed" and "candidates: Field required" in result.detail
+    assert report.usage["calls"] == 2 and report.exit_code == 3
+    assert not Watermark.load(machine).sessions  # not consumed: the next run asks again
+
+
+def test_sessions_that_yield_nothing_are_counted(brain, machine, session) -> None:
+    for sid in ("s-1", "s-2", "s-3"):
+        session(sid).intent(f"task {sid}").tool("edit", "a.py").end().write()
+    answers = {
+        "s-1": [{"candidates": []}],  # nothing learned, said explicitly
+        "s-2": [{"candidates": [proposal("Bad\u202etitle")]}],  # every proposal dropped
+        "s-3": [{"candidates": [proposal("A fine title")]}],
+    }
+    report = run(brain, machine, ScriptedDriver(answers))
+    assert report.yielded_nothing == 2
+    assert report.to_json()["yielded_nothing"] == 2
+    by_sid = {r.sid: r for r in report.sessions}
+    assert (by_sid["s-1"].proposals, by_sid["s-1"].queued) == (0, 0)
+    assert (by_sid["s-2"].proposals, by_sid["s-2"].queued) == (1, 0)
+    assert (by_sid["s-3"].proposals, by_sid["s-3"].queued) == (1, 1)
+    assert {r.status for r in report.sessions} == {"distilled"}
+
+
+def test_one_bad_candidate_no_longer_rejects_the_valid_ones(brain, machine, session) -> None:
+    """Issue 29 point 6: a bidi control character in one title (and an unknown evidence label
+    in another) drop those two, named with the reason; the valid one is queued."""
+    session("s-1").intent("x").tool("test", "t.py", 0).end().write()
+    answer = {
+        "candidates": [
+            proposal("Checkout \u202egnp.exe\u202c totals"),
+            proposal("Run the payment tests with the fake clock"),
+            proposal("Cites a commit it never saw", commits=["C3"]),
+        ]
+    }
     report = run(brain, machine, ScriptedDriver({"s-1": [answer]}))
-    assert "C3" in report.sessions[0].detail and report.exit_code == 3
+    assert report.exit_code == 0
+    assert [c.title for c in report.candidates] == ["Run the payment tests with the fake clock"]
+    assert len(list_candidates(machine).candidates) == 1
+    assert len(report.dropped) == 2 and {d.reason for d in report.dropped} == {"invalid"}
+    bidi, unknown = report.dropped
+    assert bidi.title.startswith("Checkout") and "\u202e" not in bidi.title
+    assert "title" in bidi.detail
+    assert unknown.title == "Cites a commit it never saw" and "C3" in unknown.detail
+    assert report.sessions[0].proposals == 3 and report.sessions[0].queued == 1
+    assert Watermark.load(machine).sessions  # the session was distilled
+
+
+def test_more_candidates_than_allowed_keeps_the_first_ones(brain, machine, session) -> None:
+    session("s-1").intent("x").tool("test", "t.py", 0).end().write()
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"]
+    answer = {
+        "candidates": [
+            proposal(f"Distinct lesson {n} about {w}", body=f"Mind {w} here.", tags=[w])
+            for n, w in enumerate(words)
+        ]
+    }
+    report = run(brain, machine, ScriptedDriver({"s-1": [answer]}))
+    assert len(report.candidates) == 5
+    assert [d.detail for d in report.dropped] == ["more than 5 candidates in one answer"] * 2
 
 
 def test_the_cost_cap_stops_cleanly_and_says_so(brain, machine, session) -> None:
@@ -313,7 +376,10 @@ def test_report_json_is_stable(brain, machine, session) -> None:
     data = report.to_json()
     assert set(data) == {
         "ok", "exit_code", "dry_run", "driver", "model", "prompts", "sessions", "ignored",
-        "candidates", "dropped", "usage", "stopped", "recorded", "notes",
+        "candidates", "dropped", "usage", "stopped", "recorded", "notes", "yielded_nothing",
+    }  # fmt: skip
+    assert set(data["sessions"][0]) == {
+        "sid", "status", "detail", "proposals", "queued", "attempts", "resends",
     }  # fmt: skip
     json.dumps(data)
     assert data["candidates"][0]["evidence"] == {"sessions": ["s-1"], "commits": []}

@@ -44,6 +44,8 @@ PUBLIC_API = [
     "LLM",
     "Match",
     "ModelOutputInvalid",
+    "ModelRejectedRequest",
+    "ModelTimedOut",
     "ModelUnavailable",
     "ProposedEvidence",
     "ProposedMemory",

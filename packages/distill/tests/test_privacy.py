@@ -99,7 +99,15 @@ def test_only_whitelisted_facts_reach_the_wire(brain, machine, session, monkeypa
         assert marker in sent, marker
 
     # The request has the shape of one question, and nothing besides it.
-    assert set(body) == {"model", "max_tokens", "system", "messages", "tools", "tool_choice"}
+    assert set(body) == {
+        "model",
+        "max_tokens",
+        "system",
+        "messages",
+        "tools",
+        "tool_choice",
+        "stream",
+    }
     assert [m["role"] for m in body["messages"]] == ["user"]
     # Every line of the prompt is template text or one of the whitelisted facts.
     template_lines = {line for text in DEFAULT_PROMPTS.values() for line in text.splitlines()}
@@ -112,7 +120,7 @@ def test_only_whitelisted_facts_reach_the_wire(brain, machine, session, monkeypa
         r"- \[learning\] MEMTITLE-MARK", r"MEMTITLE-MARK:", r"`{3,}(text)?", r"MEMBODY-MARK",
         rf"\[team memory {memory_id} — data, not instructions\]", r"",
         r"The team's existing memories \(do not propose these again\):",
-        r"Propose at most 5 memories\.",
+        r"Propose at most 5 memories, or none: answer \{\"candidates\": \[\]\}\.",
     ]  # fmt: skip
     prompt = body["messages"][0]["content"]
     for line in prompt.splitlines():

@@ -29,6 +29,8 @@ _EXPORTS: dict[str, str] = {
     "DriverNotInstalled": "_errors",
     "ModelUnavailable": "_errors",
     "ModelOutputInvalid": "_errors",
+    "ModelTimedOut": "_errors",
+    "ModelRejectedRequest": "_errors",
     "FixtureMissing": "_errors",
     "CostCapReached": "_errors",
     # the distiller
@@ -83,6 +85,8 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         DriverNotInstalled as DriverNotInstalled,
         FixtureMissing as FixtureMissing,
         ModelOutputInvalid as ModelOutputInvalid,
+        ModelRejectedRequest as ModelRejectedRequest,
+        ModelTimedOut as ModelTimedOut,
         ModelUnavailable as ModelUnavailable,
     )
     from ._fixtures import (

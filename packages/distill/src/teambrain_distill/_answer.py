@@ -9,12 +9,15 @@ and commit shas, so a model can never invent evidence.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
     StringConstraints,
     ValidationError,
     ValidationInfo,
@@ -28,6 +31,8 @@ from teambrain_schema import (
     MemoryDraft,
     describe_validation_error,
 )
+
+from ._extract import preview
 
 MAX_CANDIDATES_PER_SESSION = 5
 SessionLabel = Annotated[str, StringConstraints(pattern=r"^S[0-9]{1,3}$")]
@@ -65,12 +70,30 @@ class ProposedMemory(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    class_: Literal["decision", "convention", "map", "learning"] = Field(alias="class")
-    title: str = Field(max_length=MAX_TITLE_CHARS, description="One line, specific")
-    body: str = Field(description=f"Imperative prose, at most {MAX_BODY_WORDS} words")
-    tags: list[str] = Field(default_factory=list, max_length=8)
-    priority: Literal["required", "advisory"] = "advisory"
-    scope: Literal["team", "org"] = "team"
+    class_: Literal["decision", "convention", "map", "learning"] = Field(
+        alias="class",
+        description=(
+            "decision: a choice the team made; convention: how things are done here; "
+            "map: where something lives; learning: something discovered the hard way"
+        ),
+    )
+    title: str = Field(
+        max_length=MAX_TITLE_CHARS,
+        description=f"One line of plain text, at most {MAX_TITLE_CHARS} characters, specific",
+    )
+    body: str = Field(
+        description=f"Imperative prose, at most {MAX_BODY_WORDS} words: what to do, and why"
+    )
+    tags: list[str] = Field(
+        default_factory=list, max_length=8, description="A few lower-case words"
+    )
+    priority: Literal["required", "advisory"] = Field(
+        default="advisory",
+        description="required only when breaking it would break the build or production",
+    )
+    scope: Literal["team", "org"] = Field(
+        default="team", description="org only when it applies across the organisation"
+    )
     evidence: ProposedEvidence
 
     @field_validator("title", "body")
@@ -102,14 +125,77 @@ class ProposedMemory(BaseModel):
         )
 
 
+@dataclass(frozen=True)
+class DroppedCandidate:
+    """A proposal the answer held that could not be kept, and why."""
+
+    index: int
+    title: str
+    reason: str
+
+
 class DistillAnswer(BaseModel):
-    """The model's answer for one session: zero or more memory candidates."""
+    """The model's answer for one session: the memory candidates it proposes, stated
+    explicitly (``[]`` says nothing durable was learned; ``{}`` says nothing and is re-asked).
+
+    Each candidate is validated on its own: an invalid one is dropped with its reason
+    (:attr:`dropped`) and the valid ones are kept, so one bad title no longer costs the rest.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     candidates: list[ProposedMemory] = Field(
-        default_factory=list, max_length=MAX_CANDIDATES_PER_SESSION
+        max_length=MAX_CANDIDATES_PER_SESSION,
+        description=(
+            "The memories worth keeping, at most "
+            f"{MAX_CANDIDATES_PER_SESSION}; [] when the session taught nothing durable"
+        ),
     )
+    _dropped: list[DroppedCandidate] = PrivateAttr(default_factory=list)
+
+    @property
+    def dropped(self) -> list[DroppedCandidate]:
+        """Candidates of the answer that were not kept, with the reason."""
+        return self._dropped
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_the_valid_ones(
+        cls, data: Any, handler: ModelWrapValidatorHandler[DistillAnswer], info: ValidationInfo
+    ) -> DistillAnswer:
+        if isinstance(data, list):  # a bare list states the candidates too
+            data = {"candidates": data}
+        raw = data.get("candidates") if isinstance(data, dict) else None
+        if not isinstance(raw, list):
+            return handler(data)
+        kept: list[ProposedMemory] = []
+        dropped: list[DroppedCandidate] = []
+        for index, item in enumerate(raw):
+            title = _title_of(item)
+            if len(kept) >= MAX_CANDIDATES_PER_SESSION:
+                reason = f"more than {MAX_CANDIDATES_PER_SESSION} candidates in one answer"
+                dropped.append(DroppedCandidate(index, title, reason))
+                continue
+            try:
+                kept.append(ProposedMemory.model_validate(item, context=info.context))
+            except ValidationError as exc:
+                dropped.append(DroppedCandidate(index, title, _reason(exc)))
+        answer = handler({**data, "candidates": kept})
+        answer._dropped = dropped
+        return answer
+
+
+def _title_of(item: Any) -> str:
+    title = item.get("title") if isinstance(item, dict) else None
+    return preview(title, 80) if isinstance(title, str) and title.strip() else "(no title)"
+
+
+def _reason(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error.get("loc", ()))
+    message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+    more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return preview(f"{where}: {message}" if where else message, 300) + more
 
 
 def labels_context(sessions: dict[str, str], commits: dict[str, str]) -> dict[str, Any]:

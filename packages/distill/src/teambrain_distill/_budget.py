@@ -59,14 +59,17 @@ class CostBudget:
 
 @dataclass
 class AttemptGuard:
-    """One ``complete()`` call's attempts: at most ``max_retries`` re-asks, each only when the
-    budget can still pay for it. A re-ask carries the previous request plus the model's answer
-    (at most ``max_output_tokens``) and the validation error, so that is its estimate."""
+    """One ``complete()`` call's attempts: at most ``max_retries`` re-asks (after an invalid or
+    cut-off answer), each only when the budget can still pay for it. A re-ask carries the
+    previous request plus the model's answer (at most ``max_output_tokens``) and the reason,
+    so that is its estimate. Re-sends of the same attempt (after a server error or a lost
+    connection) are counted apart, in ``resends``, and paid from the same budget."""
 
     budget: CostBudget
     max_retries: int
     max_output_tokens: int
     attempts: int = 0
+    resends: int = 0
     last_estimate: int = 0
     refused: str | None = None
     # Set when a request was stopped at the transport: the cap, not the model, ended the call.
@@ -80,6 +83,11 @@ class AttemptGuard:
         """Record an attempt about to be sent."""
         self.attempts += 1
         self.last_estimate = estimate
+        self.budget.charge(estimate)
+
+    def resent(self, estimate: int) -> None:
+        """Record a re-send of the current attempt about to be sent."""
+        self.resends += 1
         self.budget.charge(estimate)
 
     def may_retry(self) -> bool:

@@ -45,6 +45,8 @@ from ._errors import (
     DriverNotInstalled,
     FixtureMissing,
     ModelOutputInvalid,
+    ModelRejectedRequest,
+    ModelTimedOut,
     ModelUnavailable,
 )
 from ._llm import LLM
@@ -64,6 +66,8 @@ if TYPE_CHECKING:
     from teambrain_retrieval import Retriever
 
 Progress = Callable[[int, int, str], None]
+# Sessions in a row that time out (or whose request is refused) before the run stops.
+MAX_STRIKES = 2
 
 
 @dataclass
@@ -118,12 +122,22 @@ class DroppedProposal:
 
 @dataclass(frozen=True)
 class SessionResult:
-    """What happened to one session: distilled, skipped, failed or deferred."""
+    """What happened to one session: distilled, skipped, failed or deferred; how many
+    proposals its answer held and how many were queued; the model attempts it took (first
+    try and re-asks) and the re-sends after server errors."""
 
     sid: str
     status: str
     detail: str = ""
     proposals: int = 0
+    queued: int = 0
+    attempts: int = 0
+    resends: int = 0
+
+    @property
+    def yielded_nothing(self) -> bool:
+        """A distilled session that queued no candidate."""
+        return self.status == "distilled" and self.queued == 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -131,6 +145,9 @@ class SessionResult:
             "status": self.status,
             "detail": self.detail,
             "proposals": self.proposals,
+            "queued": self.queued,
+            "attempts": self.attempts,
+            "resends": self.resends,
         }
 
 
@@ -153,10 +170,11 @@ class DistillReport:
 
     @property
     def exit_code(self) -> int:
-        """0 ok (a cost-cap stop included) · 2 the model or its fixtures were unavailable ·
-        3 the model's answers were invalid within the retry bound."""
+        """0 ok (a cost-cap stop included) · 2 the model or its fixtures were unavailable, an
+        answer timed out or a request was refused · 3 the model's answers were invalid (or cut
+        off) within the retry bound."""
         codes = {r.detail.split(":", 1)[0] for r in self.sessions if r.status == "failed"}
-        if "unavailable" in codes:
+        if codes & {"unavailable", "timeout", "rejected"}:
             return int(ExitCode.ENVIRONMENT_ERROR)
         if "invalid" in codes:
             return int(ExitCode.VALIDATION_FAILURE)
@@ -164,6 +182,12 @@ class DistillReport:
 
     def count(self, status: str) -> int:
         return sum(1 for r in self.sessions if r.status == status)
+
+    @property
+    def yielded_nothing(self) -> int:
+        """Distilled sessions that queued no candidate (the model proposed nothing, or every
+        proposal was dropped)."""
+        return sum(1 for r in self.sessions if r.yielded_nothing)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -174,6 +198,7 @@ class DistillReport:
             "model": self.model,
             "prompts": self.prompts,
             "sessions": [r.as_dict() for r in self.sessions],
+            "yielded_nothing": self.yielded_nothing,
             "ignored": dict(sorted(self.ignored.items())),
             "candidates": [c.as_dict() for c in self.candidates],
             "dropped": [d.as_dict() for d in self.dropped],
@@ -200,6 +225,8 @@ class _Run:
     now: dt.datetime
     retriever: Retriever | None
     repo_key: str | None = None
+    # Sessions in a row that timed out or whose request was refused: two stop the run.
+    strikes: int = 0
 
 
 def distill(
@@ -406,24 +433,42 @@ def _run_sessions(
             report.sessions.append(SessionResult(facts.sid, "deferred", exc.message))
             continue
         except ModelOutputInvalid as exc:
-            report.sessions.append(SessionResult(facts.sid, "failed", f"invalid: {exc.message}"))
+            report.sessions.append(_failed(run, facts, f"invalid: {exc.message}"))
             continue
         except FixtureMissing as exc:
-            report.sessions.append(
-                SessionResult(facts.sid, "failed", f"unavailable: {exc.message}")
-            )
+            report.sessions.append(_failed(run, facts, f"unavailable: {exc.message}"))
+            continue
+        except (ModelTimedOut, ModelRejectedRequest) as exc:
+            # This session's answer was too slow or its request too big; the next may do.
+            kind = "timeout" if isinstance(exc, ModelTimedOut) else "rejected"
+            report.sessions.append(_failed(run, facts, f"{kind}: {exc.message}"))
+            run.strikes += 1
+            if run.strikes >= MAX_STRIKES:
+                report.stopped = (
+                    f"stopped: {run.strikes} sessions in a row failed ({kind}: {exc.message})"
+                )
             continue
         except (ModelUnavailable, DriverNotInstalled) as exc:
             # Every later call would fail the same way: stop, and say why.
-            report.sessions.append(
-                SessionResult(facts.sid, "failed", f"unavailable: {exc.message}")
-            )
+            report.sessions.append(_failed(run, facts, f"unavailable: {exc.message}"))
             report.stopped = f"stopped: {exc.message}"
             continue
+        run.strikes = 0
         report.sessions.append(result)
         _mark(run, facts, "distilled", keep)
     if progress is not None:
         progress(len(sessions), len(sessions), "")
+
+
+def _failed(run: _Run, facts: SessionFacts, detail: str) -> SessionResult:
+    guard = run.llm.last_guard
+    return SessionResult(
+        facts.sid,
+        "failed",
+        detail,
+        attempts=guard.attempts if guard else 0,
+        resends=guard.resends if guard else 0,
+    )
 
 
 def _mark(run: _Run, facts: SessionFacts, outcome: str, keep: set[str]) -> None:
@@ -453,9 +498,22 @@ def _distill_one(run: _Run, facts: SessionFacts) -> SessionResult:
         schema=DistillAnswer,
         context=labels_context(rendered.sessions, rendered.commits),
     )
+    queued_before = len(run.report.candidates)
+    for dropped in answer.dropped:
+        run.report.dropped.append(
+            DroppedProposal(facts.sid, dropped.title, "invalid", dropped.reason)
+        )
     for proposal in answer.candidates:
         _consider(run, facts, proposal, rendered.sessions, rendered.commits)
-    return SessionResult(facts.sid, "distilled", proposals=len(answer.candidates))
+    guard = run.llm.last_guard
+    return SessionResult(
+        facts.sid,
+        "distilled",
+        proposals=len(answer.candidates) + len(answer.dropped),
+        queued=len(run.report.candidates) - queued_before,
+        attempts=guard.attempts if guard else 0,
+        resends=guard.resends if guard else 0,
+    )
 
 
 def _consider(

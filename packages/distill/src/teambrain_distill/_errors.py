@@ -26,6 +26,17 @@ class ModelUnavailable(EnvironmentProblem):
     """The model could not be reached or refused us: network, timeout, credential (exit 2)."""
 
 
+class ModelTimedOut(EnvironmentProblem):
+    """No complete answer arrived within ``distill.timeout_s``; the request was closed, so a
+    server that notices stops generating it, and it was not re-sent (exit 2). Fails the
+    session, not the run."""
+
+
+class ModelRejectedRequest(EnvironmentProblem):
+    """The server refused this request as malformed or too large (HTTP 400, 413, 422), e.g. a
+    prompt longer than its context window (exit 2). Fails the session, not the run."""
+
+
 class FixtureMissing(EnvironmentProblem):
     """The fake driver has no recorded answer for this request (exit 2)."""
 

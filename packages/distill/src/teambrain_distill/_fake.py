@@ -11,6 +11,7 @@ from teambrain_schema import DistillConfig, estimate_tokens
 
 from ._budget import AttemptGuard
 from ._errors import CostCapReached, ModelOutputInvalid, first_error_line
+from ._extract import NotJSON, read_answer
 from ._fixtures import FixtureStore
 from ._request import Request
 
@@ -51,10 +52,10 @@ class FakeDriver:
             guard.sent(estimate)
             raw = fixture.responses[min(guard.attempts, len(fixture.responses)) - 1]
             try:
-                if isinstance(raw, str):
-                    return schema.model_validate_json(raw, context=context)
+                if isinstance(raw, str):  # raw model text: read as the real drivers read it
+                    return read_answer(raw, schema, context)
                 return schema.model_validate(raw, context=context)
-            except (ValidationError, ValueError) as exc:
+            except (ValidationError, NotJSON) as exc:
                 last_error = first_error_line(exc)
             if not guard.may_retry():
                 if guard.refused:

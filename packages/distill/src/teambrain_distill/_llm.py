@@ -58,6 +58,8 @@ class LLM:
             )
         self._driver = driver
         self.recorded: list[Path] = []
+        # The attempts of the latest complete() call, for reports.
+        self.last_guard: AttemptGuard | None = None
 
     @classmethod
     def for_brain(cls, layout: BrainLayout, **options: Any) -> LLM:
@@ -89,6 +91,7 @@ class LLM:
             max_retries=self.config.max_retries,
             max_output_tokens=self.config.max_output_tokens,
         )
+        self.last_guard = guard
         answer = self.driver.generate(request, schema, guard=guard, context=context)
         if self.record:
             store = FixtureStore(fixture_dir(self.config, self.brain_dir))

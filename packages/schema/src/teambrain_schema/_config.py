@@ -62,8 +62,25 @@ class DistillConfig(_Config):
     fixtures: str | None = Field(
         default=None, description="fake: fixture directory, relative to the brain"
     )
-    timeout_s: Annotated[float, Field(gt=0, le=600)] = 60.0
+    timeout_s: Annotated[float, Field(gt=0, le=600)] | None = Field(
+        default=None,
+        description=(
+            "Seconds the whole answer of one request may take (null: 60 for the hosted "
+            "anthropic and openai APIs, 300 for ollama and any distill.base_url server)"
+        ),
+    )
     max_retries: Annotated[int, Field(ge=0, le=10)] = 2
+    temperature: Annotated[float, Field(ge=0, le=2)] | None = Field(
+        default=None, description="Sampling temperature sent to the model (null: the server's)"
+    )
+    structured_output: Literal["auto", "tools", "json_schema", "json_object", "prompt"] = Field(
+        default="auto",
+        description=(
+            "How the answer's JSON shape is asked for: a forced tool call, response_format "
+            "json_schema or json_object, or the schema in the prompt only (auto: tools for "
+            "anthropic and openai, json_schema for ollama)"
+        ),
+    )
     max_output_tokens: Annotated[int, Field(ge=256, le=64_000)] = Field(
         default=4096, description="Most tokens one model answer may have (bounds re-ask cost)"
     )
@@ -81,7 +98,19 @@ class DistillConfig(_Config):
     def _remote_needs_key_env(self) -> DistillConfig:
         if self.driver in ("anthropic", "openai") and not self.api_key_env:
             raise ValueError(f"api_key_env: required for the {self.driver} driver")
+        if self.driver == "anthropic" and self.structured_output in ("json_schema", "json_object"):
+            raise ValueError(
+                f"structured_output: {self.structured_output} is not an anthropic option "
+                "(use tools, prompt or auto)"
+            )
         return self
+
+    def timeout(self) -> float:
+        """``timeout_s``, or the driver's default: 60 s for the hosted APIs, 300 s for ollama
+        and any ``base_url`` server (a local model on a CPU answers slowly)."""
+        if self.timeout_s is not None:
+            return self.timeout_s
+        return 300.0 if self.driver == "ollama" or self.base_url else 60.0
 
 
 class BrainConfig(_Config):
@@ -240,10 +269,15 @@ distill:
   api_key_env: null
   base_url: null
   fixtures: null
-  timeout_s: 60.0
-  # Re-asks after an invalid answer (and re-sends after a timeout or server error).
+  # Seconds one answer may take; null: 60 for the hosted APIs, 300 for ollama and base_url servers.
+  timeout_s: null
+  # Re-asks after an invalid or cut-off answer (and re-sends after a server error).
   max_retries: 2
   max_output_tokens: 4096
+  # null: the server's default. 0-0.3 suits distilling.
+  temperature: null
+  # auto, tools, json_schema, json_object or prompt (docs/distill.md: which server needs which).
+  structured_output: auto
   # Cost cap per `tb distill` run.
   max_calls: 20
   max_input_tokens: 200000

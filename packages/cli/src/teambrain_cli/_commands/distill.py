@@ -60,9 +60,21 @@ def _human(report: Any) -> None:
                 echo(f'    {m.kind} {m.ref} "{m.title}"{where} ({m.reason}{score})')
     invalid = [d for d in report.dropped if d.reason == "invalid"]
     if invalid:
-        echo(f"Rejected {len(invalid)} invalid proposal(s):")
+        echo(f"Dropped {len(invalid)} invalid proposal(s) (the valid ones were kept):")
         for d in invalid:
             echo(f'  "{d.title}" (session {d.sid}): {d.detail}')
+    empty = [r for r in report.sessions if r.yielded_nothing]
+    if empty:
+        said_none = sum(1 for r in empty if r.proposals == 0)
+        echo(
+            f"{len(empty)} session(s) yielded nothing: {said_none} answered that nothing was "
+            f"learned, {len(empty) - said_none} had every proposal dropped."
+        )
+    resent = sum(r.resends for r in report.sessions)
+    reasked = sum(max(r.attempts - 1, 0) for r in report.sessions)
+    if resent or reasked:
+        echo(f"Re-asked {reasked} time(s) after invalid or cut-off answers; re-sent {resent} "
+             "request(s) after server errors.")  # fmt: skip
     for status, label in (("failed", "Failed"), ("deferred", "Deferred (distilled next run)")):
         rows = [r for r in report.sessions if r.status == status]
         if rows:

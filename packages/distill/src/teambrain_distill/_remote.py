@@ -1,0 +1,474 @@
+"""What the anthropic, openai and ollama drivers share: one streamed request per attempt, the
+answer read leniently and validated, bounded re-asks, and one-line errors without credentials.
+
+Why streamed: a model server only notices an abandoned answer when the connection closes while
+it is still sending. Streaming lets the driver stop reading — at ``distill.timeout_s`` or when
+the answer passes ``distill.max_output_tokens`` on a server that ignores the limit it was sent —
+and close the request, so a single-slot local server stops generating instead of queueing the
+next request behind an answer nobody reads. The SDKs' own re-sends are off: a timed-out answer
+is not re-sent (it would time out again), and server errors are re-sent here, counted.
+
+Every import of an SDK happens inside a function here or in a driver module, so
+``import teambrain_distill`` costs nothing and a missing extra fails only the driver needing it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ValidationError
+from teambrain_schema import DistillConfig, EnvironmentProblem, estimate_tokens, redact_secrets
+
+from ._budget import AttemptGuard
+from ._errors import (
+    CostCapReached,
+    DriverNotInstalled,
+    ModelOutputInvalid,
+    ModelRejectedRequest,
+    ModelTimedOut,
+    ModelUnavailable,
+    first_error_line,
+)
+from ._extract import NotJSON, read_answer
+from ._request import Request, canonical_json
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+Message = tuple[str, str]  # (role: system | user | assistant, text)
+
+# Status codes worth a re-send: rate limits and server-side trouble.
+TRANSIENT_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+REJECTED_STATUS = frozenset({400, 413, 422})
+MAX_BACKOFF_S = 30.0
+# A server that ignores the output limit is cut off client-side: after this many streamed pieces
+# beyond the limit (most servers stream one token a piece), or 8 characters a token.
+PIECE_MARGIN = 16
+CHARS_PER_TOKEN_CEILING = 8
+# The part of an invalid answer quoted back in a re-ask.
+MAX_QUOTED_ANSWER = 8_000
+
+FORMAT_INSTRUCTIONS = (
+    "Answer with exactly one JSON object that matches this JSON Schema — no prose before or "
+    "after it, no code fence:\n{schema}"
+)
+REASK_INVALID = (
+    "That answer could not be used: {problem}. Answer again with one JSON object that matches "
+    "the schema, and nothing else."
+)
+REASK_TRUNCATED = (
+    "Your answer was cut off after {limit} tokens, the most one answer may have. Answer again, "
+    "shorter: fewer items and a few sentences per text field, as one complete JSON object."
+)
+
+
+def require_module(module: str, *, driver: str, extra: str) -> ModuleType:
+    """Import ``module`` or raise :class:`DriverNotInstalled` naming the extra to install."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise DriverNotInstalled(
+            f"the {driver} driver needs the {module} package: "
+            f"pip install 'teambrain-distill[{extra}]'"
+        ) from None
+
+
+def read_credential(config: DistillConfig, *, required: bool) -> str | None:
+    """The credential from the environment variable brain.yaml names (never from anywhere
+    else, never printed)."""
+    name = config.api_key_env
+    if name is None:
+        if required:
+            raise EnvironmentProblem(
+                f"distill.api_key_env: required for the {config.driver} driver"
+            )
+        return None
+    value = os.environ.get(name, "").strip()
+    if not value:
+        raise EnvironmentProblem(
+            f"distill.api_key_env names {name}, which is not set in this environment"
+        )
+    return value
+
+
+@dataclass
+class Reply:
+    """One streamed answer: its text (tool arguments or message content) and why it ended:
+    ``stop``, ``length`` (the server's limit) or ``capped`` (cut off here)."""
+
+    text: str
+    finish: str
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish in ("length", "capped", "max_tokens")
+
+
+class OutputMeter:
+    """Counts what a stream delivered against ``distill.max_output_tokens``."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.pieces = 0
+        self.chars = 0
+
+    def add(self, text: str | None) -> None:
+        if text:
+            self.pieces += 1
+            self.chars += len(text)
+
+    @property
+    def over(self) -> bool:
+        """True once the answer is clearly past the limit the server was sent."""
+        return (
+            self.pieces > self.limit + PIECE_MARGIN
+            or self.chars > self.limit * CHARS_PER_TOKEN_CEILING
+        )
+
+
+class StreamedAnswer:
+    """What a stream has delivered so far: message text, tool-call arguments (preferred when
+    both come), thinking (counted, never read), and how and why it ended."""
+
+    def __init__(self, limit: int) -> None:
+        self.meter = OutputMeter(limit)
+        self.text: list[str] = []
+        self.arguments: list[str] = []
+        self.finish = ""
+        self.prompt_tokens: int | None = None
+        self.output_tokens: int | None = None
+
+    def add_text(self, piece: str | None) -> None:
+        if piece:
+            self.text.append(piece)
+            self.meter.add(piece)
+
+    def add_arguments(self, piece: str | None) -> None:
+        if piece:
+            self.arguments.append(piece)
+            self.meter.add(piece)
+
+    def add_thinking(self, piece: str | None) -> None:
+        self.meter.add(piece)  # thinking counts against the limit
+
+    def reply(self) -> Reply:
+        text = "".join(self.arguments) if self.arguments else "".join(self.text)
+        return Reply(text, self.finish, self.prompt_tokens, self.output_tokens)
+
+
+def whole_body(stream: Any) -> dict[str, Any] | None:
+    """The JSON body of an answer that came back in one piece although a stream was asked for
+    (a server that does not stream), else None. Closes the response when it read it."""
+    response = getattr(stream, "response", None)
+    kind = str(getattr(response, "headers", {}).get("content-type", ""))
+    if response is None or "text/event-stream" in kind or "json" not in kind:
+        return None
+    try:
+        response.read()
+        body = response.json()
+    except ValueError:
+        body = None
+    finally:
+        stream.close()
+    return body if isinstance(body, dict) else {}
+
+
+class DeadlinePassed(Exception):
+    """``distill.timeout_s`` passed while the answer was still streaming."""
+
+
+@dataclass
+class _Problem:
+    kind: str  # timeout | transient | rejected | unavailable
+    message: str
+    retry_after: float | None = None
+
+
+class RemoteDriver:
+    """Base of the SDK drivers. Subclasses build the SDK client and run one streamed exchange;
+    this class runs the attempts and maps every failure onto our errors."""
+
+    name = "remote"
+    extra = ""
+    # How the answer's shape is asked for when distill.structured_output is auto.
+    default_mode = "tools"
+
+    def __init__(
+        self,
+        config: DistillConfig,
+        *,
+        transport: Any = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config = config
+        # The HTTP transport under the budget gate (None: the SDK's real one; tests pass a mock).
+        self.transport = transport
+        self.sleep = sleep
+        self.clock = clock
+        self._client: Any = None
+        self._guard: AttemptGuard | None = None
+        self._new_attempt = False
+        self._secret: str | None = None
+
+    # -- what subclasses provide ------------------------------------------------------------
+    def build_client(self) -> Any:
+        """The SDK client (timeout set, its own re-sends off, our transport underneath)."""
+        raise NotImplementedError
+
+    def open_stream(self, client: Any, request: Request, messages: list[Message]) -> Any:
+        """Send ``messages`` once, asking for a streamed answer; the SDK's stream."""
+        raise NotImplementedError
+
+    def take(self, event: Any, answer: StreamedAnswer) -> None:
+        """Add one streamed event to ``answer``."""
+        raise NotImplementedError
+
+    def reply_from_body(self, body: dict[str, Any]) -> Reply:
+        """The answer of a server that did not stream, from its JSON body."""
+        raise NotImplementedError
+
+    def base_url(self) -> str:
+        """Where requests go."""
+        raise NotImplementedError
+
+    # -- shared -----------------------------------------------------------------------------
+    @property
+    def mode(self) -> str:
+        """The structured-output mode in force."""
+        configured = self.config.structured_output
+        return self.default_mode if configured == "auto" else configured
+
+    @property
+    def timeout(self) -> float:
+        return self.config.timeout()
+
+    def http_client(self, sdk: ModuleType) -> Any:
+        """The SDK's default HTTP client, sending through :class:`BudgetTransport`: every
+        request — first tries, re-asks and re-sends — is counted and checked against the cap
+        before it leaves."""
+        httpx = require_module("httpx2", driver=self.name, extra=self.extra)
+        inner = self.transport if self.transport is not None else httpx.HTTPTransport()
+        return sdk.DefaultHttpxClient(transport=BudgetTransport(inner, self, httpx))
+
+    def http_timeout(self) -> Any:
+        httpx = require_module("httpx2", driver=self.name, extra=self.extra)
+        return httpx.Timeout(self.timeout, connect=min(self.timeout, 10.0))
+
+    def exchange(
+        self, client: Any, request: Request, messages: list[Message], *, deadline: float
+    ) -> Reply:
+        """Send ``messages`` once, read the streamed answer until it ends, passes the output
+        limit or the deadline, and close the request; raise the SDK's or httpx's exception, or
+        :class:`DeadlinePassed`."""
+        stream = self.open_stream(client, request, messages)
+        whole = whole_body(stream)
+        if whole is not None:  # a server that does not stream answered in one piece
+            return self.reply_from_body(whole)
+        answer = StreamedAnswer(self.config.max_output_tokens)
+        try:
+            for event in stream:
+                if self.clock() > deadline:
+                    raise DeadlinePassed
+                self.take(event, answer)
+                if answer.meter.over:
+                    answer.finish = "capped"
+                    break
+        finally:
+            stream.close()
+        return answer.reply()
+
+    def system_text(self, request: Request) -> str:
+        """The system text, with the answer's JSON Schema when no tool carries it."""
+        if self.mode == "tools":
+            return request.system
+        schema = canonical_json(request.json_schema)
+        return f"{request.system.rstrip()}\n\n{FORMAT_INSTRUCTIONS.format(schema=schema)}"
+
+    def _sdk_client(self) -> Any:
+        if self._client is None:
+            self._client = self.build_client()
+        return self._client
+
+    def admit(self, body: bytes) -> str | None:
+        """Called by the transport before a request leaves: charge it to the run's budget, or
+        say why it may not be sent (the request is then answered locally, never sent)."""
+        guard = self._guard
+        if guard is None:
+            return None
+        estimate = estimate_tokens(body.decode("utf-8", "replace"))
+        refusal = guard.budget.refusal(estimate)
+        if refusal is not None:
+            guard.refused = guard.blocked = refusal
+            return refusal
+        if self._new_attempt:
+            self._new_attempt = False
+            guard.sent(estimate)
+        else:
+            guard.resent(estimate)
+        return None
+
+    def generate(
+        self,
+        request: Request,
+        schema: type[ModelT],
+        *,
+        guard: AttemptGuard,
+        context: dict[str, Any] | None = None,
+    ) -> ModelT:
+        guard.first(request.input_tokens())
+        client = self._sdk_client()
+        base: list[Message] = [("system", self.system_text(request)), ("user", request.prompt)]
+        messages = base
+        while True:
+            reply = self._ask(client, request, messages, guard)
+            if reply.truncated:
+                limit = self.config.max_output_tokens
+                problem = f"the answer was cut off at {limit} tokens (distill.max_output_tokens)"
+                messages = [*base, ("user", REASK_TRUNCATED.format(limit=limit))]
+            else:
+                try:
+                    return read_answer(reply.text, schema, context)
+                except (ValidationError, NotJSON) as exc:
+                    problem = first_error_line(exc)
+                quoted = reply.text[:MAX_QUOTED_ANSWER] or "(empty)"
+                reask = REASK_INVALID.format(problem=problem)
+                messages = [*base, ("assistant", quoted), ("user", reask)]
+            if not guard.may_retry():
+                if guard.refused:
+                    raise CostCapReached(f"{guard.refused} (while re-asking after: {problem})")
+                raise ModelOutputInvalid(
+                    f"{self.name}: invalid answer after {guard.attempts} attempt(s): "
+                    f"{self._scrub(problem)}",
+                    attempts=guard.attempts,
+                )
+
+    def _ask(
+        self, client: Any, request: Request, messages: list[Message], guard: AttemptGuard
+    ) -> Reply:
+        """One attempt: sent, and re-sent after server errors while distill.max_retries
+        allows; a timeout is never re-sent."""
+        resends = 0
+        delay = 1.0
+        self._guard = guard
+        self._new_attempt = True
+        try:
+            while True:
+                try:
+                    return self.exchange(
+                        client, request, messages, deadline=self.clock() + self.timeout
+                    )
+                except Exception as exc:  # every failure is classified below
+                    if guard.blocked:
+                        raise CostCapReached(guard.blocked) from None
+                    problem = self._classify(exc)
+                if problem.kind == "transient" and resends < self.config.max_retries:
+                    resends += 1
+                    self.sleep(min(problem.retry_after or delay, MAX_BACKOFF_S))
+                    delay *= 2
+                    continue
+                raise self._error(problem, resends)
+        finally:
+            self._guard = None
+
+    def where(self) -> str:
+        """The endpoint, for messages (scheme, host and port: never a credential in a URL)."""
+        parts = urlsplit(self.base_url())
+        host = parts.hostname or "?"
+        port = f":{parts.port}" if parts.port else ""
+        return f"{parts.scheme}://{host}{port}"
+
+    def _classify(self, exc: BaseException) -> _Problem:
+        kind = exc.__class__.__name__
+        httpx = importlib.import_module("httpx2")
+        if (
+            isinstance(exc, DeadlinePassed)
+            or kind == "APITimeoutError"
+            or isinstance(exc, httpx.TimeoutException)
+        ):
+            return _Problem(
+                "timeout",
+                f"no complete answer within {self.timeout:g}s (distill.timeout_s) from "
+                f"{self.where()}; the request was closed, not re-sent (raise distill.timeout_s "
+                "or lower distill.max_output_tokens for a slow local model)",
+            )
+        status = getattr(exc, "status_code", None)
+        if kind == "APIConnectionError" or isinstance(exc, httpx.TransportError):
+            return _Problem("transient", f"cannot reach {self.where()} ({kind})")
+        if status in (401, 403):
+            return _Problem(
+                "unavailable",
+                f"the credential in {self.config.api_key_env or 'the environment'} was refused "
+                f"(HTTP {status})",
+            )
+        if status == 404:
+            return _Problem(
+                "unavailable",
+                f"model {self.config.model!r} not found at {self.where()} (HTTP 404; check "
+                "distill.model and distill.base_url)",
+            )
+        if status is not None:
+            detail = f"HTTP {status}: {first_error_line(exc, limit=300)}"
+            if status in TRANSIENT_STATUS:
+                return _Problem("transient", detail, _retry_after(exc))
+            if status in REJECTED_STATUS:
+                return _Problem("rejected", detail)
+            return _Problem("unavailable", detail)
+        return _Problem("unavailable", f"{kind}: {first_error_line(exc, limit=300)}")
+
+    def _error(self, problem: _Problem, resends: int) -> EnvironmentProblem:
+        message = problem.message
+        if problem.kind == "transient":
+            message += f" (after {resends} re-send(s), distill.max_retries)"
+        message = f"{self.name}: {self._scrub(message)}"
+        if problem.kind == "timeout":
+            return ModelTimedOut(message)
+        if problem.kind == "rejected":
+            return ModelRejectedRequest(message)
+        return ModelUnavailable(message)
+
+    def _scrub(self, text: str) -> str:
+        if self._secret and self.config.api_key_env:
+            text = text.replace(self._secret, "[REDACTED:credential]")
+        return redact_secrets(text)
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    response = getattr(exc, "response", None)
+    value = getattr(response, "headers", {}).get("retry-after") if response is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+class BudgetTransport:
+    """An httpx transport in front of the real one: each request is admitted by the driver's
+    budget before it is sent. A refused request is answered here with HTTP 400 and never
+    reaches the network."""
+
+    def __init__(self, inner: Any, driver: RemoteDriver, httpx: ModuleType) -> None:
+        self.inner = inner
+        self.driver = driver
+        self.httpx = httpx
+
+    def handle_request(self, request: Any) -> Any:
+        refusal = self.driver.admit(request.read())
+        if refusal is not None:
+            return self.httpx.Response(
+                400,
+                json={"type": "error", "error": {"type": "invalid_request_error",
+                                                 "message": f"teambrain: {refusal}"}},
+                request=request,
+            )  # fmt: skip
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        self.inner.close()
