@@ -23,7 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "packages" / "retrieval" / "tests"))
 
-from teambrain_schema import CitationChecker, extract_citations, new_ulid  # noqa: E402
+from teambrain_schema.citation_checker import CitationChecker  # noqa: E402
+from teambrain_schema.citations import extract_citations  # noqa: E402
+from teambrain_schema.ids import new_ulid  # noqa: E402
 
 
 def git(root: Path, *args: str) -> str:
@@ -244,7 +246,8 @@ def overhead(repo: Path, bodies: list[tuple[str, str, list[str], object]]) -> No
     retriever with the check switched off (the baseline), alternating, same queries."""
     from teambrain_retrieval import HashEmbedder, open_retriever
     from teambrain_retrieval._retriever import Retriever
-    from teambrain_schema import BRAIN_YAML_TEMPLATE, MachineLayout
+    from teambrain_schema import BRAIN_YAML_TEMPLATE
+    from teambrain_schema.paths import MachineLayout
 
     from conftest import memory_text  # the retrieval tests' memory writer
 
@@ -257,7 +260,7 @@ def overhead(repo: Path, bodies: list[tuple[str, str, list[str], object]]) -> No
             memory_text(memory_id, f"Note {memory_id[-6:]}", body), "utf-8"
         )
     home = MachineLayout(repo.parent / "home")
-    from teambrain_schema import BrainLayout
+    from teambrain_schema.paths import BrainLayout
 
     retriever = open_retriever(
         BrainLayout(repo), home=home, embedder=HashEmbedder(), warn=lambda _m: None,

@@ -14,8 +14,10 @@ from collections.abc import Callable
 from teambrain_capture._intent import summarise_intent
 from teambrain_retrieval import extract_mentions
 from teambrain_retrieval._query import sanitise_fts_query
-from teambrain_schema import extract_citations, find_injections, find_secrets
-from teambrain_schema._render import render_memory
+from teambrain_schema.citations import extract_citations
+from teambrain_schema.injection import find_injections
+from teambrain_schema.render import render_memory
+from teambrain_schema.secrets import find_secrets
 
 PATTERNS = {
     "dashes": "-", "underscores": "_", "dots": ".", "backticks": "`", "tildes": "~",

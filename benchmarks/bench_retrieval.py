@@ -141,7 +141,7 @@ def percentile(values: list[float], q: float) -> float:
 
 def open_bench_retriever(root: Path, home: Path):  # type: ignore[no-untyped-def]
     from teambrain_retrieval import open_retriever
-    from teambrain_schema import BrainLayout, MachineLayout
+    from teambrain_schema.paths import BrainLayout, MachineLayout
 
     return open_retriever(BrainLayout(root), home=MachineLayout(home), refresh_interval=3600.0)
 

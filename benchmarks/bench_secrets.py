@@ -8,7 +8,8 @@ import statistics
 import time
 from pathlib import Path
 
-from teambrain_schema import _secrets as rules, redact_secrets
+from teambrain_schema import secrets as rules
+from teambrain_schema.secrets import redact_secrets
 
 DATA = Path(__file__).resolve().parents[1] / "packages" / "schema" / "tests" / "data"
 

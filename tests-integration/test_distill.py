@@ -17,13 +17,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "packages" / "distill" / "tests"))
 
 from distill_testkit import SessionWriter, proposal, write_config
-from teambrain_schema import (
-    BrainLayout,
-    MachineLayout,
-    MemoryFrontMatter,
-    new_memory_text,
-    new_ulid,
-)
+from teambrain_schema import MemoryFrontMatter
+from teambrain_schema.frontmatter import new_memory_text
+from teambrain_schema.ids import new_ulid
+from teambrain_schema.paths import BrainLayout, MachineLayout
 
 ANSWERS = {
     "INTENT-TIMEOUT": [
@@ -196,7 +193,7 @@ def test_record_with_a_real_sdk_then_replay_with_the_fake_driver(
 def _fixture_for_invalid(repo: Path, teambrain_home: Path, git_run) -> None:
     """A fixture whose every answer is invalid, for the only session in the spool."""
     from teambrain_distill import LLM, DistillOptions, distill
-    from teambrain_schema import load_brain_config
+    from teambrain_schema.brain import load_brain_config
 
     machine = MachineLayout(teambrain_home)
     SessionWriter(machine, "sess-1", repo=str(repo)).event("session_start").intent("x").tool(

@@ -23,7 +23,8 @@ from teambrain_capture import (
     read_jsonl,
 )
 from teambrain_mcp_server import read_heartbeat
-from teambrain_schema import MachineLayout, parse_event
+from teambrain_schema import parse_event
+from teambrain_schema.paths import MachineLayout
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from teambrain_mcp_server import read_heartbeat
-from teambrain_schema import MachineLayout
+from teambrain_schema.paths import MachineLayout
 
 BIN = Path(sys.executable).parent
 INITIALIZE = {

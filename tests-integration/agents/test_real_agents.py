@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from agent_clis import CLIS, NO_NETWORK, NOT_DRIVEN, PROMPT, AgentCli, Sandbox, cli_env, matches
 from model_standin import MEMORY_CONTEXT, MEMORY_SEARCH, StandIn
-from teambrain_schema import MEMORY_NOTICE
+from teambrain_schema.render import MEMORY_NOTICE
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

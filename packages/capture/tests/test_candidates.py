@@ -3,7 +3,8 @@ from pathlib import Path
 
 import pytest
 from teambrain_capture import list_candidates, load_candidate, queue_candidate
-from teambrain_schema import ValidationFailure, machine_layout
+from teambrain_schema import ValidationFailure
+from teambrain_schema.paths import machine_layout
 
 DRAFT = {
     "class": "learning",

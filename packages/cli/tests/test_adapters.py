@@ -12,7 +12,8 @@ from teambrain_cli._agent_tools.registry import (
     resolve_adapter,
     supported_tools,
 )
-from teambrain_schema import AdaptersFile, ExitCode, UserError, load_config_file
+from teambrain_schema import AdaptersFile, ExitCode, UserError
+from teambrain_schema.brain import load_config_file
 
 ROOT = Path(__file__).resolve().parents[3]
 TOP_LEVEL = ROOT / "adapters.yaml"

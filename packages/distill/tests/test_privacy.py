@@ -16,7 +16,9 @@ from distill_testkit import NOW, commit, write_config
 from teambrain_distill import LLM, DistillOptions, distill
 from teambrain_distill._anthropic import AnthropicDriver
 from teambrain_distill._prompts import DEFAULT_PROMPTS
-from teambrain_schema import MemoryFrontMatter, load_brain_config, new_memory_text
+from teambrain_schema import MemoryFrontMatter
+from teambrain_schema.brain import load_brain_config
+from teambrain_schema.frontmatter import new_memory_text
 
 FORBIDDEN = {
     "raw prompt": "sk-ant-api03-" + "RAWPROMPT" * 6,

@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 from teambrain_mcp_server import HeartbeatWriter, build_server, read_heartbeat
 from teambrain_mcp_server._heartbeat import KEEP_ENDED_S
-from teambrain_schema import MachineLayout
+from teambrain_schema.paths import MachineLayout
 
 
 def _dead_pid() -> int:

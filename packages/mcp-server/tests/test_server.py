@@ -7,7 +7,6 @@ import pytest
 from mcp import Client
 from teambrain_mcp_server import SERVER_NAME, TOOL_NAMES, build_server, package_version
 from teambrain_schema import (
-    MachineLayout,
     MemoryContextResult,
     MemoryDraft,
     MemoryFeedbackResult,
@@ -15,6 +14,7 @@ from teambrain_schema import (
     MemorySearchInput,
     MemorySearchResult,
 )
+from teambrain_schema.paths import MachineLayout
 
 pytestmark = pytest.mark.anyio
 
@@ -171,7 +171,7 @@ async def test_memory_propose_runs_the_propose_gates_before_it_queues(
 ) -> None:
     """The server calls sync's propose service: content already in the brain comes back named
     (still queued: the contract's shape), an injection is refused, nothing else is added."""
-    from teambrain_schema import parse_memory
+    from teambrain_schema.frontmatter import parse_memory
 
     path = next(
         (brain_repo / ".teambrain/memories/conventions").glob("01KB2F0A1S9Y4Q7V3C8D5E6F02-*")
@@ -223,7 +223,8 @@ async def test_one_body_cap_everywhere_a_one_word_20_mb_body_is_refused(
     brain_repo: Path, machine: MachineLayout
 ) -> None:
     from teambrain_mcp_server._service import BrainService
-    from teambrain_schema import MAX_BODY_BYTES, ValidationFailure, validate_draft
+    from teambrain_schema import MAX_BODY_BYTES, ValidationFailure
+    from teambrain_schema.drafts import validate_draft
 
     huge = {"class": "learning", "title": "Huge", "body": "x" * (MAX_BODY_BYTES + 1)}
     with pytest.raises(ValidationFailure, match="larger than 256 KB"):

@@ -16,17 +16,10 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from markdown_it import MarkdownIt
 from mcp import Client
 from teambrain_mcp_server import build_server
-from teambrain_schema import (
-    MEMORY_NOTICE,
-    FrontMatterError,
-    MemoryContextResult,
-    MemoryFrontMatter,
-    MemorySearchResult,
-    new_memory_text,
-    new_ulid,
-    parse_memory,
-    sanitise_body,
-)
+from teambrain_schema import MemoryContextResult, MemoryFrontMatter, MemorySearchResult
+from teambrain_schema.frontmatter import FrontMatterError, new_memory_text, parse_memory
+from teambrain_schema.ids import new_ulid
+from teambrain_schema.render import MEMORY_NOTICE, sanitise_body
 
 md = MarkdownIt("commonmark")
 UNESCAPED_HEADER = re.compile(r"(?<!\\)\[\s*team\s+memory", re.IGNORECASE)

@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 from teambrain_retrieval import HashEmbedder, Retriever, open_retriever
-from teambrain_schema import BRAIN_YAML_TEMPLATE, BrainLayout, new_ulid
+from teambrain_schema import BRAIN_YAML_TEMPLATE
+from teambrain_schema.ids import new_ulid
+from teambrain_schema.paths import BrainLayout
 
 MakeMemory = Callable[..., Path]
 

@@ -5,7 +5,8 @@ import datetime as dt
 from teambrain_retrieval import HashEmbedder, ServedBrain, SqliteBackend
 from teambrain_retrieval._backend import VECTOR_FLOOR
 from teambrain_retrieval._db import connect
-from teambrain_schema import IndexableDoc, new_ulid
+from teambrain_schema import IndexableDoc
+from teambrain_schema.ids import new_ulid
 
 
 def doc(title: str, body: str, source: str = "memory") -> IndexableDoc:

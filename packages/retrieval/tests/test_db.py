@@ -98,7 +98,8 @@ def test_an_index_from_before_unicode_mentions_reads_them_again(tmp_path: Path) 
     """An index written by a version that cut path mentions at the first non-ASCII letter gets
     them re-read from the stored bodies and tags when it is opened."""
     from teambrain_retrieval import ServedBrain, SqliteBackend
-    from teambrain_schema import IndexableDoc, new_ulid
+    from teambrain_schema import IndexableDoc
+    from teambrain_schema.ids import new_ulid
 
     path = tmp_path / "index.db"
     be = SqliteBackend(connect(path), [ServedBrain("b")], None)

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from teambrain_retrieval import HashEmbedder, Retriever, _retriever as retriever_module
 from teambrain_retrieval._scan import change_signals, scan_stamps, stamps_digest
-from teambrain_schema import BrainLayout, MachineLayout
+from teambrain_schema.paths import BrainLayout, MachineLayout
 
 OpenRetriever = Callable[..., Retriever]
 Write = Callable[..., Path]

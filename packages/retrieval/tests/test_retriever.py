@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from teambrain_retrieval import FailingEmbedder, HashEmbedder, Retriever, Situation
-from teambrain_schema import BrainLayout, machine_layout, new_ulid
+from teambrain_schema.ids import new_ulid
+from teambrain_schema.paths import BrainLayout, machine_layout
 
 OpenRetriever = Callable[..., Retriever]
 MakeMemory = Callable[..., Path]
@@ -501,7 +502,7 @@ def test_an_unusable_home_falls_back_to_a_temporary_index(
     layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever,
     notices: list[str], tmp_path: Path,
 ) -> None:  # fmt: skip
-    from teambrain_schema import MachineLayout
+    from teambrain_schema.paths import MachineLayout
 
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the home should be")
@@ -769,10 +770,10 @@ def test_retrieval_and_metrics_serve_by_one_rule_for_an_expired_superseder(
     layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
 ) -> None:
     """An expired memory A that supersedes B: retrieval served neither while `tb metrics`
-    counted B as active. One rule (teambrain_schema.excluded_ids): a superseder whose TTL ran
+    counted B as active. One rule (teambrain_schema.served.excluded_ids): a superseder whose TTL ran
     out no longer hides what it replaced."""
     from teambrain_cli._reports.metrics import count_memories
-    from teambrain_schema import load_brain
+    from teambrain_schema.brain import load_brain
 
     old_id, new_id = "01KB2F0A1S9Y4Q7V3C8D5E6F31", "01KB2F0A1S9Y4Q7V3C8D5E6F32"
     make_memory("Deploy any weekday", "Deploy any weekday after review.", memory_id=old_id)

@@ -1,14 +1,10 @@
 from pathlib import Path
 
 import pytest
-from teambrain_schema import (
-    BrainFile,
-    BrainLayout,
-    MemoryFrontMatter,
-    brain_file_from_text,
-    load_brain,
-    new_memory_text,
-)
+from teambrain_schema import MemoryFrontMatter
+from teambrain_schema.brain import BrainFile, brain_file_from_text, load_brain
+from teambrain_schema.frontmatter import new_memory_text
+from teambrain_schema.paths import BrainLayout
 
 ID1, ID2 = "01JDQ8M6Z1V5K7G3X9T2B4N8RA", "01JDQ8M6Z1V5K7G3X9T2B4N8RB"
 

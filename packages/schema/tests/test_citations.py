@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
-from teambrain_schema import CitationChecker, extract_citations
+from teambrain_schema.citation_checker import CitationChecker
+from teambrain_schema.citations import extract_citations
 
 
 def cited(body: str, commits: tuple[str, ...] = ()) -> list[tuple[str, str]]:
@@ -111,7 +112,7 @@ _FENCE_LINES = st.sampled_from(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_FENCE_LINES, max_size=30))
 def test_fenced_blocks_are_cut_as_commonmark_says(lines: list[str]) -> None:
-    from teambrain_schema._citations import _without_fences
+    from teambrain_schema.citations import _without_fences
 
     body = "\n".join(lines)
     assert _without_fences(body) == _fences_by_the_book(body)

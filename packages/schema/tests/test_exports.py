@@ -1,12 +1,13 @@
+import importlib
+import pkgutil
 import subprocess
 import sys
 
 import teambrain_schema
 
 EXPECTED_SAMPLE = {
-    "MemoryFrontMatter", "Envelope", "render_memory", "redact_secrets", "lint_brain",
-    "RetrievalBackend", "IndexableDoc", "Scored", "IndexStats", "BrainConfig", "AdaptersFile",
-    "Candidate", "MemoryDraft", "new_ulid", "ExitCode", "parse_memory", "serialise_memory",
+    "MemoryFrontMatter", "Envelope", "RetrievalBackend", "IndexableDoc", "Scored", "IndexStats",
+    "BrainConfig", "AdaptersFile", "Candidate", "MemoryDraft", "ExitCode",
 }  # fmt: skip
 
 
@@ -16,6 +17,33 @@ def test_public_api_is_pinned_and_resolves() -> None:
     assert sorted(teambrain_schema.__all__) == PUBLIC_API
     for name in teambrain_schema.__all__:
         assert getattr(teambrain_schema, name) is not None, name
+
+
+def test_the_top_level_is_the_contract_alone() -> None:
+    """Models, enums, limits, names, errors — and the four functions that define a wire form;
+    machinery lives in the public sub-modules."""
+    import inspect
+
+    functions = sorted(
+        name for name in teambrain_schema.__all__
+        if inspect.isfunction(getattr(teambrain_schema, name))
+    )  # fmt: skip
+    assert functions == ["content_hash", "dump_event", "intent_summary", "parse_event"]
+
+
+def test_public_sub_modules_are_pinned_and_resolve() -> None:
+    package = teambrain_schema.__path__
+    public = sorted(
+        info.name for info in pkgutil.iter_modules(package) if not info.name.startswith("_")
+    )
+    assert public == sorted(PUBLIC_MODULES)
+    for name, expected in PUBLIC_MODULES.items():
+        module = importlib.import_module(f"teambrain_schema.{name}")
+        assert sorted(module.__all__) == expected, name
+        for attribute in expected:
+            assert getattr(module, attribute) is not None, f"{name}.{attribute}"
+        # one home per name: nothing is both contract and machinery
+        assert not set(expected) & set(teambrain_schema.__all__), name
 
 
 def test_unknown_attribute_raises() -> None:
@@ -30,8 +58,13 @@ def test_unknown_attribute_raises() -> None:
 def test_hook_path_names_do_not_import_pydantic_or_ruamel() -> None:
     code = (
         "import sys\n"
-        "from teambrain_schema import redact_secrets, machine_layout, ExitCode, render_memory,"
-        " estimate_tokens, write_text_atomic, find_repo_root, is_ulid\n"
+        "from teambrain_schema import ExitCode\n"
+        "from teambrain_schema.secrets import redact_secrets\n"
+        "from teambrain_schema.paths import machine_layout, find_repo_root\n"
+        "from teambrain_schema.render import render_memory\n"
+        "from teambrain_schema.tokens import estimate_tokens\n"
+        "from teambrain_schema.atomic import write_text_atomic\n"
+        "from teambrain_schema.ids import is_ulid\n"
         "redact_secrets('x'); render_memory('01ARZ3NDEKTSV4RRFFQ69G5FAV', 'b')\n"
         "heavy = [m for m in ('pydantic', 'ruamel', 'ruamel.yaml', 'ulid') if m in sys.modules]\n"
         "print(','.join(heavy))\n"
@@ -49,28 +82,18 @@ def test_type_checking_reexports_match_the_lazy_table() -> None:
     assert typed == set(teambrain_schema.__all__)
 
 
-# The whole public API of teambrain_schema, sorted.
+# The whole top level of teambrain_schema (the contract), sorted.
 PUBLIC_API = [
-    "ADAPTERS_GROUP",
     "AdapterSpec",
     "AdaptersFile",
     "BRAIN_DIRNAME",
     "BRAIN_YAML_TEMPLATE",
-    "Brain",
     "BrainConfig",
-    "BrainFile",
-    "BrainLayout",
     "CLASS_FOLDERS",
     "Candidate",
     "CandidateProposedData",
     "CandidateProposedEvent",
-    "Citation",
-    "CitationChecker",
-    "ConfigProblem",
-    "DETACHED",
-    "DRIVERS_GROUP",
     "DistillConfig",
-    "EMBEDDERS_GROUP",
     "ENVELOPE_ADAPTER",
     "EVENT_TYPES",
     "EmbedderConfig",
@@ -79,20 +102,12 @@ PUBLIC_API = [
     "Evidence",
     "ExitCode",
     "FOLDER_CLASSES",
-    "FileProblem",
-    "FileTooLarge",
-    "FrontMatterError",
-    "GitFailed",
-    "HOME_ENV",
     "HookWiring",
-    "IndexEntry",
     "IndexStats",
     "IndexableDoc",
-    "InjectionFinding",
     "IntentData",
     "IntentEvent",
     "IntentText",
-    "LintReport",
     "MAX_BODY_BYTES",
     "MAX_BODY_WORDS",
     "MAX_CONTEXT_BUDGET",
@@ -100,13 +115,10 @@ PUBLIC_API = [
     "MAX_SEARCH_K",
     "MAX_TITLE_CHARS",
     "MEMORY_CLASSES",
-    "MEMORY_NOTICE",
-    "MachineLayout",
     "McpWiring",
     "Memory",
     "MemoryClass",
     "MemoryContextResult",
-    "MemoryDocument",
     "MemoryDraft",
     "MemoryFeedbackInput",
     "MemoryFeedbackResult",
@@ -118,28 +130,20 @@ PUBLIC_API = [
     "MemoryRetrievedEvent",
     "MemorySearchInput",
     "MemorySearchResult",
-    "NotARegularFile",
-    "PRIVATE_MARK",
     "PlanRevisionData",
     "PlanRevisionEvent",
-    "PluginProblem",
     "Priority",
     "Proposer",
     "Provenance",
-    "RENDER_PREFIX",
     "RetrievalBackend",
     "RetrievalConfig",
-    "SCRUBBED_ENV",
     "Scope",
     "Scored",
-    "SecretFinding",
     "SessionEndData",
     "SessionEndEvent",
     "SessionStartData",
     "SessionStartEvent",
     "Source",
-    "StaleCitation",
-    "StaleMemory",
     "Status",
     "TeambrainError",
     "ToolUseData",
@@ -147,87 +151,97 @@ PUBLIC_API = [
     "ULID_PATTERN",
     "UserError",
     "ValidationFailure",
-    "Violation",
-    "YamlProblem",
-    "brain_file_from_text",
-    "composed_form",
     "content_hash",
-    "count_words",
-    "create_private_file",
-    "describe_validation_error",
     "dump_event",
-    "dump_yaml",
-    "ensure_private_dir",
-    "estimate_tokens",
-    "excluded_ids",
-    "expected_index_text",
-    "export_json_schemas",
-    "extract_citations",
-    "fence_for",
-    "file_stamp",
-    "find_brain",
-    "find_git",
-    "find_injections",
-    "find_repo_root",
-    "find_secrets",
-    "first_line",
-    "forged_header_lines",
-    "git_dirs_at",
-    "git_env",
-    "git_executable",
-    "git_output",
-    "git_state_stamps",
-    "has_injection",
-    "has_secret",
     "intent_summary",
-    "is_sha",
-    "is_slug",
-    "is_ulid",
-    "json_schema_documents",
-    "lazy_exports",
-    "lint_brain",
-    "load_brain",
-    "load_brain_config",
-    "load_config_file",
-    "load_plugin",
-    "load_yaml",
-    "loads_json",
-    "machine_layout",
-    "memory_token_cost",
-    "network_timeout",
-    "new_memory_text",
-    "new_ulid",
-    "one_line",
     "parse_event",
-    "parse_memory",
-    "parse_moment",
-    "parse_retirement_reasons",
-    "plugin_names",
-    "read_branch",
-    "read_git_file",
-    "read_head_sha",
-    "read_json_file",
-    "read_local_bytes",
-    "read_local_text",
-    "read_text_safely",
-    "redact_secrets",
-    "regenerate_index",
-    "render_index",
-    "render_memory",
-    "rendering_problem",
-    "run_git",
-    "sanitise_body",
-    "scrub",
-    "scrub_text",
-    "serialise_memory",
-    "shannon_entropy",
-    "slugify",
-    "split_front_matter",
-    "stale_memories",
-    "strip_private",
-    "teambrain_home",
-    "teambrain_home_dir",
-    "validate_draft",
-    "write_bytes_atomic",
-    "write_text_atomic",
 ]
+
+# Each public sub-module (shared machinery) and its __all__, sorted.
+PUBLIC_MODULES = {
+    "atomic": ["write_bytes_atomic", "write_text_atomic"],
+    "brain": [
+        "Brain",
+        "BrainFile",
+        "ConfigProblem",
+        "FileProblem",
+        "brain_file_from_text",
+        "load_brain",
+        "load_brain_config",
+        "load_config_file",
+        "read_text_safely",
+    ],
+    "citation_checker": ["CitationChecker", "StaleCitation"],
+    "citations": ["Citation", "extract_citations"],
+    "drafts": ["validate_draft"],
+    "frontmatter": [
+        "FrontMatterError",
+        "MemoryDocument",
+        "describe_validation_error",
+        "new_memory_text",
+        "parse_memory",
+        "serialise_memory",
+        "split_front_matter",
+    ],
+    "git": ["GitFailed", "first_line", "git_env", "git_output", "network_timeout", "run_git"],
+    "gitdir": [
+        "DETACHED",
+        "file_stamp",
+        "find_git",
+        "git_dirs_at",
+        "git_state_stamps",
+        "is_sha",
+        "read_branch",
+        "read_git_file",
+        "read_head_sha",
+    ],
+    "home": ["HOME_ENV", "teambrain_home_dir"],
+    "ids": ["is_ulid", "new_ulid"],
+    "index_md": ["parse_retirement_reasons"],
+    "injection": ["InjectionFinding", "find_injections"],
+    "lazy": ["lazy_exports"],
+    "lint": ["LintReport", "Violation", "expected_index_text", "lint_brain", "regenerate_index"],
+    "local_files": [
+        "FileTooLarge",
+        "NotARegularFile",
+        "loads_json",
+        "read_json_file",
+        "read_local_bytes",
+        "read_local_text",
+    ],
+    "moments": ["parse_moment"],
+    "paths": [
+        "BrainLayout",
+        "MachineLayout",
+        "composed_form",
+        "find_brain",
+        "find_repo_root",
+        "machine_layout",
+        "teambrain_home",
+    ],
+    "plugins": [
+        "ADAPTERS_GROUP",
+        "DRIVERS_GROUP",
+        "EMBEDDERS_GROUP",
+        "PluginProblem",
+        "load_plugin",
+        "plugin_names",
+    ],
+    "private_dirs": ["create_private_file", "ensure_private_dir"],
+    "render": [
+        "MEMORY_NOTICE",
+        "RENDER_PREFIX",
+        "forged_header_lines",
+        "one_line",
+        "render_memory",
+        "rendering_problem",
+        "sanitise_body",
+    ],
+    "scrub": ["scrub", "scrub_text"],
+    "secrets": ["SecretFinding", "find_secrets", "redact_secrets"],
+    "served": ["excluded_ids"],
+    "slugs": ["slugify"],
+    "staleness": ["StaleMemory", "stale_memories"],
+    "tokens": ["estimate_tokens", "memory_token_cost"],
+    "yaml": ["YamlProblem", "dump_yaml", "load_yaml"],
+}

@@ -8,18 +8,16 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from pydantic import ValidationError
-from teambrain_schema import (
+from teambrain_schema import MemoryFrontMatter, frontmatter as _frontmatter
+from teambrain_schema._fastyaml import simple_mapping
+from teambrain_schema.frontmatter import (
     FrontMatterError,
-    MemoryFrontMatter,
-    _frontmatter,
-    load_yaml,
     new_memory_text,
     parse_memory,
     serialise_memory,
+    split_front_matter,
 )
-from teambrain_schema._fastyaml import simple_mapping
-from teambrain_schema._frontmatter import split_front_matter
-from teambrain_schema._yaml import YamlProblem, to_plain
+from teambrain_schema.yaml import YamlProblem, load_yaml, to_plain
 
 DEMO = Path(__file__).resolve().parents[3] / "demo" / "brain" / "memories"
 

@@ -3,10 +3,9 @@ import string
 
 import pytest
 from hypothesis import given, settings, strategies as st
-from teambrain_schema import (
-    Evidence,
+from teambrain_schema import Evidence, MemoryFrontMatter
+from teambrain_schema.frontmatter import (
     FrontMatterError,
-    MemoryFrontMatter,
     new_memory_text,
     parse_memory,
     serialise_memory,
@@ -194,7 +193,7 @@ def test_yaml_significant_titles_survive(title: str) -> None:
 
 
 def test_serialising_a_changed_document_twice_gives_the_same_text_and_leaves_it_alone() -> None:
-    from teambrain_schema._yaml import to_plain
+    from teambrain_schema.yaml import to_plain
 
     document = parse_memory(HAND_WRITTEN)
     parsed = to_plain(document.data)

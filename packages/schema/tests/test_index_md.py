@@ -1,5 +1,5 @@
 from hypothesis import given, strategies as st
-from teambrain_schema import IndexEntry, parse_retirement_reasons, render_index
+from teambrain_schema.index_md import IndexEntry, parse_retirement_reasons, render_index
 
 ENTRY = IndexEntry(id="01JDQ8M6Z1V5K7G3X9T2B4N8RA", memory_class="decision", title="Use [uv]", priority="required",
                    scope="team", tags=("build",), relpath="retired/01JDQ8M6Z1V5K7G3X9T2B4N8RA-use-uv.md")  # fmt: skip

@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from teambrain_schema import json_schema_documents
+from teambrain_schema._schemas import json_schema_documents
 
 SCHEMA_DIR = Path(__file__).resolve().parents[3] / "docs" / "schemas"
 

@@ -2,14 +2,10 @@ import os
 from pathlib import Path
 
 import pytest
-from teambrain_schema import (
-    BRAIN_YAML_TEMPLATE,
-    BrainLayout,
-    MemoryFrontMatter,
-    lint_brain,
-    new_memory_text,
-    regenerate_index,
-)
+from teambrain_schema import BRAIN_YAML_TEMPLATE, MemoryFrontMatter
+from teambrain_schema.frontmatter import new_memory_text
+from teambrain_schema.lint import lint_brain, regenerate_index
+from teambrain_schema.paths import BrainLayout
 
 ID1, ID2, ID3 = (
     "01JDQ8M6Z1V5K7G3X9T2B4N8RA",
@@ -205,7 +201,7 @@ def test_symlink_leaving_the_repo_is_a_violation(
 def test_regenerate_index_records_new_retirement_reasons_and_keeps_old_ones(
     brain: BrainLayout,
 ) -> None:
-    from teambrain_schema import parse_retirement_reasons
+    from teambrain_schema.index_md import parse_retirement_reasons
 
     _write(brain, f"retired/{ID1}-use-uv.md", new_memory_text(_front(status="retired"), "Use uv."))
     regenerate_index(brain, {ID1: "we moved to pdm"})
@@ -234,7 +230,7 @@ def test_prompt_injection_in_a_body_is_a_violation_on_its_line(brain: BrainLayou
 def test_demo_memories_have_no_injection_findings() -> None:
     from pathlib import Path
 
-    from teambrain_schema import find_injections
+    from teambrain_schema.injection import find_injections
 
     demo = Path(__file__).resolve().parents[3] / "demo" / "brain" / "memories"
     for path in demo.rglob("*.md"):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
-from teambrain_schema import find_secrets, redact_secrets
+from teambrain_schema.secrets import find_secrets, redact_secrets
 
 DATA = Path(__file__).parent / "data"
 

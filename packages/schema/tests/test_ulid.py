@@ -1,5 +1,5 @@
 from hypothesis import given, strategies as st
-from teambrain_schema import is_ulid, new_ulid
+from teambrain_schema.ids import is_ulid, new_ulid
 
 
 def test_a_new_ulid_is_a_ulid_and_nothing_around_it_is() -> None:

@@ -22,9 +22,9 @@ def test_public_api_is_pinned_and_resolves() -> None:
 
 def test_importing_sync_does_not_import_capture_or_name_user_dir() -> None:
     code = (
-        "import sys, teambrain_sync, teambrain_schema\n"
+        "import sys, teambrain_sync, teambrain_schema.paths\n"
         "print(sorted({m.split('.')[0] for m in sys.modules if m.startswith('teambrain_')}))\n"
-        "print(any('user' in name for name in dir(teambrain_schema.MachineLayout)))\n"
+        "print(any('user' in name for name in dir(teambrain_schema.paths.MachineLayout)))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

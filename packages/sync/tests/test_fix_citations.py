@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given, strategies as st
-from teambrain_schema import parse_memory
+from teambrain_schema.frontmatter import parse_memory
 from teambrain_sync._proposals import _edited_file, _moved_text
 
 

@@ -3,14 +3,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from teambrain_schema import (
-    EnvironmentProblem,
-    MemoryDraft,
-    UserError,
-    lint_brain,
-    parse_memory,
-    parse_retirement_reasons,
-)
+from teambrain_schema import EnvironmentProblem, MemoryDraft, UserError
+from teambrain_schema.frontmatter import parse_memory
+from teambrain_schema.index_md import parse_retirement_reasons
+from teambrain_schema.lint import lint_brain
 from teambrain_sync import (
     ProposedItem,
     add_memory,
@@ -90,7 +86,7 @@ def test_the_committed_brain_lints_clean(
     branch, _, _ = _propose(brain_repo, [DRAFT])
     clone = tmp_path / "check"
     kit.git("clone", "-q", "--branch", branch, str(brain_repo), str(clone), cwd=tmp_path)
-    from teambrain_schema import BrainLayout
+    from teambrain_schema.paths import BrainLayout
 
     assert lint_brain(BrainLayout(clone)).ok
 

@@ -5,7 +5,8 @@ from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings, strategies as st
-from teambrain_schema import UserError, load_brain
+from teambrain_schema import UserError
+from teambrain_schema.brain import load_brain
 from teambrain_sync import (
     brain_at,
     commit_at,

@@ -7,7 +7,7 @@ library; candidate handling and the digest aggregation need pydantic and load it
 
 from __future__ import annotations
 
-from teambrain_schema import lazy_exports
+from teambrain_schema.lazy import lazy_exports
 
 # Not ``typing.TYPE_CHECKING``: importing typing costs the capture hook milliseconds at start-up.
 # mypy treats any constant of this name as true.

@@ -8,7 +8,9 @@ import json
 import time
 from pathlib import Path
 
-from teambrain_schema import MachineLayout, read_json_file, write_text_atomic
+from teambrain_schema.atomic import write_text_atomic
+from teambrain_schema.local_files import read_json_file
+from teambrain_schema.paths import MachineLayout
 
 from ._spool import JoinKeys, ensure_private_dir
 

@@ -12,18 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from teambrain_schema import (
-    Candidate,
-    MachineLayout,
-    MemoryDraft,
-    Proposer,
-    ValidationFailure,
-    describe_validation_error,
-    new_ulid,
-    read_json_file,
-    validate_draft,
-    write_text_atomic,
-)
+from teambrain_schema import Candidate, MemoryDraft, Proposer, ValidationFailure
+from teambrain_schema.atomic import write_text_atomic
+from teambrain_schema.drafts import validate_draft
+from teambrain_schema.frontmatter import describe_validation_error
+from teambrain_schema.ids import new_ulid
+from teambrain_schema.local_files import read_json_file
+from teambrain_schema.paths import MachineLayout
 
 from ._spool import ensure_private_dir
 

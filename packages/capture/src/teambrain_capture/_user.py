@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from teambrain_schema import EnvironmentProblem, MachineLayout, machine_layout, read_local_text
+from teambrain_schema import EnvironmentProblem
+from teambrain_schema.local_files import read_local_text
+from teambrain_schema.paths import MachineLayout, machine_layout
 
 from ._spool import append_jsonl, read_jsonl, utc_timestamp
 

@@ -24,13 +24,8 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from teambrain_schema import (
-    MAX_BODY_WORDS,
-    MAX_TITLE_CHARS,
-    Evidence,
-    MemoryDraft,
-    describe_validation_error,
-)
+from teambrain_schema import MAX_BODY_WORDS, MAX_TITLE_CHARS, Evidence, MemoryDraft
+from teambrain_schema.frontmatter import describe_validation_error
 
 from ._extract import preview
 

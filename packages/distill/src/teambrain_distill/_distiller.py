@@ -20,23 +20,19 @@ from typing import TYPE_CHECKING, Any
 
 from teambrain_capture import list_candidates, queue_candidate, repo_join_key
 from teambrain_schema import (
-    BrainLayout,
     EnvironmentProblem,
     Evidence,
     ExitCode,
-    FrontMatterError,
-    MachineLayout,
     MemoryFrontMatter,
     TeambrainError,
     UserError,
     ValidationFailure,
-    load_brain,
-    load_brain_config,
-    new_memory_text,
-    new_ulid,
-    parse_memory,
-    validate_draft,
 )
+from teambrain_schema.brain import load_brain, load_brain_config
+from teambrain_schema.drafts import validate_draft
+from teambrain_schema.frontmatter import FrontMatterError, new_memory_text, parse_memory
+from teambrain_schema.ids import new_ulid
+from teambrain_schema.paths import BrainLayout, MachineLayout
 
 from ._answer import MAX_CANDIDATES_PER_SESSION, DistillAnswer, ProposedMemory, labels_context
 from ._dedup import DuplicateGuard, Match

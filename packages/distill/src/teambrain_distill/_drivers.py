@@ -58,7 +58,8 @@ def make_driver(config: DistillConfig, brain_dir: Path | None) -> Driver:
     """The driver brain.yaml pins, built from the registry (or, with ``distill.plugin``, from
     the package that provides it through the ``teambrain.drivers`` entry point)."""
     if config.plugin is not None:
-        from teambrain_schema import DRIVERS_GROUP, PluginProblem, UserError, load_plugin
+        from teambrain_schema import UserError
+        from teambrain_schema.plugins import DRIVERS_GROUP, PluginProblem, load_plugin
 
         try:
             plugin: DriverFactory = load_plugin(DRIVERS_GROUP, config.plugin)

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
-from teambrain_schema import DistillConfig, estimate_tokens
+from teambrain_schema import DistillConfig
+from teambrain_schema.tokens import estimate_tokens
 
 from ._budget import AttemptGuard
 from ._errors import CostCapReached, ModelOutputInvalid, first_error_line

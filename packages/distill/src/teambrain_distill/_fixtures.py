@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from teambrain_schema import write_text_atomic
+from teambrain_schema.atomic import write_text_atomic
 
 from ._errors import FixtureMissing
 from ._request import Request

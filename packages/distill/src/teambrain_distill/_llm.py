@@ -7,14 +7,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
-from teambrain_schema import (
-    BrainLayout,
-    DistillConfig,
-    EnvironmentProblem,
-    UserError,
-    find_brain,
-    load_brain_config,
-)
+from teambrain_schema import DistillConfig, EnvironmentProblem, UserError
+from teambrain_schema.brain import load_brain_config
+from teambrain_schema.paths import BrainLayout, find_brain
 
 from ._budget import AttemptGuard, CostBudget
 from ._drivers import Driver, make_driver

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
-from teambrain_schema import estimate_tokens
+from teambrain_schema.tokens import estimate_tokens
 
 # Bump when the key's ingredients change, so old fixtures stop matching instead of lying.
 KEY_VERSION = 1

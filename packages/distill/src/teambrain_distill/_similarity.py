@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from teambrain_schema import BrainLayout, MachineLayout
+from teambrain_schema.paths import BrainLayout, MachineLayout
 
 from ._dedup import Match, PairScores, SimilarLive
 

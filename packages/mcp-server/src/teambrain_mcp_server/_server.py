@@ -14,7 +14,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
-from teambrain_schema import MachineLayout, machine_layout
+from teambrain_schema.paths import MachineLayout, machine_layout
 
 from ._heartbeat import HeartbeatWriter
 from ._meta import LogLevel, package_version

@@ -14,9 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from teambrain_schema import (
-    BrainLayout,
     EnvironmentProblem,
-    MachineLayout,
     MemoryContextResult,
     MemoryDraft,
     MemoryFeedbackResult,
@@ -25,8 +23,9 @@ from teambrain_schema import (
     TeambrainError,
     UserError,
     ValidationFailure,
-    load_brain_config,
 )
+from teambrain_schema.brain import load_brain_config
+from teambrain_schema.paths import BrainLayout, MachineLayout
 
 from ._heartbeat import HeartbeatWriter
 from ._target import Target

@@ -9,18 +9,17 @@ caller sent (the query) is echoed back.
 from __future__ import annotations
 
 from teambrain_schema import (
-    MEMORY_NOTICE,
     MemoryContextResult,
     MemoryFeedbackResult,
     MemoryProposeResult,
     MemoryResult,
     MemorySearchResult,
-    one_line,
 )
+from teambrain_schema.render import MEMORY_NOTICE, one_line
 
 
 def _line(text: str) -> str:
-    """``text`` as one safe line (:func:`teambrain_schema.one_line`)."""
+    """``text`` as one safe line (:func:`teambrain_schema.render.one_line`)."""
     return one_line(text)
 
 

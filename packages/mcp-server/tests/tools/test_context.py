@@ -9,13 +9,9 @@ from markdown_it import MarkdownIt
 from mcp import Client
 from teambrain_capture import JoinKeys, mark_session_active, read_jsonl
 from teambrain_mcp_server import build_server
-from teambrain_schema import (
-    MAX_CONTEXT_BUDGET,
-    RENDER_PREFIX,
-    MachineLayout,
-    MemoryContextResult,
-    parse_event,
-)
+from teambrain_schema import MAX_CONTEXT_BUDGET, MemoryContextResult, parse_event
+from teambrain_schema.paths import MachineLayout
+from teambrain_schema.render import RENDER_PREFIX
 
 pytestmark = pytest.mark.anyio
 

@@ -16,7 +16,8 @@ from teambrain_capture import (
     repo_join_key,
 )
 from teambrain_mcp_server import build_server
-from teambrain_schema import MachineLayout, parse_event
+from teambrain_schema import parse_event
+from teambrain_schema.paths import MachineLayout
 
 pytestmark = pytest.mark.anyio
 

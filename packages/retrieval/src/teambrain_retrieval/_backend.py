@@ -200,7 +200,7 @@ class _SavedMatrix:
     @staticmethod
     def save(path: Path, vectors: _VectorMatrix, generation: int, complete: bool) -> None:
         import numpy as np
-        from teambrain_schema import ensure_private_dir
+        from teambrain_schema.private_dirs import ensure_private_dir
 
         ensure_private_dir(path.parent)
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".vectors-", suffix=".npz")
@@ -351,9 +351,9 @@ class SqliteBackend:
         self._dirty_keys.update(keys or ())
 
     def _excluded(self) -> frozenset[str]:
-        """Ids the served rule (``teambrain_schema.excluded_ids``) hides: superseded, or with a
+        """Ids the served rule (``teambrain_schema.served.excluded_ids``) hides: superseded, or with a
         retired copy. Only the rows that can matter are read (both lookups are indexed)."""
-        from teambrain_schema import excluded_ids
+        from teambrain_schema.served import excluded_ids
 
         brains, params = self._brains_clause()
         # One SELECT per partial index: with the OR in one WHERE, SQLite walked docs_by_brain

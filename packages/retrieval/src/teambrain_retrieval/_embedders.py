@@ -74,7 +74,7 @@ def make_embedder(config: EmbedderConfig, repo_root: Path) -> Embedder | None:
     Raises :class:`EmbedderUnavailable` for a provider nobody registered.
     """
     if config.plugin is not None:
-        from teambrain_schema import EMBEDDERS_GROUP, PluginProblem, load_plugin
+        from teambrain_schema.plugins import EMBEDDERS_GROUP, PluginProblem, load_plugin
 
         try:
             plugin: EmbedderFactory = load_plugin(EMBEDDERS_GROUP, config.plugin)

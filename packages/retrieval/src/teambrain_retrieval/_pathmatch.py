@@ -12,7 +12,7 @@ import fnmatch
 import re
 from collections.abc import Iterable
 
-from teambrain_schema import composed_form
+from teambrain_schema.paths import composed_form
 
 # Names in any script, with combining accents (macOS spells "é" as "e" + U+0301).
 _MARKS = "\u0300-\u036f"

@@ -37,16 +37,15 @@ from ._trim import effective_budget, trim_to_budget
 if TYPE_CHECKING:
     from teambrain_schema import (
         BrainConfig,
-        BrainLayout,
-        CitationChecker,
         IndexableDoc,
         IndexStats,
-        MachineLayout,
         Memory,
         MemoryContextResult,
         MemoryResult,
         Provenance,
     )
+    from teambrain_schema.citation_checker import CitationChecker
+    from teambrain_schema.paths import BrainLayout, MachineLayout
 
 # Freshness checks may take at most ~2% of the time between them (large brains, hot loops).
 _SCAN_SHARE = 50.0
@@ -112,7 +111,8 @@ class Hit:
 
     def to_result(self) -> MemoryResult:
         """The memory as an agent receives it (body inside the rendering rule's fence)."""
-        from teambrain_schema import MemoryResult, render_memory
+        from teambrain_schema import MemoryResult
+        from teambrain_schema.render import render_memory
 
         front = self.memory.front
         return MemoryResult(
@@ -264,7 +264,8 @@ class Retriever:
         return _BrainSource(self.layout, self.brain_id, name, tuple(self.config.scopes))
 
     def _org_sources(self) -> list[_BrainSource]:
-        from teambrain_schema import BRAIN_DIRNAME, BrainLayout
+        from teambrain_schema import BRAIN_DIRNAME
+        from teambrain_schema.paths import BrainLayout
 
         if not self.config.org_brain or "org" not in self.config.scopes:
             return []
@@ -692,7 +693,7 @@ class Retriever:
 
     def _citation_checker(self) -> CitationChecker:
         if self._checker is None:
-            from teambrain_schema import CitationChecker
+            from teambrain_schema.citation_checker import CitationChecker
 
             # A time-travel retriever reads a brain materialised elsewhere: the code it cites
             # is the repository's own, at the commit served.
@@ -761,7 +762,7 @@ class Retriever:
     def context(self, situation: Situation, budget: int | None = None) -> ContextPack:
         """Every required memory (force-included, never dropped), then the memories most
         relevant to ``situation`` (its branch, paths and commits), trimmed to the budget."""
-        from teambrain_schema import memory_token_cost
+        from teambrain_schema.tokens import memory_token_cost
 
         limit = effective_budget(budget, self.config.retrieval.budget_tokens)
         required = self.required()
@@ -912,7 +913,8 @@ def open_retriever(
     notices (default: stderr, once each); ``refresh_interval`` fixes how often the files are
     checked (default: every time for small brains, adaptively for very large ones).
     """
-    from teambrain_schema import load_brain_config, machine_layout
+    from teambrain_schema.brain import load_brain_config
+    from teambrain_schema.paths import machine_layout
 
     return Retriever(
         layout,

@@ -17,7 +17,8 @@ from teambrain_schema import BRAIN_DIRNAME
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from teambrain_schema import BrainLayout, IndexableDoc
+    from teambrain_schema import IndexableDoc
+    from teambrain_schema.paths import BrainLayout
 
 MAX_FILE_BYTES = 256 * 1024
 _IGNORED = frozenset({".gitkeep", ".DS_Store"})
@@ -77,7 +78,7 @@ def change_signals(layout: BrainLayout, folders: Sequence[str]) -> Signals:
     and most editors' safe saves write) and of git's ``index`` and ``HEAD`` (any pull,
     checkout, merge or reset rewrites them). A file rewritten in place changes none of these;
     callers still scan every file now and then to see that."""
-    from teambrain_schema import file_stamp, git_state_stamps
+    from teambrain_schema.gitdir import file_stamp, git_state_stamps
 
     folder_stamps = [
         file_stamp(path)
@@ -111,13 +112,9 @@ class ReadResult:
 
 def read_doc(layout: BrainLayout, relpath: str, brain_id: str) -> ReadResult:
     """Read and parse one memory file into a doc for brain ``brain_id`` (never raises)."""
-    from teambrain_schema import (
-        FrontMatterError,
-        IndexableDoc,
-        content_hash,
-        parse_memory,
-        read_text_safely,
-    )
+    from teambrain_schema import IndexableDoc, content_hash
+    from teambrain_schema.brain import read_text_safely
+    from teambrain_schema.frontmatter import FrontMatterError, parse_memory
 
     path = layout.repo_root / relpath
     try:

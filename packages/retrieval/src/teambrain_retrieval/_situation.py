@@ -57,7 +57,7 @@ class Situation:
 
 
 def _git(repo_root: Path, *args: str) -> str | None:
-    from teambrain_schema import git_output
+    from teambrain_schema.git import git_output
 
     out = git_output(args, cwd=repo_root, timeout=GIT_TIMEOUT_S)
     return out.decode("utf-8", "replace") if out is not None else None

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from ._memory import Evidence, MemoryClass, MemoryDraft, Priority, Ulid
-from ._render import MEMORY_NOTICE
+from .render import MEMORY_NOTICE
 
 MAX_CONTEXT_BUDGET = 2000
 MAX_SEARCH_K = 50

@@ -18,7 +18,7 @@ from pydantic import (
     model_validator,
 )
 
-from ._ulid import ULID_PATTERN, is_ulid
+from .ids import ULID_PATTERN, is_ulid
 
 MemoryClass = Literal["decision", "convention", "map", "learning"]
 Scope = Literal["team", "org"]

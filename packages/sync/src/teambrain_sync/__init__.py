@@ -7,7 +7,7 @@ brains are read from git's object store into temporary directories. Sync imports
 turns that into evidence with an audit hook.
 """
 
-from teambrain_schema import GitFailed, git_env, run_git
+from teambrain_schema.git import GitFailed, git_env, run_git
 
 from ._audit import UserDirTouched, prove_user_dir_untouched, watch_directory
 from ._git import GitRepo, open_repo

@@ -7,27 +7,19 @@ import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from teambrain_schema import (
-    BRAIN_DIRNAME,
-    Brain,
+from teambrain_schema import BRAIN_DIRNAME, MemoryDraft, MemoryFrontMatter, UserError, content_hash
+from teambrain_schema.brain import Brain
+from teambrain_schema.frontmatter import (
     FrontMatterError,
-    LintReport,
-    MemoryDraft,
-    MemoryFrontMatter,
-    UserError,
-    Violation,
-    content_hash,
-    expected_index_text,
-    find_injections,
-    find_secrets,
-    is_ulid,
-    lint_brain,
     new_memory_text,
-    new_ulid,
     parse_memory,
     serialise_memory,
-    slugify,
 )
+from teambrain_schema.ids import is_ulid, new_ulid
+from teambrain_schema.injection import find_injections
+from teambrain_schema.lint import LintReport, Violation, expected_index_text, lint_brain
+from teambrain_schema.secrets import find_secrets
+from teambrain_schema.slugs import slugify
 
 from ._git import GitRepo
 from ._snapshot import read_blobs

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from teambrain_schema import MemoryDraft, UserError, ValidationFailure, new_ulid, serialise_memory
+from teambrain_schema import MemoryDraft, UserError, ValidationFailure
+from teambrain_schema.frontmatter import serialise_memory
+from teambrain_schema.ids import new_ulid
 
 from ._git import GitRepo
 from ._memories import (
@@ -23,7 +25,8 @@ from ._review import ReviewRequest, ReviewTarget, send_for_review
 from ._workspace import open_workspace
 
 if TYPE_CHECKING:
-    from teambrain_schema import MemoryDocument, MemoryFrontMatter
+    from teambrain_schema import MemoryFrontMatter
+    from teambrain_schema.frontmatter import MemoryDocument
 
 BRANCH_PREFIX = "teambrain/"
 
@@ -224,7 +227,8 @@ def propose_citation_fixes(
     that path replaced (body and tags) on a new branch ``teambrain/fix-citations-<ulid>``, in
     one commit sent for review; nothing is rewritten in place. Stale citations git cannot
     follow (a deleted file, a missing symbol) are listed, not edited."""
-    from teambrain_schema import CitationChecker, stale_memories
+    from teambrain_schema.citation_checker import CitationChecker
+    from teambrain_schema.staleness import stale_memories
 
     checker = CitationChecker(repo.root, commit=target.base.sha)
     with open_workspace(repo, target.base) as workspace:

@@ -26,14 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
-from teambrain_schema import (
-    BrainLayout,
-    Candidate,
-    MemoryDraft,
-    ValidationFailure,
-    find_injections,
-    validate_draft,
-)
+from teambrain_schema import Candidate, MemoryDraft, ValidationFailure
+from teambrain_schema.drafts import validate_draft
+from teambrain_schema.injection import find_injections
+from teambrain_schema.paths import BrainLayout
 
 from ._git import GitRepo
 from ._memories import (
@@ -219,7 +215,7 @@ def check_draft(
     in the checkout at ``layout`` and the open proposal branches of ``repo`` (when known):
     schema and secrets (raises :class:`ValidationFailure`), prompt injection, identical
     content. Near-duplicates and lint are judged by ``tb propose``."""
-    from teambrain_schema import load_brain
+    from teambrain_schema.brain import load_brain
 
     valid = validate_draft(draft)
     injection = _injection_reason(valid)

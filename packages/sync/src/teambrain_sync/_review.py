@@ -11,14 +11,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from teambrain_schema import (
-    EnvironmentProblem,
-    GitFailed,
-    UserError,
-    first_line,
-    network_timeout,
-    write_bytes_atomic,
-)
+from teambrain_schema import EnvironmentProblem, UserError
+from teambrain_schema.atomic import write_bytes_atomic
+from teambrain_schema.git import GitFailed, first_line, network_timeout
 
 from ._git import GitRepo
 from ._snapshot import ResolvedCommit, resolve_commit

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from teambrain_schema import BRAIN_DIRNAME, BrainLayout, UserError
+from teambrain_schema import BRAIN_DIRNAME, UserError
+from teambrain_schema.paths import BrainLayout
 
 from ._git import GitRepo
 
@@ -47,10 +48,10 @@ class BrainSnapshot:
 def parse_timestamp(value: str) -> dt.datetime:
     """``--at``: an ISO 8601 date or date-time, a span back from now (``7d``) or ``now``, as
     an aware UTC datetime (no zone given: UTC); the same forms as ``--since`` everywhere
-    (:func:`teambrain_schema.parse_moment`). A bare date is the start of that day:
+    (:func:`teambrain_schema.moments.parse_moment`). A bare date is the start of that day:
     ``2026-05-08`` is ``2026-05-08T00:00:00Z``. Before 1970 is refused (exit 1).
     """
-    from teambrain_schema import parse_moment
+    from teambrain_schema.moments import parse_moment
 
     return parse_moment(value, option="--at")
 

@@ -16,17 +16,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from teambrain_schema import (
-    BRAIN_DIRNAME,
-    Brain,
-    BrainLayout,
-    EnvironmentProblem,
-    UserError,
-    brain_file_from_text,
-    load_brain,
-    write_bytes_atomic,
-    write_text_atomic,
-)
+from teambrain_schema import BRAIN_DIRNAME, EnvironmentProblem, UserError
+from teambrain_schema.atomic import write_bytes_atomic, write_text_atomic
+from teambrain_schema.brain import Brain, brain_file_from_text, load_brain
+from teambrain_schema.paths import BrainLayout
 
 from ._git import GitFailed, GitRepo
 from ._snapshot import ResolvedCommit, materialise_brain, read_blobs

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from teambrain_schema import EnvironmentProblem, write_text_atomic
+from teambrain_schema import EnvironmentProblem
+from teambrain_schema.atomic import write_text_atomic
 
 from .jsonc import MISSING, JsoncDocument, JsoncError
 from .registry import HOOK_COMMAND, MCP_SERVER_NAME, Adapter, bundled_adapters_file
@@ -418,7 +419,8 @@ def _display(path: Path, repo_root: Path, home: Path) -> str:
 
 def adapter_notes(adapter: Adapter) -> str | None:
     """The ``notes`` of ``adapter`` in the bundled ``adapters.yaml``, if any."""
-    from teambrain_schema import AdaptersFile, ConfigProblem, load_config_file
+    from teambrain_schema import AdaptersFile
+    from teambrain_schema.brain import ConfigProblem, load_config_file
 
     path = bundled_adapters_file()
     try:

@@ -154,7 +154,7 @@ def plugin_adapters() -> dict[str, Adapter]:
     an :class:`Adapter`, or a callable returning one). Kept apart from :data:`ADAPTERS`, which
     adapters.yaml describes; a plugin that fails to load, is not an adapter or takes a
     built-in's name is skipped (``tb doctor`` names it)."""
-    from teambrain_schema import ADAPTERS_GROUP, load_plugin, plugin_names
+    from teambrain_schema.plugins import ADAPTERS_GROUP, load_plugin, plugin_names
 
     found: dict[str, Adapter] = {}
     taken = {name for known in ADAPTERS.values() for name in (known.name, *known.aliases)}
@@ -563,7 +563,8 @@ def check_adapters(path: Path | None = None) -> list[AdapterProblem]:
     """Every disagreement between ``adapters.yaml`` at ``path`` (default: the bundled copy) and
     the code registry, plus adapters whose hooks ``tb-capture`` cannot read. Empty when all is
     well. A file that does not validate is one problem naming its line."""
-    from teambrain_schema import AdaptersFile, ConfigProblem, load_config_file
+    from teambrain_schema import AdaptersFile
+    from teambrain_schema.brain import ConfigProblem, load_config_file
 
     target = path or bundled_adapters_file()
     problems: list[AdapterProblem] = []

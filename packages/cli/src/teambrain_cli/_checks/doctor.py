@@ -11,14 +11,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
-from teambrain_schema import (
-    BrainConfig,
-    BrainLayout,
-    ConfigProblem,
-    MachineLayout,
-    find_repo_root,
-    load_brain_config,
-)
+from teambrain_schema import BrainConfig
+from teambrain_schema.brain import ConfigProblem, load_brain_config
+from teambrain_schema.paths import BrainLayout, MachineLayout, find_repo_root
 
 DoctorStatus = Literal["ok", "problem", "note"]
 MIN_PYTHON = (3, 11)
@@ -56,7 +51,7 @@ def check_python() -> Finding:
 
 
 def _git_version() -> tuple[int, ...] | None:
-    from teambrain_schema import git_output
+    from teambrain_schema.git import git_output
 
     out = git_output(["--version"], cwd=Path.cwd() if Path.cwd().is_dir() else "/", timeout=10)
     if out is None:
@@ -301,7 +296,7 @@ def check_staleness(ctx: DoctorContext) -> list[Finding]:
     marked, so agents can weigh them)."""
     if ctx.layout is None:
         return []
-    from teambrain_schema import stale_memories
+    from teambrain_schema.staleness import stale_memories
 
     try:
         stale = stale_memories(ctx.layout)

@@ -17,17 +17,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from teambrain_schema import (
-    MAX_INTENT_CHARS,
-    BrainLayout,
-    MachineLayout,
-    find_secrets,
-    forged_header_lines,
-    intent_summary,
-    load_brain,
-    render_memory,
-    rendering_problem,
-)
+from teambrain_schema import MAX_INTENT_CHARS, intent_summary
+from teambrain_schema.brain import load_brain
+from teambrain_schema.paths import BrainLayout, MachineLayout
+from teambrain_schema.render import forged_header_lines, render_memory, rendering_problem
+from teambrain_schema.secrets import find_secrets
 
 from .provenance import IndexUnreachable, InstalledDist, installed_teambrain_dists, verify_dist
 from .results import CheckResult
@@ -105,7 +99,7 @@ def check_spool_privacy(machine: MachineLayout) -> CheckResult:
 
 def _work_tree_of(path: Path) -> tuple[str | None, bool]:
     """(the git work tree containing ``path`` or None, whether ``path`` is tracked there)."""
-    from teambrain_schema import git_output
+    from teambrain_schema.git import git_output
 
     out = git_output(["rev-parse", "--show-toplevel"], cwd=path, timeout=10)
     if out is None:

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import click
 from teambrain_capture import repo_join_key
-from teambrain_schema import UserError, find_brain, load_brain
+from teambrain_schema import UserError
+from teambrain_schema.brain import load_brain
+from teambrain_schema.paths import find_brain
 
 from .._console.context import machine
 from .._console.output import say
@@ -34,7 +36,7 @@ def brain_facts() -> tuple[dict[str, str], list[tuple[str, str, tuple[str, ...]]
     """What reports say of the brain you are in (nothing outside one), read once: each
     memory's title, so reports name them, and the memories whose citations no longer hold
     (still served, marked)."""
-    from teambrain_schema import stale_memories
+    from teambrain_schema.staleness import stale_memories
 
     layout = find_brain()
     if layout is None:

@@ -7,14 +7,10 @@ import stat
 from pathlib import Path
 
 import click
-from teambrain_schema import (
-    BRAIN_YAML_TEMPLATE,
-    MEMORY_CLASSES,
-    BrainLayout,
-    MachineLayout,
-    regenerate_index,
-    write_text_atomic,
-)
+from teambrain_schema import BRAIN_YAML_TEMPLATE, MEMORY_CLASSES
+from teambrain_schema.atomic import write_text_atomic
+from teambrain_schema.lint import regenerate_index
+from teambrain_schema.paths import BrainLayout, MachineLayout
 
 from .._console.context import machine, require_repo
 

@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import click
-from teambrain_schema import (
-    Brain,
-    BrainLayout,
-    ExitCode,
-    LintReport,
-    Violation,
-    lint_brain,
-    load_brain,
-)
+from teambrain_schema import ExitCode
+from teambrain_schema.brain import Brain, load_brain
+from teambrain_schema.lint import LintReport, Violation, lint_brain
+from teambrain_schema.paths import BrainLayout
 
 from .._console.context import require_brain
 from .._console.output import emit_json
@@ -41,7 +36,7 @@ def _lint_staleness(layout: BrainLayout, report: LintReport, brain: Brain) -> No
     """Warnings for memories the code no longer bears out: a cited path or glob that matches
     nothing (and where git says it moved), a symbol gone from its module, a make target no
     Makefile defines, an unreachable evidence commit; and TTLs that ran out."""
-    from teambrain_schema import stale_memories
+    from teambrain_schema.staleness import stale_memories
 
     for memory in stale_memories(layout, brain=brain):
         for stale, line in memory.citations:

@@ -6,10 +6,8 @@ import dataclasses
 import datetime as dt
 
 import click
-from teambrain_schema import (
-    find_brain,
-    load_brain,
-)
+from teambrain_schema.brain import load_brain
+from teambrain_schema.paths import find_brain
 
 from .._console.context import machine
 from .._reports.metrics import (
@@ -32,7 +30,7 @@ def command(as_json: bool) -> None:
     home = machine()
     layout = find_brain()
     if layout is not None:
-        from teambrain_schema import stale_memories
+        from teambrain_schema.staleness import stale_memories
 
         brain = load_brain(layout)
         memories = count_memories(brain, now.date())

@@ -7,21 +7,17 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import click
-from teambrain_schema import (
-    Candidate,
-    ExitCode,
-    MachineLayout,
-    UserError,
-    is_ulid,
-    new_ulid,
-)
+from teambrain_schema import Candidate, ExitCode, UserError
+from teambrain_schema.ids import is_ulid, new_ulid
+from teambrain_schema.paths import MachineLayout
 
 from .._console.context import machine
 from .._console.output import emit_json, say
 from .._proposals.review import open_target, report_review, target_json
 
 if TYPE_CHECKING:
-    from teambrain_schema import BrainLayout, MemoryDraft
+    from teambrain_schema import MemoryDraft
+    from teambrain_schema.paths import BrainLayout
     from teambrain_sync import GitRepo, NearDuplicateGuard, Outcome, ProposeRun, SimilarMemory
 
 _LABELS = {
@@ -129,7 +125,7 @@ def near_duplicate_guard(repo: GitRepo) -> NearDuplicateGuard:
         layout: BrainLayout, commit: str, drafts: Sequence[MemoryDraft]
     ) -> list[list[SimilarMemory]]:
         from teambrain_retrieval import open_retriever
-        from teambrain_schema import BrainLayout
+        from teambrain_schema.paths import BrainLayout
         from teambrain_sync import SimilarMemory, checkout_matches
 
         if checkout_matches(repo, commit):

@@ -7,7 +7,8 @@ import time
 from typing import Any
 
 import click
-from teambrain_schema import EnvironmentProblem, regenerate_index
+from teambrain_schema import EnvironmentProblem
+from teambrain_schema.lint import regenerate_index
 
 from .._console.context import machine, require_brain
 from .._console.output import say

@@ -16,7 +16,8 @@ from .._console.output import emit_json, say
 
 if TYPE_CHECKING:
     from teambrain_retrieval import Hit, Retriever
-    from teambrain_schema import BrainConfig, BrainLayout
+    from teambrain_schema import BrainConfig
+    from teambrain_schema.paths import BrainLayout
 
 MAX_K = 50
 
@@ -40,7 +41,7 @@ def build_retriever(
 def _config_at(layout: BrainLayout, repo_root: Path) -> BrainConfig:
     """brain.yaml of a materialised brain, with a relative ``org_brain`` resolved against the
     real repository (the org brain is served as it is now; only this brain travels)."""
-    from teambrain_schema import load_brain_config
+    from teambrain_schema.brain import load_brain_config
 
     config = load_brain_config(layout)
     org = config.org_brain
@@ -56,7 +57,7 @@ def open_brain(ref: str | None, at: str | None) -> Iterator[Retriever]:
         yield build_retriever(require_brain())
         return
     from teambrain_retrieval import brain_id_for, open_retriever
-    from teambrain_schema import BrainLayout
+    from teambrain_schema.paths import BrainLayout
     from teambrain_sync import (
         brain_at,
         checkout_matches,
@@ -87,7 +88,7 @@ def open_brain(ref: str | None, at: str | None) -> Iterator[Retriever]:
 
 def format_hit(position: int, hit: Hit) -> str:
     """One result for a terminal: title, where it comes from, then the fenced body."""
-    from teambrain_schema import one_line, render_memory
+    from teambrain_schema.render import one_line, render_memory
 
     front = hit.memory.front
     commit = (hit.provenance.commit or "uncommitted")[:12]

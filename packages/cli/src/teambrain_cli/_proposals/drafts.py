@@ -19,14 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from teambrain_schema import (
-    MAX_BODY_BYTES,
-    MemoryDraft,
-    UserError,
-    ValidationFailure,
-    YamlProblem,
-    load_yaml,
-)
+from teambrain_schema import MAX_BODY_BYTES, MemoryDraft, UserError, ValidationFailure
+from teambrain_schema.yaml import YamlProblem, load_yaml
 
 # A draft file is a body and a little front-matter: the body's cap (schema.MAX_BODY_BYTES)
 # bounds what is read, so a draft too big here is too big everywhere.
@@ -52,7 +46,7 @@ def _read(source: str) -> str:
 
 
 def _front_matter(text: str, source: str) -> dict[str, Any]:
-    from teambrain_schema import FrontMatterError, split_front_matter
+    from teambrain_schema.frontmatter import FrontMatterError, split_front_matter
 
     try:  # the memory file's own rule: a draft splits exactly as a memory does
         yaml_text, raw_body, first_line = split_front_matter(text)
@@ -101,7 +95,7 @@ def parse_draft_text(text: str, source: str) -> dict[str, Any]:
 def load_draft_file(source: str) -> MemoryDraft:
     """Read and validate the draft in ``source`` (a path or ``-``); errors name the file and
     the field (schema and secret problems exit 3, an unreadable file exits 1)."""
-    from teambrain_schema import validate_draft
+    from teambrain_schema.drafts import validate_draft
 
     data = parse_draft_text(_read(source), source)
     assigned = [name for name in ASSIGNED_FIELDS if name in data]

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from teambrain_schema import Brain, BrainLayout, IndexStats, MachineLayout
+from teambrain_schema import IndexStats
+from teambrain_schema.brain import Brain
+from teambrain_schema.paths import BrainLayout, MachineLayout
 
 from .cells import MIN_SESSIONS, SUPPRESSED_MARK, as_json
 from .digest import DigestReport, build_digest
@@ -55,7 +57,7 @@ class MemoryCounts:
 
 def count_memories(brain: Brain, today: dt.date | None = None) -> MemoryCounts:
     """Count ``brain``'s memories the way retrieval filters them (``today`` in UTC)."""
-    from teambrain_schema import excluded_ids
+    from teambrain_schema.served import excluded_ids
 
     day = today or dt.datetime.now(dt.UTC).date()
     live = []

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from teambrain_schema import BRAIN_DIRNAME, UserError, write_text_atomic
+from teambrain_schema import BRAIN_DIRNAME, UserError
+from teambrain_schema.atomic import write_text_atomic
 
 from .cells import MIN_SESSIONS, SUPPRESSED_MARK, Figure, is_shown
 from .digest import DigestReport
@@ -86,7 +87,7 @@ def _bucket_label(report: DigestReport, start: dt.date) -> str:
 
 
 def _memory_label(memory_id: str, titles: Mapping[str, str] | None) -> str:
-    from teambrain_schema import one_line
+    from teambrain_schema.render import one_line
 
     title = (titles or {}).get(memory_id)
     return f"{memory_id} ({one_line(title)})" if title else memory_id
@@ -308,7 +309,7 @@ def render_digest(
 
 
 def _stale_label(memory_id: str, title: str) -> str:
-    from teambrain_schema import one_line
+    from teambrain_schema.render import one_line
 
     return f"{memory_id} {one_line(title)}"
 

@@ -18,7 +18,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from teambrain_capture import USER_CONFIG_NAME, load_user_config, user_dir
-from teambrain_schema import EnvironmentProblem, MachineLayout
+from teambrain_schema import EnvironmentProblem
+from teambrain_schema.paths import MachineLayout
 
 DEFAULT_TIMEOUT_S = 10.0
 

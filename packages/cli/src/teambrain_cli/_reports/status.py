@@ -6,7 +6,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from teambrain_schema import BrainLayout, MachineLayout, TeambrainError, load_brain_config
+from teambrain_schema import TeambrainError
+from teambrain_schema.brain import load_brain_config
+from teambrain_schema.paths import BrainLayout, MachineLayout
 
 from .metrics import ComponentStatus, format_age, index_status
 

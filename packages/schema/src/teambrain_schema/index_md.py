@@ -6,7 +6,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ._paths import CLASS_FOLDERS
+from .paths import CLASS_FOLDERS
+
+__all__ = ["parse_retirement_reasons"]
 
 INDEX_HEADER = (
     "# Team brain index\n\n"

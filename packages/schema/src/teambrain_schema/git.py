@@ -24,6 +24,8 @@ from pathlib import Path
 
 from ._errors import EnvironmentProblem
 
+__all__ = ["GitFailed", "first_line", "git_env", "git_output", "network_timeout", "run_git"]
+
 # Repository-locating variables (git rev-parse --local-env-vars, minus the config ones, which
 # only carry `git -c` settings and are safe to keep).
 SCRUBBED_ENV = (

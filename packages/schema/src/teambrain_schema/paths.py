@@ -13,6 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
+__all__ = [
+    "BrainLayout",
+    "MachineLayout",
+    "composed_form",
+    "find_brain",
+    "find_repo_root",
+    "machine_layout",
+    "teambrain_home",
+]
+
 BRAIN_DIRNAME: Final = ".teambrain"
 MEMORY_CLASSES: Final = ("decision", "convention", "map", "learning")
 CLASS_FOLDERS: Final[dict[str, str]] = {
@@ -115,7 +125,7 @@ class MachineLayout:
 
 def teambrain_home() -> Path:
     """``$TEAMBRAIN_HOME`` when set, else ``~/.teambrain`` (:func:`teambrain_home_dir`)."""
-    from ._home import teambrain_home_dir
+    from .home import teambrain_home_dir
 
     return Path(teambrain_home_dir())
 

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+__all__ = ["lazy_exports"]
+
 
 def lazy_exports(
     package: str, exports: dict[str, str], *, before: Callable[[], object] | None = None

@@ -8,6 +8,15 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+__all__ = [
+    "ADAPTERS_GROUP",
+    "DRIVERS_GROUP",
+    "EMBEDDERS_GROUP",
+    "PluginProblem",
+    "load_plugin",
+    "plugin_names",
+]
+
 EMBEDDERS_GROUP = "teambrain.embedders"
 DRIVERS_GROUP = "teambrain.drivers"
 ADAPTERS_GROUP = "teambrain.adapters"

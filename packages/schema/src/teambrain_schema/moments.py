@@ -13,6 +13,8 @@ import re
 
 from ._errors import UserError
 
+__all__ = ["parse_moment"]
+
 _RELATIVE = re.compile(r"^(?P<count>\d{1,5})(?P<unit>[mhdw])$")
 _UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")

@@ -11,6 +11,8 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 
+__all__ = ["excluded_ids"]
+
 
 def excluded_ids(
     entries: Iterable[tuple[str, str, bool, Iterable[str], dt.date | None]], today: dt.date

@@ -8,7 +8,10 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from ._brain import (
+from ._config import AdaptersFile, BrainConfig
+from ._errors import EnvironmentProblem
+from ._memory import MAX_BODY_WORDS, count_words
+from .brain import (
     FILE_NAME_RE,
     Brain,
     BrainFile,
@@ -18,14 +21,13 @@ from ._brain import (
     load_brain_config,
     load_config_file,
 )
-from ._config import AdaptersFile, BrainConfig
-from ._errors import EnvironmentProblem
-from ._index_md import parse_retirement_reasons, render_index
-from ._injection import find_injections
-from ._memory import MAX_BODY_WORDS, count_words
-from ._paths import BrainLayout
-from ._secrets import find_secrets
-from ._tokens import memory_token_cost
+from .index_md import parse_retirement_reasons, render_index
+from .injection import find_injections
+from .paths import BrainLayout
+from .secrets import find_secrets
+from .tokens import memory_token_cost
+
+__all__ = ["LintReport", "Violation", "expected_index_text", "lint_brain", "regenerate_index"]
 
 Severity = Literal["error", "warning"]
 
@@ -386,7 +388,7 @@ def _lint_budget(
 def regenerate_index(layout: BrainLayout, reasons: Mapping[str, str] | None = None) -> bool:
     """Rewrite INDEX.md from the memory files (``reasons``: retirement reasons to record, by
     memory id); True when its content changed."""
-    from ._atomic import write_text_atomic
+    from .atomic import write_text_atomic
 
     text = expected_index_text(load_brain(layout), reasons)
     path = layout.index_md

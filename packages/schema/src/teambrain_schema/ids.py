@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+__all__ = ["is_ulid", "new_ulid"]
+
 ULID_PATTERN = r"[0-9A-HJKMNP-TV-Z]{26}"
 _ULID_RE = re.compile(ULID_PATTERN)
 

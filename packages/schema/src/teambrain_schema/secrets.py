@@ -14,6 +14,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Final
 
+__all__ = ["SecretFinding", "find_secrets", "redact_secrets"]
+
 REDACTION_TEMPLATE: Final = "[REDACTED:{rule}]"
 
 

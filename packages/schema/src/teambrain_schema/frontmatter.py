@@ -15,7 +15,17 @@ from pydantic import ValidationError
 
 from ._fastyaml import simple_mapping
 from ._memory import MemoryFrontMatter
-from ._yaml import YamlProblem, dump_yaml, key_line, load_yaml, to_plain
+from .yaml import YamlProblem, dump_yaml, key_line, load_yaml, to_plain
+
+__all__ = [
+    "FrontMatterError",
+    "MemoryDocument",
+    "describe_validation_error",
+    "new_memory_text",
+    "parse_memory",
+    "serialise_memory",
+    "split_front_matter",
+]
 
 DELIMITER = "---"
 MAX_MEMORY_FILE_BYTES = 256 * 1024

@@ -7,6 +7,8 @@ hold one, so the capture hook's tool-call path stays near bare interpreter start
 
 from __future__ import annotations
 
+__all__ = ["scrub", "scrub_text"]
+
 PRIVATE_MARK = "[private]"
 _OPEN, _CLOSE = "<private", "</private"
 _SUSPECT_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "login", "auth",
@@ -70,7 +72,7 @@ def scrub_text(text: str) -> str:
     text = strip_private(text)
     if not _suspect(text):
         return text
-    from ._secrets import redact_secrets
+    from .secrets import redact_secrets
 
     return redact_secrets(text)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+__all__ = ["slugify"]
+
 SLUG_PATTERN = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 _SLUG_RE = re.compile(rf"^{SLUG_PATTERN}$")
 MAX_SLUG_LENGTH = 60

@@ -20,6 +20,15 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+__all__ = [
+    "FileTooLarge",
+    "NotARegularFile",
+    "loads_json",
+    "read_json_file",
+    "read_local_bytes",
+    "read_local_text",
+]
+
 # Spool and state files are a few KB; a candidate holds a draft of at most 256 KB.
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 

@@ -10,13 +10,25 @@ from __future__ import annotations
 
 import os
 
+__all__ = [
+    "DETACHED",
+    "file_stamp",
+    "find_git",
+    "git_dirs_at",
+    "git_state_stamps",
+    "is_sha",
+    "read_branch",
+    "read_git_file",
+    "read_head_sha",
+]
+
 DETACHED = "HEAD"  # what ``git rev-parse --abbrev-ref HEAD`` says for a detached HEAD
 _HEX = frozenset("0123456789abcdef")
 
 
 def read_git_file(path: str) -> str | None:
     """A small text file of the git directory (HEAD, a ref, config), or None if unreadable."""
-    from ._localfiles import read_local_bytes
+    from .local_files import read_local_bytes
 
     try:
         return read_local_bytes(path, max_bytes=1024 * 1024).decode("utf-8", errors="replace")

@@ -10,6 +10,8 @@ import os
 import tempfile
 from pathlib import Path
 
+__all__ = ["write_bytes_atomic", "write_text_atomic"]
+
 
 def write_text_atomic(path: Path, text: str, *, mode: int | None = None) -> None:
     """Replace ``path`` with ``text`` so readers see the old or the new file, never a part."""
@@ -19,7 +21,7 @@ def write_text_atomic(path: Path, text: str, *, mode: int | None = None) -> None
 def write_bytes_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Replace ``path`` with ``data`` atomically (see :func:`write_text_atomic`)."""
     if not path.parent.is_dir():
-        from ._privdirs import ensure_private_dir
+        from .private_dirs import ensure_private_dir
 
         ensure_private_dir(path.parent)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

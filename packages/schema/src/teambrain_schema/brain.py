@@ -12,18 +12,30 @@ from pydantic import BaseModel, ValidationError
 
 from ._config import BrainConfig
 from ._errors import EnvironmentProblem, ValidationFailure
-from ._frontmatter import (
+from .frontmatter import (
     MAX_MEMORY_FILE_BYTES,
     FrontMatterError,
     MemoryDocument,
     describe_validation_error,
     parse_memory,
 )
-from ._index_md import IndexEntry
-from ._paths import BRAIN_DIRNAME, FOLDER_CLASSES, BrainLayout
-from ._slug import SLUG_PATTERN
-from ._ulid import ULID_PATTERN
-from ._yaml import YamlProblem, key_line, load_yaml, to_plain
+from .ids import ULID_PATTERN
+from .index_md import IndexEntry
+from .paths import BRAIN_DIRNAME, FOLDER_CLASSES, BrainLayout
+from .slugs import SLUG_PATTERN
+from .yaml import YamlProblem, key_line, load_yaml, to_plain
+
+__all__ = [
+    "Brain",
+    "BrainFile",
+    "ConfigProblem",
+    "FileProblem",
+    "brain_file_from_text",
+    "load_brain",
+    "load_brain_config",
+    "load_config_file",
+    "read_text_safely",
+]
 
 FILE_NAME_RE = re.compile(rf"^(?P<id>{ULID_PATTERN})-(?P<slug>{SLUG_PATTERN})\.md$")
 IGNORED_NAMES = frozenset({".gitkeep", ".DS_Store"})

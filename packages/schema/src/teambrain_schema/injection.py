@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+__all__ = ["InjectionFinding", "find_injections"]
+
 
 @dataclass(frozen=True)
 class InjectionFinding:

@@ -8,8 +8,10 @@ from typing import Any
 
 from ._errors import ValidationFailure
 from ._memory import MemoryDraft
-from ._private import strip_private
-from ._secrets import find_secrets
+from .scrub import strip_private
+from .secrets import find_secrets
+
+__all__ = ["validate_draft"]
 
 
 def _without_private(data: dict[str, Any]) -> dict[str, Any]:
@@ -28,7 +30,7 @@ def validate_draft(data: MemoryDraft | dict[str, Any]) -> MemoryDraft:
     :class:`ValidationFailure` naming the field."""
     from pydantic import ValidationError
 
-    from ._frontmatter import describe_validation_error
+    from .frontmatter import describe_validation_error
 
     if isinstance(data, MemoryDraft):
         dumped = data.model_dump(by_alias=True)

@@ -8,11 +8,14 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ._citations import CitationChecker, StaleCitation, extract_citations
+from .citation_checker import CitationChecker, StaleCitation
+from .citations import extract_citations
 
 if TYPE_CHECKING:
-    from ._brain import Brain
-    from ._paths import BrainLayout
+    from .brain import Brain
+    from .paths import BrainLayout
+
+__all__ = ["StaleMemory", "stale_memories"]
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ def stale_memories(
 ) -> list[StaleMemory]:
     """Every active memory under ``memories/`` that may be stale, in path order (empty without
     git: citations are checked against the repository's files and history)."""
-    from ._brain import load_brain
+    from .brain import load_brain
 
     brain = brain if brain is not None else load_brain(layout)
     checker = checker or CitationChecker(layout.repo_root)

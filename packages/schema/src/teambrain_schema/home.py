@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+__all__ = ["HOME_ENV", "teambrain_home_dir"]
+
 HOME_ENV = "TEAMBRAIN_HOME"
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+__all__ = ["create_private_file", "ensure_private_dir"]
+
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
 
