@@ -103,7 +103,8 @@ def build_seed(where: Path, kind: BrainKind) -> Path:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     if kind == "demo":
-        from teambrain_schema import BrainLayout, regenerate_index
+        from teambrain_schema.lint import regenerate_index
+        from teambrain_schema.paths import BrainLayout
 
         shutil.copytree(DEMO_MEMORIES, repo / ".teambrain" / "memories", dirs_exist_ok=True)
         regenerate_index(BrainLayout(repo))  # what `tb reindex` writes, without embedding
@@ -182,7 +183,7 @@ class Developer:
 
     def machine(self) -> Any:
         """This developer's machine-local layout (a ``teambrain_schema.MachineLayout``)."""
-        from teambrain_schema import MachineLayout
+        from teambrain_schema.paths import MachineLayout
 
         return MachineLayout(self.home)
 
