@@ -100,14 +100,14 @@ def test_a_plugin_driver_is_built_from_brain_yaml(tmp_path: Path, site: Path) ->
         "from teambrain_schema import DistillConfig\n"
         "from teambrain_distill import make_driver\n"
         "driver = make_driver(DistillConfig(plugin='demo-driver'), None)\n"
-        "print(type(driver).__name__)\n"
+        "print(driver.name)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], env={**os.environ, **_env(site)},
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "FakeDriver"
+    assert done.stdout.strip() == "fake"
     broken = subprocess.run(
         [sys.executable, "-c", code.replace("demo-driver", "nope")],
         env={**os.environ, **_env(site)}, capture_output=True, text=True, check=False,

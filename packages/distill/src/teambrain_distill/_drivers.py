@@ -38,6 +38,47 @@ class Driver(Protocol):
         ...
 
 
+class PluginDriver:
+    """What a driver plugin built, held to the :class:`Driver` contract: a teambrain error it
+    raises passes as it is; any other failure (``sys.exit`` included) is a one-line
+    :class:`ModelUnavailable` naming the plugin, and what it prints goes to stderr."""
+
+    def __init__(self, inner: Any, label: str) -> None:
+        from teambrain_schema import UserError
+
+        name = getattr(inner, "name", None)
+        if not isinstance(name, str) or not callable(getattr(inner, "generate", None)):
+            raise UserError(
+                f"distill.plugin: {label} built {type(inner).__name__}, not a driver "
+                "(it needs a name and generate)"
+            )
+        self.name = name
+        self.label = label
+        self._inner = inner
+
+    def generate(
+        self,
+        request: Request,
+        schema: type[ModelT],
+        *,
+        guard: AttemptGuard,
+        context: dict[str, Any] | None = None,
+    ) -> ModelT:
+        from teambrain_schema import TeambrainError
+        from teambrain_schema.plugins import PluginProblem, plugin_call
+
+        from ._errors import ModelUnavailable
+
+        def call() -> ModelT:
+            answer: ModelT = self._inner.generate(request, schema, guard=guard, context=context)
+            return answer
+
+        try:
+            return plugin_call(self.label, call, passes=(TeambrainError,))
+        except PluginProblem as exc:
+            raise ModelUnavailable(exc.message) from None
+
+
 # (config, brain directory ``.teambrain/`` or None) -> driver
 DriverFactory = Callable[[DistillConfig, Path | None], Driver]
 _REGISTRY: dict[str, DriverFactory] = {}
@@ -59,13 +100,15 @@ def make_driver(config: DistillConfig, brain_dir: Path | None) -> Driver:
     the package that provides it through the ``teambrain.drivers`` entry point)."""
     if config.plugin is not None:
         from teambrain_schema import UserError
-        from teambrain_schema.plugins import DRIVERS_GROUP, PluginProblem, load_plugin
+        from teambrain_schema.plugins import DRIVERS_GROUP, PluginProblem, load_plugin, plugin_call
 
+        label = f"{DRIVERS_GROUP} plugin {config.plugin!r}"
         try:
             plugin: DriverFactory = load_plugin(DRIVERS_GROUP, config.plugin)
+            built = plugin_call(label, plugin, config, brain_dir, bounded=True)
         except PluginProblem as exc:
             raise UserError(f"distill.plugin: {exc.message}") from None
-        return plugin(config, brain_dir)
+        return PluginDriver(built, label)
     factory = _REGISTRY.get(config.driver)
     if factory is None:
         from teambrain_schema import UserError

@@ -74,13 +74,20 @@ def make_embedder(config: EmbedderConfig, repo_root: Path) -> Embedder | None:
     Raises :class:`EmbedderUnavailable` for a provider nobody registered.
     """
     if config.plugin is not None:
-        from teambrain_schema.plugins import EMBEDDERS_GROUP, PluginProblem, load_plugin
+        from teambrain_schema.plugins import (
+            EMBEDDERS_GROUP,
+            PluginProblem,
+            load_plugin,
+            plugin_call,
+        )
 
+        label = f"{EMBEDDERS_GROUP} plugin {config.plugin!r}"
         try:
             plugin: EmbedderFactory = load_plugin(EMBEDDERS_GROUP, config.plugin)
-            return plugin(config, repo_root)
+            built = plugin_call(label, plugin, config, repo_root, bounded=True)
         except PluginProblem as exc:
             raise EmbedderUnavailable(exc.message) from None
+        return PluginEmbedder(built, label)
     if config.provider == "none":
         return None
     factory = _REGISTRY.get(config.provider)
@@ -146,6 +153,68 @@ class HashEmbedder:
         self.queries += 1
         row: Vectors = self._vectors([text])[0]
         return row
+
+
+class PluginEmbedder:
+    """What an embedder plugin built, held to the :class:`Embedder` contract: a failure of any
+    kind inside it, or vectors of the wrong shape, a changing dimension or non-finite values,
+    is :class:`EmbedderUnavailable` naming the plugin (the caller falls back to keyword
+    search), and what it prints goes to stderr."""
+
+    def __init__(self, inner: Any, label: str) -> None:
+        name = getattr(inner, "name", None)
+        methods = [getattr(inner, m, None) for m in ("embed_documents", "embed_query")]
+        if not isinstance(name, str) or not name or not all(map(callable, methods)):
+            raise EmbedderUnavailable(
+                f"{label} built {type(inner).__name__}, not an embedder "
+                "(it needs a name and embed_documents / embed_query)"
+            )
+        self.name = name
+        self.label = label
+        self._inner = inner
+        self._dim: int | None = None
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        rows = self._vectors(self._inner.embed_documents, list(texts))
+        if rows.ndim != 2 or rows.shape[0] != len(texts):
+            raise EmbedderUnavailable(
+                f"{self.label}: {len(texts)} texts gave vectors of shape {rows.shape}"
+            )
+        return normalise_rows(rows)
+
+    def embed_query(self, text: str) -> Vectors:
+        rows = self._vectors(self._inner.embed_query, text)
+        if rows.ndim == 2 and rows.shape[0] == 1:
+            rows = rows[0]
+        if rows.ndim != 1:
+            raise EmbedderUnavailable(f"{self.label}: a query gave vectors of shape {rows.shape}")
+        vector: Vectors = normalise_rows(rows)[0]
+        return vector
+
+    def _vectors(self, method: Callable[[Any], Any], argument: Any) -> Vectors:
+        from teambrain_schema.plugins import PluginProblem, plugin_call
+
+        try:
+            raw = plugin_call(self.label, method, argument, passes=(EmbedderUnavailable,))
+        except PluginProblem as exc:
+            raise EmbedderUnavailable(exc.message) from None
+        prepare_numpy()
+        import numpy as np
+
+        try:
+            array = np.asarray(raw, dtype=np.float32)
+        except (TypeError, ValueError) as exc:
+            raise EmbedderUnavailable(f"{self.label}: not a matrix of numbers ({exc})") from None
+        dim = array.shape[-1] if array.ndim else 0
+        if dim == 0 or (self._dim is not None and dim != self._dim):
+            raise EmbedderUnavailable(
+                f"{self.label}: vectors of {dim} dimensions (expected {self._dim or 'some'})"
+            )
+        if not np.isfinite(array).all():
+            raise EmbedderUnavailable(f"{self.label}: vectors hold NaN or infinite values")
+        self._dim = dim
+        result: Vectors = array
+        return result
 
 
 class FailingEmbedder:

@@ -8,6 +8,7 @@ test run it), and that every adapter with hooks has a payload normaliser for ``t
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -152,21 +153,55 @@ def supported_tools() -> list[str]:
 def plugin_adapters() -> dict[str, Adapter]:
     """Adapters other installed packages provide (entry point group ``teambrain.adapters``:
     an :class:`Adapter`, or a callable returning one). Kept apart from :data:`ADAPTERS`, which
-    adapters.yaml describes; a plugin that fails to load, is not an adapter or takes a
-    built-in's name is skipped (``tb doctor`` names it)."""
-    from teambrain_schema.plugins import ADAPTERS_GROUP, load_plugin, plugin_names
+    adapters.yaml describes; a plugin that fails to load (raises, exits, does not finish within
+    the load bound), is not an adapter or takes a built-in's name is left out, and
+    :func:`plugin_adapter_problems` says why."""
+    return _load_plugin_adapters()[0]
+
+
+def plugin_adapter_problems() -> list[tuple[str, str]]:
+    """(entry point name, one line) for each adapter plugin left out, sorted by name."""
+    return _load_plugin_adapters()[1]
+
+
+def plugin_adapters_loaded() -> bool:
+    """Whether this process has looked at the adapter plugins yet."""
+    return _load_plugin_adapters.cache_info().currsize > 0
+
+
+@functools.cache
+def _load_plugin_adapters() -> tuple[dict[str, Adapter], list[tuple[str, str]]]:
+    # Once per process: a plugin that hangs costs its load bound once, not per lookup.
+    from teambrain_schema.plugins import (
+        ADAPTERS_GROUP,
+        PluginProblem,
+        load_plugin,
+        plugin_call,
+        plugin_names,
+    )
 
     found: dict[str, Adapter] = {}
+    problems: list[tuple[str, str]] = []
     taken = {name for known in ADAPTERS.values() for name in (known.name, *known.aliases)}
     for name in plugin_names(ADAPTERS_GROUP):
+        label = f"{ADAPTERS_GROUP} plugin {name!r}"
         try:
             loaded = load_plugin(ADAPTERS_GROUP, name)
-            adapter = loaded() if callable(loaded) and not isinstance(loaded, Adapter) else loaded
-        except Exception:  # noqa: S112 - a plugin that cannot load is skipped, as if absent
+            adapter = (
+                plugin_call(label, loaded, bounded=True)
+                if callable(loaded) and not isinstance(loaded, Adapter)
+                else loaded
+            )
+        except PluginProblem as exc:
+            problems.append((name, exc.message))
             continue
-        if isinstance(adapter, Adapter) and adapter.name not in taken:
+        if not isinstance(adapter, Adapter):
+            problems.append((name, f"{label} gave {type(adapter).__name__}, not an Adapter"))
+        elif adapter.name in taken or adapter.name in found:
+            problems.append((name, f"{label} takes the name {adapter.name!r}, already in use"))
+        else:
             found[adapter.name] = adapter
-    return found
+    return found, problems
 
 
 def resolve_adapter(name: str) -> Adapter:

@@ -165,11 +165,14 @@ def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
     from teambrain_schema import EnvironmentProblem
 
     from .._agent_tools.install import plan_install
-    from .._agent_tools.registry import ADAPTERS, plugin_adapters
+    from .._agent_tools.registry import ADAPTERS, plugin_adapter_problems, plugin_adapters
 
     if ctx.repo is None:
         return []
-    findings = []
+    findings = [
+        Finding(f"adapter plugin {name}", "problem", problem, "fix or uninstall the package")
+        for name, problem in plugin_adapter_problems()
+    ]
     missing_commands = [name for name in ("tb", "tb-capture") if shutil.which(name) is None]
     for name, adapter in sorted({**plugin_adapters(), **ADAPTERS}.items()):
         label = f"tool {name}"

@@ -6,7 +6,14 @@ import click
 
 from .._agent_tools.install import adapter_notes, apply_install, plan_install
 from .._agent_tools.readiness import user_steps
-from .._agent_tools.registry import Adapter, plugin_adapters, resolve_adapter, supported_tools
+from .._agent_tools.registry import (
+    Adapter,
+    plugin_adapter_problems,
+    plugin_adapters,
+    plugin_adapters_loaded,
+    resolve_adapter,
+    supported_tools,
+)
 from .._console.context import require_repo
 
 
@@ -26,12 +33,17 @@ def command(tool: str | None, dry_run: bool, list_tools: bool) -> None:
     """
     if list_tools:
         _print_tools()
+        _warn_left_out_plugins()
         return
     if tool is None:
+        _warn_left_out_plugins()
         raise click.UsageError(
             f"name a tool (or --list); supported: {', '.join(supported_tools())}"
         )
-    adapter = resolve_adapter(tool)
+    try:
+        adapter = resolve_adapter(tool)
+    finally:
+        _warn_left_out_plugins()
     repo = require_repo()
     plan = plan_install(adapter, repo)
     if plan.changed and not dry_run:
@@ -71,6 +83,13 @@ def command(tool: str | None, dry_run: bool, list_tools: bool) -> None:
         )
         for number, step in enumerate(pending, start=1):
             click.echo(f"  {number}. {step.name}: {step.fix}")
+
+
+def _warn_left_out_plugins() -> None:
+    """One line on stderr per adapter plugin left out, when plugins were looked at."""
+    if plugin_adapters_loaded():
+        for _name, problem in plugin_adapter_problems():
+            click.echo(f"warning: {problem}; left out", err=True)
 
 
 def _print_tools() -> None:
