@@ -19,17 +19,18 @@ def test_init_lint_reindex_on_a_real_repository(
     # would be stale: warned about, see test_citations.py).
     shutil.copytree(DEMO_BRAIN.parents[1] / "app", repo, dirs_exist_ok=True)
     shutil.copytree(DEMO_BRAIN, repo / ".teambrain" / "memories", dirs_exist_ok=True)
-    stale = tb("lint", cwd=repo)
-    assert stale.returncode == 3
-    assert (
-        stale.stdout.strip()
-        == ".teambrain/INDEX.md:1: index: out of date; run `tb reindex` to regenerate it"
+    stale = tb("lint", cwd=repo)  # INDEX.md lags behind: a note, never a failure
+    assert stale.returncode == 0 and stale.stdout == ""
+    assert stale.stderr == (
+        ".teambrain/INDEX.md:1: index (note): behind the memory files (7 entries to add); the "
+        "default branch regenerates it after each merge "
+        "(`tb reindex --index-md-only`)\n9 files checked: clean\n"
     )
     assert tb("reindex", cwd=repo).returncode == 0
     clean = tb("lint", "--json", cwd=repo)
     assert clean.returncode == 0, clean.stdout
     report = json.loads(clean.stdout)
-    assert report["ok"] is True and report["files_checked"] == 9
+    assert report["ok"] is True and report["files_checked"] == 9 and report["notes"] == []
     git_run("add", "-A", cwd=repo)
     git_run("commit", "-q", "-m", "brain", cwd=repo)
     assert git_run("status", "--porcelain", cwd=repo) == ""

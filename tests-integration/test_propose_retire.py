@@ -149,7 +149,7 @@ def test_propose_pushes_a_reviewed_branch_and_leaves_the_checkout_alone(
     assert "pr\ncreate\n--head\n" + branch in gh_calls and "--base\nmain" in gh_calls
 
     files = git_run("show", "--name-status", "--format=", commit, cwd=user).split()
-    assert files == ["M", ".teambrain/INDEX.md", "A", result["path"]]
+    assert files == ["A", result["path"]]  # never INDEX.md: see test_team_loop.py
     memory = parse_memory(git_run("show", f"{commit}:{result['path']}", cwd=user))
     assert memory.front.id == result["memory_id"] and memory.front.title == GOOD["title"]
     assert memory.front.evidence is not None and memory.front.evidence.sessions == ["sess-1"]
@@ -253,7 +253,7 @@ def test_unsafe_candidates_are_rejected_with_the_reason(
     assert results[unknown_target.candidate_id]["rule"] == "supersedes"
     assert results[good.candidate_id]["result"] == "proposed"
     paths = git_run("show", "--name-only", "--format=", out["commit"], cwd=user).split()
-    assert len(paths) == 2  # the good memory and INDEX.md, nothing of the rejected ones
+    assert len(paths) == 1  # the good memory, nothing of the rejected ones
     statuses = {c.candidate_id: (c.status, c.note) for c in list_candidates(machine).candidates}
     assert statuses[injected.candidate_id][0] == "rejected"
     assert "prompt injection" in (statuses[injected.candidate_id][1] or "")
@@ -370,16 +370,21 @@ def test_retire_moves_and_marks_in_one_pushed_commit(
     assert branch == f"teambrain/retire-{FLAKY.lower()}"
     assert out["review"]["pushed"] and git_run("rev-parse", branch, cwd=remote).strip() == commit
     status = git_run("show", "-M", "--name-status", "--format=", commit, cwd=user).splitlines()
-    assert sorted(line[0] for line in status) == ["M", "R"]
+    assert [line[0] for line in status] == ["R"]  # the move, and INDEX.md left alone
     retired = out["memory"]["to"]
     assert retired.startswith(".teambrain/retired/") and retired.endswith(".md")
     assert parse_memory(git_run("show", f"{commit}:{retired}", cwd=user)).front.status == "retired"
-    index = git_run("show", f"{commit}:.teambrain/INDEX.md", cwd=user)
-    assert parse_retirement_reasons(index)[FLAKY] == "the fake clock fixture fixed it"
     assert "Reason: the fake clock fixture fixed it" in git_run(
         "log", "-1", "--format=%B", commit, cwd=user
     )
     assert out["reason"] == "the fake clock fixture fixed it"
+    # Merged, the default branch's post-merge step records the reason in INDEX.md.
+    git_run("stash", "-q", "--include-untracked", cwd=user)
+    git_run("merge", "-q", "--no-ff", "-m", "Merge pull request #1", branch, cwd=user)
+    done = tb("reindex", "--index-md-only", cwd=user)
+    assert done.returncode == 0 and "regenerated" in done.stdout, done.stderr
+    index = (user / ".teambrain" / "INDEX.md").read_text("utf-8")
+    assert parse_retirement_reasons(index)[FLAKY] == "the fake clock fixture fixed it"
 
 
 def test_retire_errors(team: dict[str, Path], tb_fast: Run) -> None:

@@ -73,6 +73,10 @@ sleep 1
 show tb retire "$FLAKY" the fake clock is now the default fixture, the flake is gone
 show git show -M --stat --format='%s%n%n%b' "teambrain/retire-${FLAKY,,}"
 show git merge --no-ff -q -m "Merge teambrain/retire-${FLAKY,,} (reviewed)" "teambrain/retire-${FLAKY,,}"
+# Proposals never touch INDEX.md (so they never conflict); the default branch's CI regenerates
+# it after each merge, taking the reason from the retirement's commit message.
+show tb reindex --index-md-only
+(cd "$DEMO_REPO" && git commit -qm "teambrain: regenerate INDEX.md" -- .teambrain/INDEX.md)
 show grep -A 2 '^## Retired' .teambrain/INDEX.md
 show tb relevant --query "$QUESTION" --k 1
 

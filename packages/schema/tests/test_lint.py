@@ -120,19 +120,33 @@ def test_secret_in_body_is_reported_on_its_line(brain: BrainLayout) -> None:
     assert path.read_text().splitlines()[violation.line - 1].startswith("token = ghp_")
 
 
-def test_stale_and_missing_index(brain: BrainLayout) -> None:
+def test_a_lagging_index_is_a_note_a_missing_or_foreign_one_an_error(brain: BrainLayout) -> None:
+    # Proposals leave INDEX.md alone (so they never conflict) and the default branch
+    # regenerates it after the merge: until then it lags, which fails nothing, not even
+    # --strict (notes are not violations).
     _write(
         brain,
         f"memories/decisions/{ID1}-use-uv.md",
         new_memory_text(_front(), "Use uv."),
         reindex=False,
     )
+    report = lint_brain(brain)
+    assert report.ok and report.violations == []
+    [note] = report.notes
+    assert (note.rule, note.severity) == ("index", "note")
+    assert "1 entry to add" in note.message and "tb reindex --index-md-only" in note.message
+    assert note.format().startswith(".teambrain/INDEX.md:1: index (note): behind")
+    assert report.to_json()["notes"] == [
+        {"path": note.path, "line": 1, "rule": "index", "message": note.message, "severity": "note"}
+    ]
+    brain.index_md.write_text("# my own notes\n")
     assert ("INDEX.md", "index") in _rules(brain)
-    assert "tb reindex" in lint_brain(brain).errors[0].message
+    assert "not the generated index" in lint_brain(brain).errors[0].message
     brain.index_md.unlink()
     assert ("INDEX.md", "index") in _rules(brain)
+    assert "tb reindex" in lint_brain(brain).errors[0].message
     regenerate_index(brain)
-    assert _rules(brain) == []
+    assert _rules(brain) == [] and lint_brain(brain).notes == []
 
 
 def test_brain_yaml_errors(brain: BrainLayout) -> None:

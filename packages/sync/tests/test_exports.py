@@ -5,7 +5,7 @@ import teambrain_sync
 
 PINNED = {
     "open_repo", "GitRepo", "resolve_commit", "commit_at", "parse_timestamp", "brain_at",
-    "choose_target", "open_workspace", "add_memory", "retire_memory", "refresh_index",
+    "choose_target", "open_workspace", "add_memory", "retire_memory",
     "check_proposal", "known_memories", "pending_proposals", "propose_retirement",
     "proposal_message", "propose_branch_name", "send_for_review", "prove_user_dir_untouched",
     "UserDirTouched", "watch_directory",
@@ -86,11 +86,12 @@ PUBLIC_API = [
     "push_remote",
     "read_blobs",
     "record_outcomes",
-    "refresh_index",
+    "regenerate_index_md",
     "resolve_commit",
     "retire_branch_name",
     "retire_memory",
     "retire_message",
+    "retirement_reasons",
     "run_git",
     "run_propose",
     "send_for_review",

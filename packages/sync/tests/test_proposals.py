@@ -19,7 +19,7 @@ from teambrain_sync import (
     proposal_message,
     propose_branch_name,
     propose_retirement,
-    refresh_index,
+    regenerate_index_md,
 )
 
 DRAFT = MemoryDraft.model_validate(
@@ -48,7 +48,6 @@ def _propose(repo: Path, drafts: list[MemoryDraft]) -> tuple[str, str, list[str]
     branch = propose_branch_name()
     with open_workspace(git_repo, target.base) as workspace:
         items = [ProposedItem(add_memory(workspace, d), d) for d in drafts]
-        refresh_index(workspace)
         assert check_proposal(workspace).ok
         title, body = proposal_message(items, target.base.requested)
         commit = workspace.commit(branch, f"{title}\n\n{body}")
@@ -66,7 +65,9 @@ def test_a_proposal_commits_on_a_new_branch_and_leaves_the_checkout_alone(
     assert kit.git("rev-parse", branch, cwd=brain_repo).strip() == commit
     assert kit.git("rev-parse", f"{commit}^", cwd=brain_repo).strip() == before[0]
     changed = kit.git("show", "--name-status", "--format=", commit, cwd=brain_repo).split("\n")
-    assert sorted(filter(None, changed)) == sorted([f"A\t{relpath}", "M\t.teambrain/INDEX.md"])
+    # The memory file and nothing else: INDEX.md is regenerated on the default branch after
+    # the merge, so no two proposals ever touch the same file.
+    assert list(filter(None, changed)) == [f"A\t{relpath}"]
     text = kit.git("show", f"{commit}:{relpath}", cwd=brain_repo)
     document = parse_memory(text)
     assert document.front.title == DRAFT.title and document.front.status == "active"
@@ -76,8 +77,6 @@ def test_a_proposal_commits_on_a_new_branch_and_leaves_the_checkout_alone(
     )
     message = kit.git("log", "-1", "--format=%B", commit, cwd=brain_repo)
     assert document.front.id in message and "sessions s-1; commits abcdef1" in message
-    index = kit.git("show", f"{commit}:.teambrain/INDEX.md", cwd=brain_repo)
-    assert document.front.id in index
 
 
 def test_the_committed_brain_lints_clean(
@@ -154,18 +153,30 @@ def test_retire_moves_and_marks_in_one_commit(
         line.split("\t")[0][0] + ":" + line.split("\t")[-1] for line in status.split("\n") if line
     )
     retired_path = outcome.retirement.new_relpath
-    assert rows == ["M:.teambrain/INDEX.md", f"R:{retired_path}"]
+    assert rows == [f"R:{retired_path}"]
     assert retired_path.startswith(".teambrain/retired/")
     text = kit.git("show", f"{commit}:{retired_path}", cwd=brain_repo)
     assert "status: retired" in text and "# keep this comment" in text  # comments survive
     old = kit.git("show", f"HEAD:{outcome.retirement.old_relpath}", cwd=brain_repo)
     assert text == old.replace("status: active", "status: retired")
-    index = kit.git("show", f"{commit}:.teambrain/INDEX.md", cwd=brain_repo)
-    assert parse_retirement_reasons(index) == {kit.MEMORY_A: "replaced by the clock fixture"}
     message = kit.git("log", "-1", "--format=%B", commit, cwd=brain_repo)
     assert "Reason: replaced by the clock fixture" in message
     assert outcome.review is not None and outcome.review.patch is not None
     assert outcome.review.patch.is_file() and not outcome.review.pushed
+
+    # Merged (here: squashed into one commit with the same message), the default branch's
+    # INDEX.md regeneration finds the reason in the history.
+    kit.git("stash", "-q", "--include-untracked", cwd=brain_repo)
+    kit.git("merge", "-q", "--squash", outcome.branch, cwd=brain_repo)
+    kit.git("commit", "-q", "-m", f"retire (#3)\n\n{message}", cwd=brain_repo)
+    from teambrain_schema import BrainLayout
+
+    layout = BrainLayout(brain_repo)
+    assert regenerate_index_md(layout, git_repo)
+    reasons = parse_retirement_reasons(layout.index_md.read_text())
+    assert reasons == {kit.MEMORY_A: "replaced by the clock fixture"}
+    assert lint_brain(layout).notes == []
+    assert not regenerate_index_md(layout, git_repo)  # kept, not looked up again
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from teambrain_schema.git import GitFailed, git_env, run_git
 
 from ._audit import UserDirTouched, prove_user_dir_untouched, watch_directory
 from ._git import GitRepo, open_repo
+from ._index_md import regenerate_index_md, retirement_reasons
 from ._memories import (
     KnownMemory,
     NewMemory,
@@ -21,7 +22,6 @@ from ._memories import (
     clean_reason,
     known_memories,
     pending_proposals,
-    refresh_index,
     retire_memory,
 )
 from ._proposals import (
@@ -125,11 +125,12 @@ __all__ = [
     "push_remote",
     "read_blobs",
     "record_outcomes",
-    "refresh_index",
+    "regenerate_index_md",
     "resolve_commit",
     "retire_branch_name",
     "retire_memory",
     "retire_message",
+    "retirement_reasons",
     "run_git",
     "run_propose",
     "send_for_review",

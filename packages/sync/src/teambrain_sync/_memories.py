@@ -1,5 +1,10 @@
-"""What a proposal changes in a brain: new memory files, retirements, INDEX.md, and the checks
-that keep one piece of content from ever becoming two memories."""
+"""What a proposal changes in a brain: new memory files and retirements, and the checks that
+keep one piece of content from ever becoming two memories.
+
+A proposal never touches ``INDEX.md``: every proposal that edits one generated file collides
+with every other one opened on the same base, whatever the merge style (the towncrier way: the
+memory files are the fragments, and the default branch regenerates the index after each merge).
+"""
 
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from teambrain_schema.frontmatter import (
 )
 from teambrain_schema.ids import is_ulid, new_ulid
 from teambrain_schema.injection import find_injections
-from teambrain_schema.lint import LintReport, Violation, expected_index_text, lint_brain
+from teambrain_schema.lint import LintReport, Violation, lint_brain
 from teambrain_schema.secrets import find_secrets
 from teambrain_schema.slugs import slugify
 
@@ -26,7 +31,6 @@ from ._snapshot import read_blobs
 from ._workspace import PROPOSAL_REF_PREFIX, BrainWorkspace
 
 MAX_REASON_CHARS = 300
-INDEX_RELPATH = f"{BRAIN_DIRNAME}/INDEX.md"
 
 
 @dataclass(frozen=True)
@@ -192,7 +196,8 @@ def clean_reason(reason: str) -> str:
 
 def retire_memory(workspace: BrainWorkspace, memory_id: str, reason: str) -> Retirement:
     """Move memory ``memory_id`` to ``retired/`` with ``status: retired`` (comments and key
-    order kept); unknown or already retired ids are a :class:`UserError`."""
+    order kept, nothing else changed); unknown or already retired ids are a
+    :class:`UserError`. ``reason`` is checked and returned for the commit message."""
     if not is_ulid(memory_id):
         raise UserError(f"{memory_id!r} is not a memory id (a 26-character ULID)")
     reason = clean_reason(reason)
@@ -214,17 +219,11 @@ def retire_memory(workspace: BrainWorkspace, memory_id: str, reason: str) -> Ret
     if workspace.read(new_relpath) is not None:
         raise UserError(f"{new_relpath} already exists; cannot retire {memory_id} onto it")
     workspace.remove(found.relpath)
+    # The retired file is the memory with `status: retired` and nothing else, so two
+    # retirements of one memory (from two machines) make the same file and merge cleanly; the
+    # reason goes in the commit message, where INDEX.md's regeneration finds it.
     workspace.write(new_relpath, text)
-    refresh_index(workspace, {memory_id: reason})
     return Retirement(memory_id, document.front.title, found.relpath, new_relpath, reason)
-
-
-def refresh_index(workspace: BrainWorkspace, reasons: dict[str, str] | None = None) -> None:
-    """Regenerate INDEX.md in the workspace and record it in the proposal when it changed
-    (retirement ``reasons`` by memory id are added to those INDEX.md already records)."""
-    text = expected_index_text(workspace.load(), reasons)
-    if workspace.read(INDEX_RELPATH) != text:
-        workspace.write(INDEX_RELPATH, text)
 
 
 def check_proposal(workspace: BrainWorkspace) -> ProposalCheck:

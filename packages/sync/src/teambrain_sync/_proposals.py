@@ -18,7 +18,6 @@ from ._memories import (
     ProposalCheck,
     Retirement,
     check_proposal,
-    refresh_index,
     retire_memory,
 )
 from ._review import ReviewRequest, ReviewTarget, send_for_review
@@ -119,8 +118,8 @@ def propose_retirement(
     push: bool = True,
 ) -> RetireOutcome:
     """Retire ``memory_id`` on a new branch ``teambrain/retire-<id>`` based on ``target``: the
-    file moves to ``retired/`` with ``status: retired`` and INDEX.md records the reason, in one
-    commit; then the branch is sent for review. The user's checkout is never touched."""
+    file moves to ``retired/`` with ``status: retired`` and the commit message records the
+    reason, in one commit; then the branch is sent for review. The user's checkout is never touched."""
     branch = retire_branch_name(memory_id)
     if repo.ref_exists(f"refs/heads/{branch}"):
         raise UserError(
@@ -273,7 +272,6 @@ def propose_citation_fixes(
                 f"these citation fixes are already proposed on branch {branch}; review and "
                 f"merge it, or delete it (git branch -D {branch}) to start over"
             )
-        refresh_index(workspace)
         check = check_proposal(workspace)
         if check.own:
             raise ValidationFailure(f"{check.own[0].format()} (after following moved citations)")

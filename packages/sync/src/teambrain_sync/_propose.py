@@ -7,7 +7,8 @@ Every candidate goes through the same gates, in order: already proposed? → sch
 scan → prompt-injection scan → content-hash identity (against the brain at the base, open
 proposal branches, earlier proposals from this spool and this run) → near-duplicate guard
 against live memories → lint of the memory file it would become. Survivors are written with
-new ULIDs, INDEX.md is regenerated, and one commit on ``teambrain/propose-<ulid>`` holds them.
+new ULIDs, and one commit on ``teambrain/propose-<ulid>`` holds them (and nothing else: not
+INDEX.md, which the default branch regenerates after the merge, so proposals never conflict).
 
 Exactly once, under faults: :func:`propose_candidates` holds the candidate ledger's lock from
 reading each candidate's status to recording the outcome, so two ``tb propose`` of one candidate
@@ -40,7 +41,6 @@ from ._memories import (
     check_proposal,
     known_memories,
     pending_proposals,
-    refresh_index,
 )
 from ._proposals import ProposedItem, proposal_message, propose_branch_name
 from ._review import ReviewRequest, ReviewTarget, send_for_review
@@ -435,10 +435,9 @@ def _guard_near_duplicates(
 def _lint_and_drop_failures(
     accepted: list[Outcome], items: dict[str, NewMemory], workspace: BrainWorkspace
 ) -> ProposalCheck:
-    """Regenerate INDEX.md and lint; a new memory file with an error rejects its candidate and
-    leaves the proposal, and the rest is checked again. Only the proposal's own files can fail."""
+    """Lint; a new memory file with an error rejects its candidate and leaves the proposal, and
+    the rest is checked again. Only the proposal's own files can fail."""
     while True:
-        refresh_index(workspace)
         check = check_proposal(workspace)
         dropped = False
         for outcome in accepted:
@@ -451,7 +450,7 @@ def _lint_and_drop_failures(
                 dropped = True
         if not dropped:
             break
-    if not check.ok:  # INDEX.md is generated, so this is a bug worth stopping for
+    if not check.ok:  # only new memory files changed, so this is a bug worth stopping for
         raise ValidationFailure(f"proposal does not lint: {check.own[0].format()}")
     return check
 

@@ -64,7 +64,8 @@ def _lint_staleness(layout: BrainLayout, report: LintReport, brain: Brain) -> No
 def command(ctx: click.Context, as_json: bool, *, strict: bool = False) -> None:
     """Check the brain. Prints one `path:line: rule: message` line per violation.
 
-    Also warns about memories the code no longer bears out (stale citations, run-out TTLs).
+    Also warns about memories the code no longer bears out (stale citations, run-out TTLs),
+    and notes (never a failure) an INDEX.md that the default branch has yet to regenerate.
     Exits 0 when clean (warnings allowed, unless --strict) and 3 on any violation.
     """
     layout = require_brain()
@@ -77,6 +78,8 @@ def command(ctx: click.Context, as_json: bool, *, strict: bool = False) -> None:
     else:
         for violation in report.violations:
             click.echo(violation.format())
+        for note in report.notes:  # never a failure: said on stderr, beside the summary
+            click.echo(note.format(), err=True)
         errors, warnings = len(report.errors), len(report.violations) - len(report.errors)
         summary = (
             f"{report.files_checked} files checked: {errors} violation(s), {warnings} warning(s)"

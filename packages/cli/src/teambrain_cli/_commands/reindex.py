@@ -8,7 +8,6 @@ from typing import Any
 
 import click
 from teambrain_schema import EnvironmentProblem
-from teambrain_schema.lint import regenerate_index
 
 from .._console.context import machine, require_brain
 from .._console.output import say
@@ -55,21 +54,36 @@ class _EmbeddingProgress:
     is_flag=True,
     help="Also forget brains whose repository is no longer on this machine.",
 )
-def command(prune: bool) -> None:
+@click.option(
+    "--index-md-only",
+    is_flag=True,
+    help="Regenerate INDEX.md and stop: no search index, no model (the default branch's "
+    "post-merge step in CI).",
+)
+def command(prune: bool, *, index_md_only: bool = False) -> None:
     """Regenerate .teambrain/INDEX.md and rebuild the search index from the memory files.
 
     The search index (in $TEAMBRAIN_HOME/index.db) is derived: rebuilding loses nothing.
     Embeddings of unchanged memories come from the cache and are not computed again.
+    Retirement reasons come from INDEX.md as it was and from the retirements' commit messages.
     """
-    from teambrain_retrieval import open_retriever, prune_index
+    from teambrain_sync import open_repo, regenerate_index_md
 
     layout = require_brain()
+    try:
+        repo = open_repo(layout.repo_root)
+    except EnvironmentProblem:
+        repo = None
+    changed = regenerate_index_md(layout, repo)
+    relpath = layout.relative(layout.index_md)
+    click.echo(f"{relpath} regenerated." if changed else f"{relpath} is up to date.")
+    if index_md_only:
+        return
+    from teambrain_retrieval import open_retriever, prune_index
+
     if prune:
         for brain in prune_index(machine()):
             click.echo(f"Forgot brain {brain}: its repository is no longer on this machine.")
-    changed = regenerate_index(layout)
-    relpath = layout.relative(layout.index_md)
-    click.echo(f"{relpath} regenerated." if changed else f"{relpath} is up to date.")
     retriever = open_retriever(layout)
     progress = _EmbeddingProgress()
     try:
