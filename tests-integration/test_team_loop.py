@@ -190,3 +190,58 @@ def test_the_first_memories_of_a_new_brain_never_collide(
         assert team.merge(team.pr_for(out["branch"])["number"], style).returncode == 0
         assert team.lint_default(in_process=True)["ok"]
     assert team.conflicts == []
+
+
+def _move_checkout_code(team: Team) -> None:
+    """The maintainer renames the checkout package on the default branch: the memories that
+    cite it are now stale, and `tb propose --fix-citations` can follow the rename."""
+    maintainer = team.maintainer
+    assert maintainer is not None
+    maintainer.pull()
+    maintainer.git("mv", "src/shop/checkout", "src/shop/basket")
+    maintainer.git("commit", "-q", "-m", "Rename checkout to basket")
+    maintainer.git("push", "-q", "origin", "HEAD:main")
+
+
+def test_fix_citations_fails_like_any_push_and_knows_a_teammates_branch(
+    team_factory: TeamFactory,
+) -> None:
+    """Issue 27 point 6: a failed push exits 2 with ok false (it said ok, exit 0); the same fix
+    already pushed by a teammate is recognised, before and after the push; a branch whose push
+    failed is sent again by the next run."""
+    team = team_factory(("ada", "bob"))
+    ada, bob = team["ada"], team["bob"]
+    _move_checkout_code(team)
+    ada.pull()
+    bob.pull()
+    first = ada.tb_json("propose", "--fix-citations")
+    assert first["ok"] and first["review"]["pushed"] and first["review"]["pr_url"]
+    branch = first["branch"]
+
+    # Bob has not fetched: the same edits make the same branch name; his push is refused.
+    done = bob.tb("propose", "--fix-citations", "--json")
+    out = json.loads(done.stdout)
+    assert done.returncode == 2 and out["ok"] is False, (done.returncode, done.stdout)
+    assert out["branch"] == branch and not out["review"]["pushed"]
+    assert f"a branch {branch} already exists on origin" in out["review"]["push_error"]
+    human = bob.tb("propose", "--fix-citations")  # tries its unpushed branch again
+    assert human.returncode == 2 and "already exists on origin" in human.stderr
+    assert "Review that pull request instead" in human.stderr
+    # Once fetched, the teammate's branch is recognised before anything is sent.
+    bob.fetch()
+    known = bob.tb("propose", "--fix-citations")
+    assert known.returncode == 1 and f"already proposed on origin/{branch}" in known.stderr
+    assert len(team.prs()) == 1
+
+    # A push that cannot reach the remote: exit 2, and the next run sends the branch again.
+    cyd = team.add_developer("cyd")
+    cyd.git("remote", "set-url", "origin", str(team.root / "nowhere.git"))
+    team.close(team.pr_for(branch)["number"], delete_branch=True)
+    cyd.git("update-ref", "-d", f"refs/remotes/origin/{branch}")
+    failed = cyd.tb("propose", "--fix-citations", "--json")
+    assert failed.returncode == 2 and json.loads(failed.stdout)["ok"] is False
+    assert cyd.git("rev-parse", "--verify", "-q", branch, check=False).strip()
+    cyd.git("remote", "set-url", "origin", str(team.remote))
+    again = cyd.tb_json("propose", "--fix-citations")
+    assert again["ok"] and again["review"]["pushed"] and again["branch"] == branch
+    assert team.pr_for(branch)["state"] == "OPEN" and team.pr_for(branch)["author"] == "cyd"

@@ -121,13 +121,15 @@ def propose_retirement(
     file moves to ``retired/`` with ``status: retired`` and the commit message records the
     reason, in one commit; then the branch is sent for review. The user's checkout is never touched."""
     branch = retire_branch_name(memory_id)
-    if repo.ref_exists(f"refs/heads/{branch}"):
-        raise UserError(
-            f"retiring {memory_id} is already proposed on branch {branch}; review and merge it, "
-            f"or delete it (git branch -D {branch}) to start over"
-        )
     with open_workspace(repo, target.base) as workspace:
         retirement = retire_memory(workspace, memory_id, reason)
+        resent = _already_proposed(
+            repo, target, branch, f"retiring {memory_id}", push=push, dry_run=dry_run,
+            patch_dir=patch_dir,
+        )  # fmt: skip
+        if resent is not None:  # committed here before, never pushed: send it now
+            commit, review = resent
+            return RetireOutcome(retirement, target, branch, commit, review, ProposalCheck())
         check = check_proposal(workspace)
         # A memory broken before is still retired: only problems the move itself causes count.
         caused = [v for v in check.own if v.path != retirement.new_relpath]
@@ -142,6 +144,44 @@ def propose_retirement(
         patch_dir=patch_dir, push=push,
     )  # fmt: skip
     return RetireOutcome(retirement, target, branch, commit, review, check)
+
+
+def _already_proposed(
+    repo: GitRepo,
+    target: ReviewTarget,
+    branch: str,
+    what: str,
+    *,
+    push: bool,
+    dry_run: bool,
+    patch_dir: Path,
+) -> tuple[str, ReviewRequest] | None:
+    """Stop (:class:`UserError`) when ``branch`` — named after its change, so the same change
+    from any machine has the same name — is already proposed: on the remote as last fetched
+    (a teammate pushed it, or this machine did), or here and pushed before. A local branch
+    that was never pushed is sent again instead: (its commit, how it was sent)."""
+    remote = target.remote
+    if remote is not None and repo.ref_exists(f"refs/remotes/{remote}/{branch}"):
+        raise UserError(
+            f"{what} is already proposed on {remote}/{branch} (pushed from another machine, or "
+            "from this one): review and merge its pull request"
+        )
+    local = repo.rev_parse(f"refs/heads/{branch}^{{commit}}")
+    if local is None:
+        return None
+    pushed_before = repo.config(f"branch.{branch}.remote") is not None
+    if push and remote is not None and not pushed_before and not dry_run:
+        title, _, body = repo.text("log", "-1", "--format=%B", local).partition("\n\n")
+        review = send_for_review(
+            repo, target=target, branch=branch, commit=local, title=title, body=body,
+            patch_dir=patch_dir, push=True,
+        )  # fmt: skip
+        return local, review
+    gone = " (its remote branch is gone: merged or closed)" if pushed_before else ""
+    raise UserError(
+        f"{what} is already proposed on branch {branch}{gone}; review and merge it, or "
+        f"delete it (git branch -D {branch}) to start over"
+    )
 
 
 @dataclass(frozen=True)
@@ -267,10 +307,14 @@ def propose_citation_fixes(
         branch = f"{BRANCH_PREFIX}fix-citations-{digest[:12]}"
         if not fixes:
             return FixCitationsOutcome((), tuple(unfixed), target, branch, None, None, None)
-        if repo.ref_exists(f"refs/heads/{branch}"):
-            raise UserError(
-                f"these citation fixes are already proposed on branch {branch}; review and "
-                f"merge it, or delete it (git branch -D {branch}) to start over"
+        resent = _already_proposed(
+            repo, target, branch, "these citation fixes", push=push, dry_run=dry_run,
+            patch_dir=patch_dir,
+        )  # fmt: skip
+        if resent is not None:  # committed here before, never pushed: send it now
+            commit, review = resent
+            return FixCitationsOutcome(
+                tuple(fixes), tuple(unfixed), target, branch, commit, review, None
             )
         check = check_proposal(workspace)
         if check.own:

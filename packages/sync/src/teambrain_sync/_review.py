@@ -13,7 +13,7 @@ from pathlib import Path
 
 from teambrain_schema import EnvironmentProblem, UserError
 from teambrain_schema.atomic import write_bytes_atomic
-from teambrain_schema.git import GitFailed, first_line, network_timeout
+from teambrain_schema.git import first_line, network_timeout
 
 from ._git import GitRepo
 from ._snapshot import ResolvedCommit, resolve_commit
@@ -127,17 +127,51 @@ def write_patch(repo: GitRepo, commit: str, branch: str, patch_dir: Path) -> Pat
 
 
 def push_branch(repo: GitRepo, remote: str, branch: str, commit: str) -> str | None:
-    """Push ``commit`` to ``remote`` as ``branch``; None on success, else git's reason."""
+    """Push ``commit`` to ``remote`` as ``branch``; None on success, else the reason (a branch
+    of that name already on the remote, holding other commits, is said so).
+
+    A pushed local branch of that name gets ``remote`` as its upstream, so that once the remote
+    branch is deleted (the pull request merged or closed) git reports it gone and teambrain
+    tells it from a branch that was never pushed."""
     try:
-        repo.git(
+        done = repo.git(
             "push", "--porcelain", remote, f"{commit}:refs/heads/{branch}",
-            timeout=network_timeout(),
+            timeout=network_timeout(), check=False,
         )  # fmt: skip
-    except GitFailed as exc:
-        return first_line(exc.stderr) or f"exit code {exc.returncode}"
     except EnvironmentProblem as exc:
         return exc.message
+    if done.returncode != 0:
+        out = done.stdout.decode("utf-8", "replace")
+        err = done.stderr.decode("utf-8", "replace")
+        if "[rejected]" in out and remote_has_branch(repo, remote, branch):
+            return (
+                f"a branch {branch} already exists on {remote} with other commits "
+                "(the same change proposed from another machine?)"
+            )
+        return first_line(err) or f"exit code {done.returncode}"
+    set_upstream(repo, remote, branch)
     return None
+
+
+def set_upstream(repo: GitRepo, remote: str, branch: str) -> None:
+    """Record ``remote``'s ``branch`` as the upstream of the local branch of that name (when
+    there is one), as ``git push -u`` would."""
+    if not repo.ref_exists(f"refs/heads/{branch}"):
+        return
+    for key, value in (("remote", remote), ("merge", f"refs/heads/{branch}")):
+        repo.git("config", f"branch.{branch}.{key}", value, check=False)
+
+
+def remote_has_branch(repo: GitRepo, remote: str, branch: str) -> bool:
+    """True when ``remote`` has ``branch`` now (``git ls-remote``: asks the remote)."""
+    try:
+        done = repo.git(
+            "ls-remote", "--heads", remote, f"refs/heads/{branch}",
+            timeout=network_timeout(), check=False,
+        )  # fmt: skip
+    except EnvironmentProblem:
+        return False
+    return done.returncode == 0 and bool(done.stdout.strip())
 
 
 def gh_ready(repo: GitRepo) -> bool:

@@ -271,10 +271,13 @@ def _fix_citations(
         repo, target=target, patch_dir=home.proposals, dry_run=dry_run, push=not no_push
     )
     review = outcome.review
+    # A failed push is a failure here as everywhere (exit 2): the branch is kept, and the
+    # next run sends it again.
+    code = ExitCode.ENVIRONMENT_ERROR if review and review.push_error else ExitCode.OK
     if as_json:
         emit_json(
             {
-                "ok": True,
+                "ok": code == ExitCode.OK,
                 "dry_run": dry_run,
                 "base": target_json(target),
                 "fixes": [
@@ -288,7 +291,7 @@ def _fix_citations(
                 "review": review.to_json() if review else None,
             }
         )  # fmt: skip
-        return ExitCode.OK
+        return code
     for fix in outcome.fixes:
         click.echo(f"follows moved code: {fix.id} {fix.title}")
         for old, new in fix.moves:
@@ -301,7 +304,7 @@ def _fix_citations(
         say("No cited path has moved: nothing to propose.")
     elif dry_run:
         say(f"Dry run: nothing committed (branch would be {outcome.branch}).")
-    return ExitCode.OK
+    return code
 
 
 def _print_human(run: ProposeRun) -> None:

@@ -50,9 +50,14 @@ def report_review(review: ReviewRequest, target: ReviewTarget) -> None:
         say(f"Pushed to {review.remote}. Open a pull request for {review.branch} to review it.")
         if review.pr_error:
             say(f"  (gh pr create failed: {review.pr_error})")
+    elif review.push_error and "already exists on" in review.push_error:
+        say(f"Push to {target.remote} failed: {review.push_error}")
+        say(f"  Review that pull request instead; then delete this one: "
+            f"git branch -D {review.branch}")  # fmt: skip
     elif review.push_error:
         say(f"Push to {target.remote} failed: {review.push_error}")
-        say(f"  Push it yourself: git push {target.remote} {review.branch}")
+        say(f"  Run the same command again to send it, or push it yourself: "
+            f"git push {target.remote} {review.branch}")  # fmt: skip
     else:
         say(f"Not pushed (no remote). Review it with: git show {review.branch}")
         into = target.base_branch or "your default branch"
