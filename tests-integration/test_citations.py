@@ -116,3 +116,75 @@ def test_a_symbol_gone_from_its_module_is_named_and_not_fixable(
     done = tb("propose", "--fix-citations", cwd=shop)
     assert done.returncode == 0
     assert "no rename to follow" in done.stderr and "PaymentGateway" in done.stderr
+
+
+BILLING = "def charge_card(card):\n    return card\n"
+REFUND_ID = "01KB2F0A1S9Y4Q7V3C8D5E6F07"
+
+
+def _memory(commit: str) -> str:
+    return (
+        f"---\nid: {REFUND_ID}\nclass: learning\nscope: team\nstatus: active\n"
+        "priority: advisory\ntitle: Refunds are idempotent\ncreated: 2026-11-16\n"
+        f"evidence:\n  sessions: []\n  commits: [{commit}]\n---\n\n"
+        "`refund_card()` in `src/shop/billing.py` may run twice: it checks the ledger first.\n"
+    )
+
+
+def test_squash_merged_evidence_is_followed_and_a_renamed_function_is_stale(
+    repo: Path, tb: Run, git_run: Callable[..., str]
+) -> None:
+    """Issue 27 point 3: the evidence commit of a squash-merged feature branch is not stale
+    (lint notes what it became; --fix-citations cites that commit instead), and the function
+    the memory names next to its file is flagged once it is renamed."""
+    (repo / "src" / "shop").mkdir(parents=True)
+    (repo / "src" / "shop" / "billing.py").write_text(BILLING)
+    assert tb("init", cwd=repo).returncode == 0
+    git_run("add", "-A", cwd=repo)
+    git_run("commit", "-qm", "shop", cwd=repo)
+    git_run("checkout", "-qb", "feature/refunds", cwd=repo)
+    billing = repo / "src" / "shop" / "billing.py"
+    billing.write_text(BILLING + "\n\ndef refund_card(card):\n    return card\n")
+    git_run("commit", "-qam", "refunds", cwd=repo)
+    billing.write_text(billing.read_text() + "\n\nLEDGER = {}\n")
+    git_run("commit", "-qam", "a ledger", cwd=repo)
+    evidence = git_run("rev-parse", "HEAD~1", cwd=repo).strip()  # not the branch's tip
+    git_run("checkout", "-q", "main", cwd=repo)
+    memory = repo / ".teambrain" / "memories" / "learnings" / f"{REFUND_ID}-refunds.md"
+    memory.write_text(_memory(evidence))
+    assert tb("reindex", cwd=repo).returncode == 0
+    git_run("add", "-A", cwd=repo)
+    git_run("commit", "-qm", "teambrain: a memory, merged before its code", cwd=repo)
+    git_run("merge", "-q", "--squash", "feature/refunds", cwd=repo)
+    git_run("commit", "-qm", "Refunds (#12)\n\n* refunds\n\n* a ledger", cwd=repo)
+    squash = git_run("rev-parse", "HEAD", cwd=repo).strip()
+    git_run("branch", "-qD", "feature/refunds", cwd=repo)
+
+    lint = tb("lint", "--strict", "--json", cwd=repo)
+    assert lint.returncode == 0, lint.stdout  # a note never fails, not even --strict
+    assert json.loads(lint.stdout)["violations"] == []
+    found = [n for n in json.loads(lint.stdout)["notes"] if n["rule"] == "evidence-commit"]
+    assert [(v["rule"], v["severity"]) for v in found] == [("evidence-commit", "note")]
+    assert f"squash-merged as {squash[:12]} in pull request #12" in found[0]["message"]
+    assert _stale(tb, repo, "refunds idempotent ledger") == {REFUND_ID: None}
+
+    done = tb("propose", "--fix-citations", "--json", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    fix = json.loads(done.stdout)["fixes"][0]
+    assert fix["evidence"] == [{"from": evidence, "to": squash, "how": "squash-merged in #12"}]
+    edited = git_run(
+        "show", f"{json.loads(done.stdout)['branch']}:{memory.relative_to(repo).as_posix()}",
+        cwd=repo,
+    )  # fmt: skip
+    assert edited == _memory(squash)  # only the commit changed, every other byte as it was
+
+    billing.write_text(billing.read_text().replace("refund_card", "refund_payment"))
+    git_run("commit", "-qam", "rename refunds", cwd=repo)
+    assert _stale(tb, repo, "refunds idempotent ledger") == {
+        REFUND_ID: ["`refund_card` is no longer defined in `src/shop/billing.py`"]
+    }
+    lint = tb("lint", "--json", cwd=repo)
+    assert any(
+        v["rule"] == "stale-citation" and "refund_card" in v["message"]
+        for v in json.loads(lint.stdout)["violations"]
+    )

@@ -173,6 +173,7 @@ PUBLIC_MODULES = {
     ],
     "citation_checker": ["CitationChecker", "StaleCitation"],
     "citations": ["Citation", "extract_citations"],
+    "code_names": ["MEMBER", "code_name", "defined_names", "defines", "mentions"],
     "drafts": ["validate_draft"],
     "frontmatter": [
         "FrontMatterError",
@@ -183,6 +184,7 @@ PUBLIC_MODULES = {
         "serialise_memory",
         "split_front_matter",
     ],
+    "evidence": ["EvidenceFate", "evidence_fates"],
     "git": ["GitFailed", "first_line", "git_env", "git_output", "network_timeout", "run_git"],
     "gitdir": [
         "DETACHED",
@@ -193,7 +195,9 @@ PUBLIC_MODULES = {
         "is_sha",
         "read_branch",
         "read_git_file",
+        "default_branch",
         "read_head_sha",
+        "read_ref_sha",
     ],
     "home": ["HOME_ENV", "teambrain_home_dir"],
     "ids": ["is_ulid", "new_ulid"],
@@ -244,7 +248,7 @@ PUBLIC_MODULES = {
     "secrets": ["SecretFinding", "find_secrets", "redact_secrets"],
     "served": ["excluded_ids"],
     "slugs": ["slugify"],
-    "staleness": ["StaleMemory", "stale_memories"],
+    "staleness": ["EvidenceNote", "StaleMemory", "followed_evidence", "stale_memories"],
     "tokens": ["estimate_tokens", "memory_token_cost"],
     "yaml": ["YamlProblem", "dump_yaml", "load_yaml"],
 }

@@ -680,7 +680,8 @@ class Retriever:
         asked = []
         for i in own:
             evidence = hits[i].memory.front.evidence
-            asked.append((hits[i].memory.body, list(evidence.commits) if evidence else []))
+            commits = list(evidence.commits) if evidence else []
+            asked.append((hits[i].memory.body, commits, hits[i].provenance.path))
         try:
             reasons = checker.stale_reasons(asked)
         except (OSError, UnicodeError):  # a check is advice: never the reason an answer fails

@@ -49,8 +49,9 @@ class MemoryResult(_Io):
         description=(
             "Why this memory may be out of date, one reason per citation the repository no "
             "longer bears out (a path that moved or vanished, a symbol gone from its module, a "
-            "make target no Makefile defines, an unreachable evidence commit). Absent when "
-            "every citation holds: weigh a stale memory against the code."
+            "function or method renamed or removed from the file it is cited next to, a make "
+            "target no Makefile defines). Absent when every citation holds: weigh a stale "
+            "memory against the code."
         ),
     )
 

@@ -1,8 +1,9 @@
 """Citations: what a memory says about the code, read from its body (stdlib only, no git).
 
 A memory cites paths and globs (in backticks, or in prose as ``a/b/`` or ``a/b.py``), Python
-``module.symbol`` names, ``make`` targets, ``npm run`` scripts and ``python -m`` modules in
-backticks, and evidence commits. :func:`extract_citations` lists them;
+``module.symbol`` names, ``Class.method`` members and code-shaped names (``charge_card()``),
+``make`` targets, ``npm run`` scripts and ``python -m`` modules in backticks, and evidence
+commits. :func:`extract_citations` lists them;
 :mod:`teambrain_schema.citation_checker` checks them against the repository.
 
 What is not a citation, so never stale: URLs, absolute or home paths, a dotted name whose
@@ -14,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from .code_names import MEMBER, code_name
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -100,7 +103,8 @@ _HOST = re.compile(r"^(?:[a-z0-9-]+\.)+[a-z]{2,6}$")
 
 @dataclass(frozen=True)
 class Citation:
-    """One thing a memory says exists: ``kind`` is path, glob, symbol, command or commit;
+    """One thing a memory says exists: ``kind`` is path, glob, symbol (``module.name``), member
+    (``Class.method``), name (a code-shaped identifier), command, script, module or commit;
     ``text`` is how the memory wrote it; ``target`` what is looked up (a repository-relative
     path or glob, a dotted name, a make target, a commit id)."""
 
@@ -231,8 +235,17 @@ def extract_citations(body: str, evidence_commits: Sequence[str] = ()) -> list[C
         if path is not None:
             add("glob" if any(c in _GLOB_CHARS for c in path) else "path", span, path)
             continue
-        if _DOTTED.match(span):
-            add("symbol", span, span)
+        member = MEMBER.match(span)
+        if member:  # `PaymentGateway.charge`, `Gateway::charge()`
+            add("member", span, f"{member.group(1)}.{member.group(2)}")
+            continue
+        dotted = span.removesuffix("()")
+        if _DOTTED.match(dotted):
+            add("symbol", span, dotted)
+            continue
+        name = code_name(span)
+        if name is not None:  # `charge_card`, `chargeCard()`, `PaymentGateway`
+            add("name", span, name)
     prose = _SPAN.sub(" ", text)
     for match in _PROSE_PATH.finditer(prose):
         written = match.group(1)

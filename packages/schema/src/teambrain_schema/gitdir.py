@@ -19,7 +19,9 @@ __all__ = [
     "is_sha",
     "read_branch",
     "read_git_file",
+    "default_branch",
     "read_head_sha",
+    "read_ref_sha",
 ]
 
 DETACHED = "HEAD"  # what ``git rev-parse --abbrev-ref HEAD`` says for a detached HEAD
@@ -113,15 +115,83 @@ def _packed_ref(common_dir: str, ref: str) -> str | None:
 
 def read_head_sha(git_dir: str, common_dir: str) -> str | None:
     """The commit HEAD points at, or None (no commit yet, or unreadable)."""
-    value = (read_git_file(os.path.join(git_dir, "HEAD")) or "").strip()
+    return _resolve(
+        git_dir, common_dir, (read_git_file(os.path.join(git_dir, "HEAD")) or "").strip()
+    )
+
+
+def read_ref_sha(git_dir: str, common_dir: str, ref: str) -> str | None:
+    """The object ``ref`` (``refs/remotes/origin/main``) points at, loose or packed, following
+    symbolic refs; None when it does not exist or cannot be read."""
+    return _resolve(git_dir, common_dir, f"ref: {ref}")
+
+
+def _resolve(git_dir: str, common_dir: str, value: str) -> str | None:
     for _ in range(5):  # symbolic refs may chain; a loop is a broken repository
         if is_sha(value):
             return value
         if not value.startswith("ref:"):
             return None
         ref = value[4:].strip()
+        if ".." in ref.split("/") or not ref.startswith(("refs/", "HEAD")):
+            return None
         loose = read_git_file(os.path.join(git_dir, ref))
         if loose is None and common_dir != git_dir:
             loose = read_git_file(os.path.join(common_dir, ref))
         value = loose.strip() if loose is not None else (_packed_ref(common_dir, ref) or "")
+    return None
+
+
+def _config_remotes(common_dir: str) -> tuple[list[str], str | None]:
+    """The remotes ``config`` names (``[remote "origin"]``) and ``remote.pushDefault``."""
+    import re
+
+    remotes: list[str] = []
+    push_default = None
+    section = ""
+    for raw in (read_git_file(os.path.join(common_dir, "config")) or "").splitlines():
+        line = raw.strip()
+        header = re.match(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]', line)
+        if header:
+            section = header.group(1).lower()
+            if section == "remote" and header.group(2) is not None:
+                remotes.append(header.group(2))
+                section = "remote."
+            line = line[header.end() :].strip()
+        if section == "remote" and "=" in line:
+            key, _, value = line.partition("=")
+            if key.strip().lower() == "pushdefault":
+                push_default = value.strip().strip('"')
+    return list(dict.fromkeys(remotes)), push_default
+
+
+def default_branch(work_tree: str) -> tuple[str, str] | None:
+    """``(ref, sha)`` of the team's default branch as last fetched — ``refs/remotes/<remote>/HEAD``'s
+    target, else ``<remote>/main`` or ``<remote>/master`` — for the remote proposals go to
+    (``remote.pushDefault``, else ``origin``, else the only remote). None without a remote or
+    before its first fetch. Read from ``.git`` files: no git process (retrieval asks before
+    every answer)."""
+    found = find_git(work_tree)
+    if found is None:
+        return None
+    _root, git_dir, common_dir = found
+    remotes, push_default = _config_remotes(common_dir)
+    if push_default in remotes:
+        remote: str | None = push_default
+    elif "origin" in remotes:
+        remote = "origin"
+    else:
+        remote = remotes[0] if len(remotes) == 1 else None
+    if remote is None or "/" in remote or remote.startswith("."):
+        return None
+    base = f"refs/remotes/{remote}/"
+    names = []
+    head = (read_git_file(os.path.join(common_dir, base + "HEAD")) or "").strip()
+    if head.startswith(f"ref: {base}"):
+        names.append(head[5:].strip())
+    names += [base + "main", base + "master"]
+    for ref in names:
+        sha = read_ref_sha(git_dir, common_dir, ref)
+        if sha is not None:
+            return ref, sha
     return None

@@ -12,10 +12,11 @@ from .citation_checker import CitationChecker, StaleCitation
 from .citations import extract_citations
 
 if TYPE_CHECKING:
-    from .brain import Brain
+    from .evidence import EvidenceFate
+    from .brain import Brain, BrainFile
     from .paths import BrainLayout
 
-__all__ = ["StaleMemory", "stale_memories"]
+__all__ = ["EvidenceNote", "StaleMemory", "followed_evidence", "stale_memories"]
 
 
 @dataclass(frozen=True)
@@ -63,15 +64,20 @@ def stale_memories(
     checker = checker or CitationChecker(layout.repo_root)
     today = today or dt.datetime.now(dt.UTC).date()
     found: list[StaleMemory] = []
-    for brain_file in sorted(brain.files, key=lambda f: f.relpath):
+    live = _live_files(brain)
+    asked = []
+    for brain_file in live:
         document = brain_file.document
-        if not brain_file.is_usable or document is None or brain_file.location == "retired":
-            continue
+        assert document is not None  # _live_files keeps parsed files only
+        evidence = document.front.evidence
+        citations = extract_citations(document.body, list(evidence.commits) if evidence else [])
+        asked.append((citations, brain_file.relpath))
+    # One pass for the brain: old versions of cited files are read in a batch.
+    checked = checker.check_all(asked)
+    for brain_file, stale in zip(live, checked, strict=True):
+        document = brain_file.document
+        assert document is not None  # _live_files keeps parsed files only
         front = document.front
-        if front.status != "active":
-            continue
-        commits = list(front.evidence.commits) if front.evidence else []
-        stale = checker.check(extract_citations(document.body, commits))
         expired = front.expires_on() if front.is_expired(today) else None
         if not stale and expired is None:
             continue
@@ -83,3 +89,55 @@ def stale_memories(
             )
         )  # fmt: skip
     return found
+
+
+def _live_files(brain: Brain) -> list[BrainFile]:
+    """The brain's usable, active files under ``memories/``, in path order."""
+    return [
+        f
+        for f in sorted(brain.files, key=lambda f: f.relpath)
+        if f.is_usable and f.document is not None and f.location != "retired"
+        and f.document.front.status == "active"
+    ]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class EvidenceNote:
+    """An evidence commit of a live memory that is not simply in the history: followed to the
+    commit a squash or rebase merge made of it (``fate.became``), or unverifiable. The line is
+    where the file names the commit."""
+
+    id: str
+    title: str
+    relpath: str
+    fate: EvidenceFate
+    line: int
+
+
+def followed_evidence(
+    layout: BrainLayout, *, brain: Brain | None = None, checker: CitationChecker | None = None
+) -> list[EvidenceNote]:
+    """Every live memory's evidence commits that a merge rewrote or that cannot be verified
+    here, in path order: all commits followed at once (a few git processes for the brain)."""
+    from .brain import load_brain
+
+    brain = brain if brain is not None else load_brain(layout)
+    checker = checker or CitationChecker(layout.repo_root)
+    live = [
+        (f, list(f.document.front.evidence.commits))
+        for f in _live_files(brain)
+        if f.document is not None and f.document.front.evidence is not None
+    ]
+    checker.prepare(sha for _, commits in live for sha in commits)
+    notes: list[EvidenceNote] = []
+    for brain_file, commits in live:
+        document = brain_file.document
+        assert document is not None
+        for fate in checker.evidence(commits):
+            line = _line_of(document.original or "", fate.sha)
+            notes.append(
+                EvidenceNote(
+                    document.front.id, document.front.title, brain_file.relpath, fate, line
+                )
+            )
+    return notes

@@ -193,6 +193,8 @@ class CitationFix:
     title: str
     relpath: str
     moves: tuple[tuple[str, str], ...]
+    # (cited commit, the commit a squash or rebase merge made of it, how: "squash-merged in #7")
+    evidence: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -212,17 +214,23 @@ class FixCitationsOutcome:
 def fix_citations_message(fixes: tuple[CitationFix, ...]) -> tuple[str, str]:
     """(title, body) of a citation-fix commit and its pull request: every edit, for review."""
     count = len(fixes)
+    what = "moved code" if any(f.moves for f in fixes) else "merged evidence"
     title = (
-        f"teambrain: follow moved code in {fixes[0].id} {fixes[0].title!r}"
+        f"teambrain: follow {what} in {fixes[0].id} {fixes[0].title!r}"
         if count == 1
-        else f"teambrain: follow moved code in {count} memories"
+        else f"teambrain: follow {what} in {count} memories"
     )
     title = title if len(title) <= 100 else title[:99] + "…"
-    lines = ["Memories whose cited paths moved, edited to cite where git says they went.", ""]
+    lines = [
+        "Memories whose cited paths moved, or whose evidence commits a squash or rebase merge "
+        "rewrote, edited to cite where git says they went.",
+        "",
+    ]
     for fix in fixes:
         lines.append(f"- {fix.id}: {fix.title}")
         lines.append(f"  file: {fix.relpath}")
         lines.extend(f"  `{old}` -> `{new}`" for old, new in fix.moves)
+        lines.extend(f"  evidence {old} -> {new} ({how})" for old, new, how in fix.evidence)
     lines += ["", "Review each edit: the code moved, but the memory may need more than a new path.",
               "", "Proposed with `tb propose --fix-citations`."]  # fmt: skip
     return title, "\n".join(lines) + "\n"
@@ -263,16 +271,23 @@ def propose_citation_fixes(
     push: bool = True,
 ) -> FixCitationsOutcome:
     """Every live memory at ``target``'s base citing a path git followed to a new place gets
-    that path replaced (body and tags) on a new branch ``teambrain/fix-citations-<ulid>``, in
-    one commit sent for review; nothing is rewritten in place. Stale citations git cannot
+    that path replaced (body and tags), and every evidence commit a squash or rebase merge
+    rewrote replaced by the commit it became, on a new branch ``teambrain/fix-citations-<ulid>``,
+    in one commit sent for review; nothing is rewritten in place. Stale citations git cannot
     follow (a deleted file, a missing symbol) are listed, not edited."""
     from teambrain_schema.citation_checker import CitationChecker
-    from teambrain_schema.staleness import stale_memories
+    from teambrain_schema.staleness import followed_evidence, stale_memories
 
     checker = CitationChecker(repo.root, commit=target.base.sha)
     with open_workspace(repo, target.base) as workspace:
         brain = workspace.load()
         stale = stale_memories(workspace.layout, brain=brain, checker=checker)
+        rewritten: dict[str, list[tuple[str, str, str]]] = {}
+        for note in followed_evidence(workspace.layout, brain=brain, checker=checker):
+            fate = note.fate
+            if fate.state == "rewritten" and fate.became:
+                how = fate.how + (f" in {fate.pr}" if fate.pr else "")
+                rewritten.setdefault(note.relpath, []).append((fate.sha, fate.became, how))
         fixes: list[CitationFix] = []
         unfixed = [
             f"{memory.relpath}: {stale_item.reason}"
@@ -281,14 +296,19 @@ def propose_citation_fixes(
             if not stale_item.moved_to
         ]
         by_path = {f.relpath: f for f in brain.files}
-        for memory in stale:
-            moves = tuple(
+        moved = {
+            memory.relpath: tuple(
                 (s.citation.target, _as_written(s.citation.target, s.moved_to))
                 for s, _ in memory.citations
                 if s.moved_to
             )
-            found = by_path.get(memory.relpath)
-            if not moves or found is None or found.document is None:
+            for memory in stale
+        }
+        for relpath in sorted(set(moved) | set(rewritten)):
+            moves = moved.get(relpath, ())
+            evidence = tuple(rewritten.get(relpath, ()))
+            found = by_path.get(relpath)
+            if not (moves or evidence) or found is None or found.document is None:
                 continue
             document = found.document
             tags = [_moved_text(tag, tuple((o.rstrip("/"), n.rstrip("/")) for o, n in moves))
@@ -300,10 +320,16 @@ def propose_citation_fixes(
                 else document.front.model_copy(update={"tags": tags})
             )
             edited = _edited_file(document, front, _moved_text(document.body, moves))
-            workspace.write(memory.relpath, edited)
-            fixes.append(CitationFix(memory.id, memory.title, memory.relpath, moves))
+            edited = _with_evidence(edited, evidence)
+            workspace.write(relpath, edited)
+            fixes.append(
+                CitationFix(document.front.id, document.front.title, relpath, moves, evidence)
+            )
         # Named after the edits: the same edits proposed twice are one branch.
-        digest = hashlib.sha256(repr([(f.relpath, f.moves) for f in fixes]).encode()).hexdigest()
+        digest = hashlib.sha256(
+            repr([(f.relpath, f.moves, f.evidence) if f.evidence else (f.relpath, f.moves)
+                  for f in fixes]).encode()
+        ).hexdigest()  # fmt: skip
         branch = f"{BRANCH_PREFIX}fix-citations-{digest[:12]}"
         if not fixes:
             return FixCitationsOutcome((), tuple(unfixed), target, branch, None, None, None)
@@ -330,6 +356,22 @@ def propose_citation_fixes(
         patch_dir=patch_dir, push=push,
     )  # fmt: skip
     return FixCitationsOutcome(tuple(fixes), tuple(unfixed), target, branch, commit, review, check)
+
+
+def _with_evidence(text: str, evidence: tuple[tuple[str, str, str], ...]) -> str:
+    """``text`` (a memory file) with each cited evidence commit replaced, as a whole word and in
+    the front matter only, by the commit it became; every other byte as it was."""
+    import re
+
+    if not evidence or not text.startswith("---"):
+        return text
+    end = text.find("\n---", 3)
+    if end < 0:
+        return text
+    front = text[:end]
+    for old, new, _how in evidence:
+        front = re.sub(rf"(?<![0-9A-Za-z]){re.escape(old)}(?![0-9A-Za-z])", new, front)
+    return front + text[end:]
 
 
 def _as_written(old: str, new: str) -> str:

@@ -299,19 +299,39 @@ def check_staleness(ctx: DoctorContext) -> list[Finding]:
     marked, so agents can weigh them)."""
     if ctx.layout is None:
         return []
-    from teambrain_schema.staleness import stale_memories
+    from teambrain_schema.brain import load_brain
+    from teambrain_schema.citation_checker import CitationChecker
+    from teambrain_schema.staleness import followed_evidence, stale_memories
 
     try:
-        stale = stale_memories(ctx.layout)
+        brain = load_brain(ctx.layout)
+        checker = CitationChecker(ctx.layout.repo_root)
+        stale = stale_memories(ctx.layout, brain=brain, checker=checker)
+        rewritten = [
+            note
+            for note in followed_evidence(ctx.layout, brain=brain, checker=checker)
+            if note.fate.state == "rewritten"
+        ]
     except Exception:  # a broken memory is lint's to report; doctor's verdict stands without it
         return []
+    found = []
+    if rewritten:
+        count = len(rewritten)
+        found.append(Finding(
+            "evidence",
+            "note",
+            f"{count} evidence commit{'' if count == 1 else 's'} a squash or rebase merge rewrote "
+            "(not stale: followed to what they became)",
+            "tb propose --fix-citations",
+        ))  # fmt: skip
     if not stale:
-        return [Finding("citations", "ok", "every memory's cited paths, symbols and commands hold")]
+        ok = "every memory's cited paths, symbols and commands hold"
+        return [Finding("citations", "ok", ok), *found]
     movable = sum(1 for memory in stale if memory.moves)
     detail = f"{len(stale)} memor{'y' if len(stale) == 1 else 'ies'} may be stale"
     if movable:
         detail += f" ({movable} cite code git saw move: `tb propose --fix-citations`)"
-    return [Finding("citations", "note", detail + "; `tb lint` lists them", "tb lint")]
+    return [Finding("citations", "note", detail + "; `tb lint` lists them", "tb lint"), *found]
 
 
 def gather(machine: MachineLayout) -> tuple[DoctorContext, list[Finding]]:

@@ -35,7 +35,8 @@ EXPIRED_RULE = "ttl-expired"
 def _lint_staleness(layout: BrainLayout, report: LintReport, brain: Brain) -> None:
     """Warnings for memories the code no longer bears out: a cited path or glob that matches
     nothing (and where git says it moved), a symbol gone from its module, a make target no
-    Makefile defines, an unreachable evidence commit; and TTLs that ran out."""
+    Makefile defines, a name renamed or removed from the file it is cited next to; and TTLs
+    that ran out."""
     from teambrain_schema.staleness import stale_memories
 
     for memory in stale_memories(layout, brain=brain):
@@ -55,6 +56,27 @@ def _lint_staleness(layout: BrainLayout, report: LintReport, brain: Brain) -> No
     report.violations.sort(key=lambda v: (v.path, v.line, v.rule))
 
 
+EVIDENCE_RULE = "evidence-commit"
+
+
+def _lint_evidence(layout: BrainLayout, report: LintReport, brain: Brain) -> None:
+    """Notes for evidence commits that are not in the history as cited: followed to the commit a
+    squash or rebase merge made of them, or unverifiable here (a shallow clone, a deleted
+    branch). Never a warning: the memory is not stale for it."""
+    from teambrain_schema.staleness import followed_evidence
+
+    for note in followed_evidence(layout, brain=brain):
+        fix = (
+            " (`tb propose --fix-citations` proposes the edit)"
+            if note.fate.state == "rewritten"
+            else ""
+        )
+        report.notes.append(
+            Violation(note.relpath, note.line, EVIDENCE_RULE, note.fate.note + fix, "note")
+        )
+    report.notes.sort(key=lambda v: (v.path, v.line, v.rule))
+
+
 @click.command("lint")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option(
@@ -65,7 +87,8 @@ def command(ctx: click.Context, as_json: bool, *, strict: bool = False) -> None:
     """Check the brain. Prints one `path:line: rule: message` line per violation.
 
     Also warns about memories the code no longer bears out (stale citations, run-out TTLs),
-    and notes (never a failure) an INDEX.md that the default branch has yet to regenerate.
+    and notes (never a failure) an INDEX.md that the default branch has yet to regenerate and
+    evidence commits a squash or rebase merge rewrote (or that are unverifiable here).
     Exits 0 when clean (warnings allowed, unless --strict) and 3 on any violation.
     """
     layout = require_brain()
@@ -73,6 +96,7 @@ def command(ctx: click.Context, as_json: bool, *, strict: bool = False) -> None:
     report = lint_brain(layout, brain=brain)
     _lint_adapters_registry(layout, report)
     _lint_staleness(layout, report, brain)
+    _lint_evidence(layout, report, brain)
     if as_json:
         emit_json(report.to_json())
     else:

@@ -282,7 +282,9 @@ def _fix_citations(
                 "base": target_json(target),
                 "fixes": [
                     {"id": f.id, "title": f.title, "path": f.relpath,
-                     "moves": [{"from": old, "to": new} for old, new in f.moves]}
+                     "moves": [{"from": old, "to": new} for old, new in f.moves],
+                     "evidence": [{"from": old, "to": new, "how": how}
+                                  for old, new, how in f.evidence]}
                     for f in outcome.fixes
                 ],
                 "not_fixable": list(outcome.stale_without_fix),
@@ -293,15 +295,19 @@ def _fix_citations(
         )  # fmt: skip
         return code
     for fix in outcome.fixes:
-        click.echo(f"follows moved code: {fix.id} {fix.title}")
+        click.echo(
+            f"follows {'moved code' if fix.moves else 'merged evidence'}: {fix.id} {fix.title}"
+        )
         for old, new in fix.moves:
             click.echo(f"{'':14}`{old}` -> `{new}`")
+        for old, new, how in fix.evidence:
+            click.echo(f"{'':14}evidence {old[:12]} -> {new[:12]} ({how})")
     for line in outcome.stale_without_fix:
         say(f"stale, no rename to follow (edit or retire it by hand): {line}")
     if review is not None:
         report_review(review, target)
     elif not outcome.fixes:
-        say("No cited path has moved: nothing to propose.")
+        say("No cited path has moved and no evidence commit was rewritten: nothing to propose.")
     elif dry_run:
         say(f"Dry run: nothing committed (branch would be {outcome.branch}).")
     return code
