@@ -415,7 +415,7 @@ def evidence(branches: int = 60, seed: int = 11) -> None:
     as GitHub does. How many evidence commits are followed to what they became, how many are
     unverifiable, how many the old check called stale (all but the merge commits'), and what
     following them costs."""
-    from teambrain_schema import _evidence
+    from teambrain_schema import evidence as _evidence
 
     rng = random.Random(seed)
     tmp = Path(tempfile.mkdtemp(prefix="bench-evidence-"))

@@ -7,8 +7,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from teambrain_schema import CitationChecker, _evidence as evidence
-from teambrain_schema._evidence import evidence_fates
+from teambrain_schema import evidence
+from teambrain_schema.citation_checker import CitationChecker
+from teambrain_schema.evidence import evidence_fates
 
 ENV = {
     "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",

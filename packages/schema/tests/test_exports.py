@@ -188,6 +188,7 @@ PUBLIC_MODULES = {
     "git": ["GitFailed", "first_line", "git_env", "git_output", "network_timeout", "run_git"],
     "gitdir": [
         "DETACHED",
+        "default_branch",
         "file_stamp",
         "find_git",
         "git_dirs_at",
@@ -195,7 +196,6 @@ PUBLIC_MODULES = {
         "is_sha",
         "read_branch",
         "read_git_file",
-        "default_branch",
         "read_head_sha",
         "read_ref_sha",
     ],

@@ -12,6 +12,7 @@ import os
 
 __all__ = [
     "DETACHED",
+    "default_branch",
     "file_stamp",
     "find_git",
     "git_dirs_at",
@@ -19,7 +20,6 @@ __all__ = [
     "is_sha",
     "read_branch",
     "read_git_file",
-    "default_branch",
     "read_head_sha",
     "read_ref_sha",
 ]

@@ -12,8 +12,8 @@ from .citation_checker import CitationChecker, StaleCitation
 from .citations import extract_citations
 
 if TYPE_CHECKING:
-    from .evidence import EvidenceFate
     from .brain import Brain, BrainFile
+    from .evidence import EvidenceFate
     from .paths import BrainLayout
 
 __all__ = ["EvidenceNote", "StaleMemory", "followed_evidence", "stale_memories"]
