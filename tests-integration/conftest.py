@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,52 @@ def team_factory(
         return make_team(tmp_path / f"team{made}", names, seed=_team_seeds[brain], gh=gh)
 
     return factory
+
+
+class AttackerHost:
+    """A TCP listener on 127.0.0.1 standing in for a host a hostile commit points at: it
+    records every connection and the first bytes sent, and answers HTTP 500."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.received: list[bytes] = []
+        self._server = socket.create_server(("127.0.0.1", 0))
+        self._server.settimeout(0.2)
+        self.port = self._server.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._server.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.settimeout(2)
+                try:
+                    data = conn.recv(65536)
+                except OSError:
+                    data = b""
+                self.received.append(data)
+                with contextlib.suppress(OSError):
+                    conn.sendall(
+                        b"HTTP/1.1 500 no\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    )
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        self._server.close()
+
+
+@pytest.fixture
+def attacker_host() -> Iterator[AttackerHost]:
+    """An :class:`AttackerHost` for the test (closed afterwards)."""
+    host = AttackerHost()
+    yield host
+    host.close()

@@ -141,6 +141,11 @@ def test_record_with_a_real_sdk_then_replay_with_the_fake_driver(
     write_config(layout, driver="anthropic", model="claude-test", api_key_env="TEST_LLM_KEY",
                  base_url=anthropic_url, fixtures="fixtures")  # fmt: skip
     env = {"TEAMBRAIN_HOME": str(scratch), "TEST_LLM_KEY": "sk-local-test"}
+    # The destination is brain.yaml's (committed): nothing is sent until this machine approves.
+    code, refused = distill_json(tb, repo, "--record", env=env)
+    assert code == 2 and "not approved on this machine" in refused["error"]["message"]
+    assert FakeAnthropic.requests == []
+    assert tb("trust", "--yes", cwd=repo, env=env).returncode == 0
     code, report = distill_json(tb, repo, "--record", env=env)
     assert code == 0, report
     assert [s["sid"] for s in report["sessions"]] == ["sess-refund", "sess-timeout", "sess-explore"]

@@ -87,6 +87,8 @@ def test_credentials_are_checked_never_printed(ready_repo: Path, tb) -> None:
     code, found = _doctor(tb, ready_repo)
     assert code == 2 and "$TB_TEST_KEY is not set" in found["distill"]["detail"]
     secret = "sk-ant-api03-" + "q" * 40
+    assert "egress distill" in found and found["egress distill"]["status"] == "problem"
+    assert tb("trust", "--yes", cwd=ready_repo).returncode == 0
     done = tb(
         "doctor",
         "--json",

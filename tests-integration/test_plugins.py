@@ -73,6 +73,8 @@ def test_a_plugin_embedder_is_used_for_search(repo: Path, tb: Run, site: Path) -
     yaml = repo / ".teambrain" / "brain.yaml"
     yaml.write_text(yaml.read_text().replace("    plugin: null", "    plugin: demo-hash", 1))
     assert "plugin: demo-hash" in yaml.read_text()
+    # A plugin gets memory text: brain.yaml (committed) choosing one needs this machine's yes.
+    assert tb("trust", "--yes", cwd=repo, env=_env(site)).returncode == 0
     assert tb("reindex", cwd=repo, env=_env(site)).returncode == 0
     doctor = tb("doctor", "--json", cwd=repo, env=_env(site))
     embedder = next(f for f in json.loads(doctor.stdout)["findings"] if f["name"] == "embedder")

@@ -55,6 +55,7 @@ PUBLIC_API = [
     "SYSTEM_TEMPLATE",
     "complete",
     "distill",
+    "driver_egress",
     "driver_names",
     "make_driver",
     "parse_since",

@@ -8,7 +8,15 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from teambrain_retrieval import FailingEmbedder, HashEmbedder, Retriever, Situation
+from teambrain_retrieval import (
+    FailingEmbedder,
+    HashEmbedder,
+    Retriever,
+    Situation,
+    org_brain_egress,
+)
+from teambrain_schema.brain import load_brain_config
+from teambrain_schema.egress import approve_egress
 from teambrain_schema.ids import new_ulid
 from teambrain_schema.paths import BrainLayout, machine_layout
 
@@ -155,6 +163,11 @@ def test_org_brain_serves_only_its_org_memories(
     write(org, "Org team private note", "Rotate the org team's credentials.")
     layout = new_brain(tmp_path / "repo", "version: 1\norg_brain: ../org\n")
     write(layout, "Local credentials", "Rotate local credentials weekly.")
+    # Outside the repository: served once this machine approved it (a commit can change it).
+    approve_egress(
+        machine_layout(), layout.repo_root,
+        [org_brain_egress(load_brain_config(layout), layout.repo_root)],
+    )  # fmt: skip
     retriever = open_test_retriever(layout)
     found = retriever.search("rotate credentials", 5)
     assert set(titles(found)) == {"Org security baseline", "Local credentials"}

@@ -25,6 +25,7 @@ _EXPORTS: dict[str, str] = {
     "register_driver": "_drivers",
     "driver_names": "_drivers",
     "make_driver": "_drivers",
+    "driver_egress": "_drivers",
     "FixtureStore": "_fixtures",
     "DriverNotInstalled": "_errors",
     "ModelUnavailable": "_errors",
@@ -76,6 +77,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
     from ._drivers import (
         Driver as Driver,
         DriverFactory as DriverFactory,
+        driver_egress as driver_egress,
         driver_names as driver_names,
         make_driver as make_driver,
         register_driver as register_driver,

@@ -30,12 +30,14 @@ from teambrain_schema import (
 )
 from teambrain_schema.brain import load_brain, load_brain_config
 from teambrain_schema.drafts import validate_draft
+from teambrain_schema.egress import require_approved
 from teambrain_schema.frontmatter import FrontMatterError, new_memory_text, parse_memory
 from teambrain_schema.ids import new_ulid
 from teambrain_schema.paths import BrainLayout, MachineLayout
 
 from ._answer import MAX_CANDIDATES_PER_SESSION, DistillAnswer, ProposedMemory, labels_context
 from ._dedup import DuplicateGuard, Match
+from ._drivers import driver_egress
 from ._errors import (
     CostCapReached,
     DriverNotInstalled,
@@ -248,6 +250,7 @@ def distill(
     if options.dry_run and options.record:
         raise UserError("--dry-run writes nothing, so it cannot record fixtures")
     templates = _templates(layout)
+    injected = llm is not None
     if llm is None:
         llm = LLM(config, brain_dir=layout.root, record=options.record)
     report = DistillReport(driver=config.driver, model=config.model, dry_run=options.dry_run)
@@ -261,6 +264,9 @@ def distill(
     )
     asks_model = any(f.has_substance for f in sessions)
     if asks_model:
+        if not injected:
+            # Nothing goes to a destination this machine has not approved for this repository.
+            require_approved(machine, layout.repo_root, driver_egress(config))
         llm.driver  # noqa: B018 -- build it now: a missing credential or SDK stops the run here
     scratch_dir: contextlib.AbstractContextManager[str | None] = (
         tempfile.TemporaryDirectory(prefix="teambrain-distill-")

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 from teambrain_schema import DistillConfig
 
 from ._budget import AttemptGuard
 from ._request import Request
+
+if TYPE_CHECKING:
+    from teambrain_schema.egress import Egress
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -117,6 +120,32 @@ def make_driver(config: DistillConfig, brain_dir: Path | None) -> Driver:
             f"distill.driver: unknown driver {config.driver!r} (known: {', '.join(driver_names())})"
         )
     return factory(config, brain_dir)
+
+
+DRIVER_SENDS = "captured session summaries and the brain's memories"
+
+
+def driver_egress(config: DistillConfig) -> Egress | None:
+    """Where the driver ``config`` pins sends what it distills (and with which credential), or
+    None for the fake driver, which only replays recorded answers. A plugin driver counts as
+    sending: it receives ``base_url`` and ``api_key_env`` and its code is not ours to know."""
+    from teambrain_schema.egress import Egress, normalise_url
+
+    if config.plugin is not None:
+        extra = (f"base_url {normalise_url(config.base_url)}",) if config.base_url else ()
+        return Egress("distill", DRIVER_SENDS, f"plugin {config.plugin}", config.api_key_env, extra)
+    if config.driver == "fake":
+        return None
+    from ._anthropic import ANTHROPIC_DEFAULT_URL
+    from ._openai import OLLAMA_DEFAULT_URL, OPENAI_DEFAULT_URL
+
+    default = {
+        "anthropic": ANTHROPIC_DEFAULT_URL,
+        "openai": OPENAI_DEFAULT_URL,
+        "ollama": OLLAMA_DEFAULT_URL,
+    }.get(config.driver)
+    destination = normalise_url(config.base_url or default or f"driver {config.driver}")
+    return Egress("distill", DRIVER_SENDS, destination, config.api_key_env)
 
 
 def _fake(config: DistillConfig, brain_dir: Path | None) -> Driver:

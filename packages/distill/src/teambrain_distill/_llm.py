@@ -58,8 +58,17 @@ class LLM:
 
     @classmethod
     def for_brain(cls, layout: BrainLayout, **options: Any) -> LLM:
-        """The model pinned in ``layout``'s brain.yaml."""
-        return cls(load_brain_config(layout).distill, brain_dir=layout.root, **options)
+        """The model pinned in ``layout``'s brain.yaml, if this machine approved where it sends
+        (:class:`EgressNotApproved` otherwise: brain.yaml arrives by ``git pull``)."""
+        from teambrain_schema.egress import require_approved
+        from teambrain_schema.paths import machine_layout
+
+        from ._drivers import driver_egress
+
+        config = load_brain_config(layout).distill
+        if options.get("driver") is None:
+            require_approved(machine_layout(), layout.repo_root, driver_egress(config))
+        return cls(config, brain_dir=layout.root, **options)
 
     @property
     def driver(self) -> Driver:

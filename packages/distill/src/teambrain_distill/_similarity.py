@@ -40,7 +40,13 @@ def open_index(
                 source = Path(f"{machine.index_db}{suffix}")
                 if source.is_file():
                     shutil.copyfile(source, scratch / source.name)
-            return open_retriever(layout, home=MachineLayout(scratch), ephemeral=True, warn=warn)
+            from teambrain_schema.egress import load_approvals
+
+            # The scratch home holds a copy of the index only: approvals are this machine's.
+            return open_retriever(
+                layout, home=MachineLayout(scratch), ephemeral=True, warn=warn,
+                approvals=load_approvals(machine, layout.repo_root),
+            )  # fmt: skip
         return open_retriever(layout, home=machine, warn=warn)
     except Exception as exc:  # any failure here only costs the similarity checks
         warn(f"similarity checks unavailable ({exc.__class__.__name__}: {exc}); exact checks only")

@@ -24,6 +24,8 @@ _EXPORTS: dict[str, str] = {
     "ContextPack": "_retriever",
     "RefreshReport": "_retriever",
     "brain_id_for": "_retriever",
+    "org_brain_root": "_retriever",
+    "org_brain_egress": "_retriever",
     "DUPLICATE_COSINE": "_duplicates",
     "DUPLICATE_TERM_OVERLAP": "_duplicates",
     "is_near_duplicate": "_duplicates",
@@ -54,6 +56,7 @@ _EXPORTS: dict[str, str] = {
     "register_embedder": "_embedders",
     "embedder_providers": "_embedders",
     "make_embedder": "_embedders",
+    "embedder_egress": "_embedders",
     "HashEmbedder": "_embedders",
     "FailingEmbedder": "_embedders",
     "LocalOnnxEmbedder": "_local",
@@ -90,6 +93,7 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         EmbedderUnavailable as EmbedderUnavailable,
         FailingEmbedder as FailingEmbedder,
         HashEmbedder as HashEmbedder,
+        embedder_egress as embedder_egress,
         embedder_providers as embedder_providers,
         make_embedder as make_embedder,
         register_embedder as register_embedder,
@@ -117,6 +121,8 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         Similar as Similar,
         brain_id_for as brain_id_for,
         open_retriever as open_retriever,
+        org_brain_egress as org_brain_egress,
+        org_brain_root as org_brain_root,
     )
     from ._situation import Situation as Situation, gather_situation as gather_situation
     from ._trim import Trimmed as Trimmed, trim_to_budget as trim_to_budget

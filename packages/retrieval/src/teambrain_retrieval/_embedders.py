@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
     from teambrain_schema import EmbedderConfig
+    from teambrain_schema.egress import Egress
 
     Vectors = NDArray[np.float32]
 
@@ -94,6 +95,41 @@ def make_embedder(config: EmbedderConfig, repo_root: Path) -> Embedder | None:
     if factory is None:
         raise EmbedderUnavailable(f"unknown embedder provider {config.provider!r}")
     return factory(config, repo_root)
+
+
+EMBEDDER_SENDS = "memory text and search queries"
+OLLAMA_DEFAULT_URL = "http://localhost:11434"
+OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
+OPENAI_DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+
+
+def embedder_egress(config: EmbedderConfig) -> Egress | None:
+    """Where the embedder ``config`` asks for sends memory text and queries (and with which
+    credential), or None for the embedders that run on this machine (``local``, ``none``).
+
+    A plugin counts as sending: what its code does is not ours to know, and it receives
+    ``base_url`` and ``api_key_env`` too.
+    """
+    from teambrain_schema.egress import Egress, normalise_url
+
+    if config.plugin is not None:
+        extra = (f"base_url {normalise_url(config.base_url)}",) if config.base_url else ()
+        return Egress(
+            "retrieval.embedder", EMBEDDER_SENDS, f"plugin {config.plugin}",
+            config.api_key_env, extra,
+        )  # fmt: skip
+    if config.provider == "ollama":
+        url = normalise_url(config.base_url or OLLAMA_DEFAULT_URL)
+        return Egress("retrieval.embedder", EMBEDDER_SENDS, url)
+    if config.provider == "openai":
+        url = normalise_url(config.base_url or OPENAI_DEFAULT_URL)
+        key = config.api_key_env or OPENAI_DEFAULT_KEY_ENV
+        return Egress("retrieval.embedder", EMBEDDER_SENDS, url, key)
+    if config.provider in ("local", "none"):
+        return None
+    # A provider some installed package registered: treated like a plugin.
+    return Egress("retrieval.embedder", EMBEDDER_SENDS, f"provider {config.provider}",
+                  config.api_key_env)  # fmt: skip
 
 
 def normalise_rows(matrix: Any) -> Vectors:
@@ -345,7 +381,7 @@ class OpenAIEmbedder(_RemoteEmbedder):
 def _ollama(config: EmbedderConfig, repo_root: Path) -> Embedder:
     return OllamaEmbedder(
         config.model or "nomic-embed-text",
-        config.base_url or "http://localhost:11434",
+        config.base_url or OLLAMA_DEFAULT_URL,
         config.timeout_s,
     )
 
@@ -353,8 +389,8 @@ def _ollama(config: EmbedderConfig, repo_root: Path) -> Embedder:
 def _openai(config: EmbedderConfig, repo_root: Path) -> Embedder:
     return OpenAIEmbedder(
         config.model or "text-embedding-3-small",
-        config.base_url or "https://api.openai.com/v1",
-        config.api_key_env or "OPENAI_API_KEY",
+        config.base_url or OPENAI_DEFAULT_URL,
+        config.api_key_env or OPENAI_DEFAULT_KEY_ENV,
         config.timeout_s,
     )
 

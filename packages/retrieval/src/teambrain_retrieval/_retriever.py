@@ -24,7 +24,7 @@ import apsw
 from ._backend import DocRow, Progress, ServedBrain, SqliteBackend, embed_text, say_once
 from ._db import IndexCorrupt, connect, is_damage, move_aside
 from ._duplicates import is_near_duplicate, term_overlap
-from ._embedders import Embedder, EmbedderUnavailable, make_embedder
+from ._embedders import Embedder, EmbedderUnavailable, embedder_egress, make_embedder
 from ._fusion import CANDIDATES, RRF_K, fuse_rrf
 from ._git import blob_id, head_blobs, head_commit
 from ._numpy import prepare_numpy
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         Provenance,
     )
     from teambrain_schema.citation_checker import CitationChecker
+    from teambrain_schema.egress import Approvals, Egress
     from teambrain_schema.paths import BrainLayout, MachineLayout
 
 # Freshness checks may take at most ~2% of the time between them (large brains, hot loops).
@@ -56,6 +57,9 @@ _MEMORY_CACHE = 4096
 # few hundred); the rest is embedded by later answers or `tb reindex`.
 ANSWER_EMBED_BUDGET_S = 2.0
 
+TRUST_HINT = "`tb trust` shows it and asks"
+ORG_BRAIN_SENDS = "its org-scoped memories, served to this repository's agents"
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -63,6 +67,34 @@ R = TypeVar("R")
 def brain_id_for(repo_root: Path) -> str:
     """The id of the brain in the repository at ``repo_root``: its resolved path."""
     return repo_root.resolve().as_posix()
+
+
+def org_brain_root(config: BrainConfig, repo_root: Path) -> Path | None:
+    """The repository of the org brain ``config`` names (relative to ``repo_root``), or None
+    when it names none or does not serve the org scope."""
+    from teambrain_schema import BRAIN_DIRNAME
+
+    if not config.org_brain or "org" not in config.scopes:
+        return None
+    path = Path(config.org_brain).expanduser()
+    if not path.is_absolute():
+        path = repo_root / path
+    return path.parent if path.name == BRAIN_DIRNAME else path
+
+
+def org_brain_egress(config: BrainConfig, repo_root: Path) -> Egress | None:
+    """The org brain as a destination to approve: memories from outside the repository
+    reach this repository's agents (None when it names none, or one inside the repository,
+    whose memories the repository already holds)."""
+    from teambrain_schema.egress import Egress
+
+    path = org_brain_root(config, repo_root)
+    if path is None:
+        return None
+    resolved = path.resolve()
+    if resolved.is_relative_to(repo_root.resolve()):
+        return None
+    return Egress("org_brain", ORG_BRAIN_SENDS, resolved.as_posix())
 
 
 @dataclass(frozen=True)
@@ -221,8 +253,14 @@ class Retriever:
         warn: Callable[[str], None] | None = None,
         today: Callable[[], dt.date] | None = None,
         refresh_interval: float | None = None,
+        trust_root: Path | None = None,
+        approvals: Approvals | None = None,
     ) -> None:
         self.layout = layout
+        # The repository whose approvals apply (a brain materialised from an old commit is
+        # still that repository's) and this machine's approvals, read once per retriever.
+        self.trust_root = trust_root or layout.repo_root
+        self._approvals_read = approvals
         self.config = config
         self.home = home
         self.ephemeral = ephemeral
@@ -247,11 +285,38 @@ class Retriever:
 
     # ------------------------------------------------------------------ set-up
 
+    def _approvals(self) -> Approvals:
+        if self._approvals_read is None:
+            from teambrain_schema.egress import load_approvals
+
+            self._approvals_read = load_approvals(self.home, self.trust_root)
+        return self._approvals_read
+
+    def _approved(self, egress: Egress | None) -> bool:
+        """Whether what ``egress`` describes may be used: nothing leaves, or this machine
+        approved exactly that destination and credential for this repository."""
+        return egress is None or self._approvals().is_approved(self.trust_root, egress)
+
     def _choose_embedder(self, embedder: Embedder | str | None) -> Embedder | None:
         if embedder != "config":
             if embedder is None:
                 self._embedder_reason = "none: keyword search only"
             return embedder if not isinstance(embedder, str) else None
+        egress = embedder_egress(self.config.retrieval.embedder)
+        if not self._approved(egress):
+            assert egress is not None
+            changed = self._approvals().state(self.trust_root, egress) == "changed"
+            why = (
+                "changed since this machine approved it"
+                if changed
+                else "not approved on this machine"
+            )
+            self._embedder_reason = f"none: {egress.describe()}: {why} ({TRUST_HINT})"
+            self._warn(
+                f"semantic search is off, using keyword search only: brain.yaml's embedder sends "
+                f"memory text to {egress.destination}, {why} ({TRUST_HINT})"
+            )
+            return None
         try:
             return make_embedder(self.config.retrieval.embedder, self.layout.repo_root)
         except EmbedderUnavailable as exc:
@@ -264,21 +329,24 @@ class Retriever:
         return _BrainSource(self.layout, self.brain_id, name, tuple(self.config.scopes))
 
     def _org_sources(self) -> list[_BrainSource]:
-        from teambrain_schema import BRAIN_DIRNAME
         from teambrain_schema.paths import BrainLayout
 
-        if not self.config.org_brain or "org" not in self.config.scopes:
+        path = org_brain_root(self.config, self.layout.repo_root)
+        if path is None:
             return []
-        path = Path(self.config.org_brain).expanduser()
-        if not path.is_absolute():
-            path = self.layout.repo_root / path
-        if path.name == BRAIN_DIRNAME:
-            path = path.parent
         org = BrainLayout(path)
         if not org.root.is_dir():
             self._warn(f"org_brain {self.config.org_brain}: no .teambrain/ there; not served")
             return []
         if org.repo_root.resolve() == self.layout.repo_root.resolve():
+            return []
+        egress = org_brain_egress(self.config, self.layout.repo_root)
+        if not self._approved(egress):
+            assert egress is not None
+            self._warn(
+                f"org_brain {egress.destination} is outside this repository and not approved "
+                f"on this machine: not served ({TRUST_HINT})"
+            )
             return []
         org_id = (
             brain_id_for(org.repo_root)
@@ -903,6 +971,8 @@ def open_retriever(
     warn: Callable[[str], None] | None = None,
     today: Callable[[], dt.date] | None = None,
     refresh_interval: float | None = None,
+    trust_root: Path | None = None,
+    approvals: Approvals | None = None,
 ) -> Retriever:
     """A :class:`Retriever` for the brain at ``layout``.
 
@@ -913,6 +983,10 @@ def open_retriever(
     (an :class:`Embedder`, or None for keyword search only); ``warn`` receives one-line
     notices (default: stderr, once each); ``refresh_interval`` fixes how often the files are
     checked (default: every time for small brains, adaptively for very large ones).
+    Settings that send data off the machine (a remote embedder, an org brain outside the
+    repository) are used only when this machine approved them for ``trust_root`` (default:
+    the layout's repository; ``approvals`` default: ``$TEAMBRAIN_HOME/trust.json``);
+    otherwise search runs on keywords, or without the org brain, and ``warn`` says why.
     """
     from teambrain_schema.brain import load_brain_config
     from teambrain_schema.paths import machine_layout
@@ -928,4 +1002,6 @@ def open_retriever(
         warn=warn,
         today=today,
         refresh_interval=refresh_interval,
+        trust_root=trust_root,
+        approvals=approvals,
     )

@@ -31,6 +31,7 @@ __all__ = [
     "ConfigProblem",
     "FileProblem",
     "brain_file_from_text",
+    "brain_yaml_line",
     "load_brain",
     "load_brain_config",
     "load_config_file",
@@ -290,6 +291,18 @@ def validate_config_data(model: type[ModelT], data: object, relpath: str) -> Mod
         message, name = describe_validation_error(exc)
         line = _nested_line(data, name) if name else None
         raise ConfigProblem(relpath, line or 1, message) from None
+
+
+def brain_yaml_line(layout: BrainLayout, dotted: str) -> int:
+    """The 1-based line of the key ``dotted`` (``retrieval.embedder``) in brain.yaml, or 1
+    when the file or the key is not there."""
+    try:
+        data = load_yaml(
+            read_text_safely(layout.brain_yaml, layout.repo_root, max_bytes=MAX_CONFIG_BYTES)
+        )
+    except (OSError, ValueError, FrontMatterError, YamlProblem, EnvironmentProblem):
+        return 1
+    return _nested_line(data, dotted) or 1
 
 
 def _nested_line(data: object, dotted: str) -> int | None:

@@ -143,6 +143,37 @@ def check_distill(ctx: DoctorContext) -> Finding:
     return Finding("distill", "ok", f"driver {distill.driver}, model {distill.model}{credential}")
 
 
+def check_egress(ctx: DoctorContext) -> list[Finding]:
+    """Each committed setting that sends data off this machine, and whether this machine
+    approved it for this repository (not approved: not used, and a problem to look at)."""
+    from .._console.trust import egress_status
+
+    if ctx.layout is None or ctx.config is None:
+        return []
+    statuses, approvals = egress_status(ctx.layout, ctx.config, ctx.machine)
+    found = []
+    if approvals.problem is not None:
+        found.append(Finding(
+            "approvals", "problem", f"{approvals.problem}: nothing is approved",
+            f"remove or fix {approvals.path} (mode 600, yours, outside any repository)",
+        ))  # fmt: skip
+    for status in statuses:
+        name = f"egress {status.egress.setting}"
+        if status.state == "approved":
+            found.append(Finding(name, "ok", status.line()))
+            continue
+        fallback = {
+            "retrieval.embedder": "keyword search only until approved",
+            "org_brain": "the org brain is not served until approved",
+            "distill": "`tb distill` refuses to run until approved",
+        }.get(status.egress.setting, "not used until approved")
+        found.append(Finding(
+            name, "problem", f"{status.line()}: {fallback}",
+            "check the destination, then `tb trust` (asks) or `tb trust --yes`",
+        ))  # fmt: skip
+    return found
+
+
 def check_adapters_registry() -> Finding:
     """The bundled adapters.yaml agrees with the code registry."""
     from .._agent_tools.registry import check_adapters
@@ -286,12 +317,29 @@ def check_retrieval(ctx: DoctorContext) -> list[Finding]:
         found.append(
             Finding("embedder", "note", "keyword search only (retrieval.embedder.provider: none)")
         )
+    elif _embedder_unapproved(ctx):
+        found.append(Finding(
+            "embedder", "note",
+            "keyword search only: this machine has not approved where brain.yaml's embedder "
+            "sends memory text (see `egress retrieval.embedder`)",
+        ))  # fmt: skip
     else:
         found.append(Finding(
             "embedder", "problem", f"{provider} embedder unavailable, searching by keywords only: {embedder.detail}",
             "reinstall teambrain-retrieval (it brings the model), or set retrieval.embedder.path to a model file",
         ))  # fmt: skip
     return found
+
+
+def _embedder_unapproved(ctx: DoctorContext) -> bool:
+    from teambrain_retrieval import embedder_egress
+    from teambrain_schema.egress import load_approvals
+
+    if ctx.layout is None or ctx.config is None:
+        return False
+    egress = embedder_egress(ctx.config.retrieval.embedder)
+    approvals = load_approvals(ctx.machine, ctx.layout.repo_root)
+    return not approvals.is_approved(ctx.layout.repo_root, egress)
 
 
 def check_staleness(ctx: DoctorContext) -> list[Finding]:
@@ -341,7 +389,7 @@ def gather(machine: MachineLayout) -> tuple[DoctorContext, list[Finding]]:
     ctx = DoctorContext(machine=machine, repo=repo, layout=layout, config=None)
     findings = [
         check_python(), check_git(), *check_repository(ctx), check_home(ctx),
-        *check_retrieval(ctx), check_adapters_registry(), *check_installed_tools(ctx), check_distill(ctx),
+        *check_retrieval(ctx), *check_egress(ctx), check_adapters_registry(), *check_installed_tools(ctx), check_distill(ctx),
         check_heartbeat(ctx), *check_staleness(ctx),
     ]  # fmt: skip
     return ctx, findings

@@ -328,6 +328,49 @@ def check_memory_fences(
     )
 
 
+def check_egress(machine: MachineLayout, layout: BrainLayout | None) -> CheckResult:
+    """Nothing leaves for a destination this machine has not approved: every committed setting
+    that sends data is listed with its approval state, and the approvals file is this user's
+    alone (one anybody else could write would approve for them)."""
+    from teambrain_schema import TeambrainError
+    from teambrain_schema.brain import load_brain_config
+    from teambrain_schema.egress import load_approvals
+
+    from .._console.trust import egress_status
+
+    title = "brain.yaml sends nothing where this machine has not approved"
+    if layout is None:
+        approvals = load_approvals(machine)
+        if approvals.problem is not None:
+            return CheckResult(
+                "egress", title, "FAIL", approvals.problem, fix=f"remove {approvals.path}"
+            )
+        return CheckResult(
+            "egress", title, "UNVERIFIED",
+            "not inside a repository with a brain: no settings to check",
+        )  # fmt: skip
+    try:
+        statuses, approvals = egress_status(layout, load_brain_config(layout), machine)
+    except TeambrainError as exc:
+        return CheckResult("egress", title, "UNVERIFIED", f"cannot read brain.yaml: {exc.message}")
+    evidence = [status.line() for status in statuses]
+    if approvals.problem is not None:
+        return CheckResult(
+            "egress", title, "FAIL", f"{approvals.problem}: approvals there are ignored",
+            _clip(evidence),
+            f"remove {approvals.path}, then approve again with `tb trust` (mode 600, yours)",
+        )  # fmt: skip
+    if not statuses:
+        return CheckResult("egress", title, "PASS", "brain.yaml sends nothing off this machine")
+    waiting = sum(1 for s in statuses if s.state != "approved")
+    summary = (
+        f"{len(statuses)} setting(s) send data off this machine: {len(statuses) - waiting} approved"
+    )
+    if waiting:
+        summary += f", {waiting} not approved and not used (`tb trust`)"
+    return CheckResult("egress", title, "PASS", summary, _clip(evidence))
+
+
 def check_index(machine: MachineLayout) -> CheckResult:
     """The index holds only brains present on this machine and no retired memory's text."""
     title = "The index holds only brains here and no retired memory"

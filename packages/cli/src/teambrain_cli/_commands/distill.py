@@ -120,7 +120,10 @@ def command(
     """
     from teambrain_distill import DistillOptions, distill, parse_since
 
+    from .._console.trust import ask_to_approve
+
     layout = require_brain()
+    ask_to_approve(layout, machine(), ("distill", "retrieval.embedder", "org_brain"))
     # A bad --since is a one-line UserError (exit 1) worded as `tb digest --since` words it.
     since_at = parse_since(since) if since is not None else None
     report = distill(

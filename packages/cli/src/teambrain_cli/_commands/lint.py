@@ -77,6 +77,31 @@ def _lint_evidence(layout: BrainLayout, report: LintReport, brain: Brain) -> Non
     report.notes.sort(key=lambda v: (v.path, v.line, v.rule))
 
 
+EGRESS_RULE = "egress"
+
+
+def _egress_notes(layout: BrainLayout) -> list[Violation]:
+    """One note per brain.yaml setting that sends data off the machine, with its approval
+    state here: a reviewer sees a changed destination in CI's log, a user on their machine.
+    Notes never fail lint (CI approves nothing)."""
+    from teambrain_schema import TeambrainError
+    from teambrain_schema.brain import brain_yaml_line, load_brain_config
+
+    from .._console.context import machine
+    from .._console.trust import egress_status
+
+    try:
+        statuses, _ = egress_status(layout, load_brain_config(layout), machine())
+    except TeambrainError:
+        return []  # brain.yaml's own problems are already violations
+    relpath = layout.relative(layout.brain_yaml)
+    notes = []
+    for status in statuses:
+        line = brain_yaml_line(layout, status.egress.setting)
+        notes.append(Violation(relpath, line, EGRESS_RULE, status.line(), "note"))
+    return notes
+
+
 @click.command("lint")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option(
@@ -88,7 +113,8 @@ def command(ctx: click.Context, as_json: bool, *, strict: bool = False) -> None:
 
     Also warns about memories the code no longer bears out (stale citations, run-out TTLs),
     and notes (never a failure) an INDEX.md that the default branch has yet to regenerate and
-    evidence commits a squash or rebase merge rewrote (or that are unverifiable here).
+    evidence commits a squash or rebase merge rewrote (or that are unverifiable here), and
+    each brain.yaml setting that sends data off this machine, with its approval here.
     Exits 0 when clean (warnings allowed, unless --strict) and 3 on any violation.
     """
     layout = require_brain()
@@ -97,6 +123,7 @@ def command(ctx: click.Context, as_json: bool, *, strict: bool = False) -> None:
     _lint_adapters_registry(layout, report)
     _lint_staleness(layout, report, brain)
     _lint_evidence(layout, report, brain)
+    report.notes.extend(_egress_notes(layout))
     if as_json:
         emit_json(report.to_json())
     else:

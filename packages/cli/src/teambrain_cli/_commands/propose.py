@@ -131,7 +131,7 @@ def near_duplicate_guard(repo: GitRepo) -> NearDuplicateGuard:
         if checkout_matches(repo, commit):
             retriever = open_retriever(BrainLayout(repo.root), commit=commit)
         else:
-            retriever = open_retriever(layout, ephemeral=True, commit=commit)
+            retriever = open_retriever(layout, ephemeral=True, commit=commit, trust_root=repo.root)
         try:
             return [
                 [
@@ -227,6 +227,12 @@ def command(
             raise UserError("--fix-citations proposes edits on its own: no candidates or drafts")
         ctx.exit(_fix_citations(home, base=base, dry_run=dry_run, no_push=no_push, as_json=as_json))
     repo, target = open_target(base)
+    from teambrain_schema.paths import BrainLayout
+
+    from .._console.trust import ask_to_approve
+
+    if BrainLayout(repo.root).root.is_dir():  # the near-duplicate guard embeds the drafts
+        ask_to_approve(BrainLayout(repo.root), home, ("retrieval.embedder", "org_brain"))
     repo_key = repo_join_key(repo.root)
     chosen, spool = _select(candidate_ids, propose_all, drafts, home, repo_key)
     chosen += [

@@ -84,6 +84,9 @@ def command(prune: bool, *, index_md_only: bool = False) -> None:
     if prune:
         for brain in prune_index(machine()):
             click.echo(f"Forgot brain {brain}: its repository is no longer on this machine.")
+    from .._console.trust import ask_to_approve
+
+    ask_to_approve(layout, machine(), ("retrieval.embedder", "org_brain"))
     retriever = open_retriever(layout)
     progress = _EmbeddingProgress()
     try:

@@ -28,6 +28,7 @@ def build_retriever(
     commit: str | None = None,
     brain_id: str | None = None,
     config: BrainConfig | None = None,
+    trust_root: Path | None = None,
 ) -> Retriever:
     """The retriever this verb reads through: the working tree's brain, or with ``commit`` a
     brain materialised from that commit (an in-memory index; provenance carries the commit)."""
@@ -35,7 +36,10 @@ def build_retriever(
 
     if commit is None:
         return open_retriever(layout)
-    return open_retriever(layout, config=config, ephemeral=True, commit=commit, brain_id=brain_id)
+    return open_retriever(
+        layout, config=config, ephemeral=True, commit=commit, brain_id=brain_id,
+        trust_root=trust_root,
+    )  # fmt: skip
 
 
 def _config_at(layout: BrainLayout, repo_root: Path) -> BrainConfig:
@@ -53,8 +57,13 @@ def _config_at(layout: BrainLayout, repo_root: Path) -> BrainConfig:
 @contextlib.contextmanager
 def open_brain(ref: str | None, at: str | None) -> Iterator[Retriever]:
     """The brain now, or as it was at ``--ref`` / ``--at`` (time travel through sync)."""
+    from .._console.context import machine
+    from .._console.trust import ask_to_approve
+
     if ref is None and at is None:
-        yield build_retriever(require_brain())
+        layout = require_brain()
+        ask_to_approve(layout, machine(), ("retrieval.embedder", "org_brain"))
+        yield build_retriever(layout)
         return
     from teambrain_retrieval import brain_id_for, open_retriever
     from teambrain_schema.paths import BrainLayout
@@ -80,7 +89,7 @@ def open_brain(ref: str | None, at: str | None) -> Iterator[Retriever]:
             snapshot = stack.enter_context(brain_at(repo, commit))
             retriever = build_retriever(
                 snapshot.layout, commit=commit.sha, brain_id=brain_id_for(repo.root),
-                config=_config_at(snapshot.layout, repo.root),
+                config=_config_at(snapshot.layout, repo.root), trust_root=repo.root,
             )  # fmt: skip
         stack.callback(retriever.close)
         yield retriever

@@ -24,6 +24,7 @@ def run_checks(*, strict: bool) -> list[CheckResult]:
         verify.check_sync_user_isolation(home, repo),
         verify.check_llm_imports(),
         verify.check_memory_fences(layout),
+        verify.check_egress(home, layout),
         verify.check_index(home),
         verify.check_provenance(),
     ]

@@ -1,0 +1,96 @@
+"""``tb trust``: show, approve or revoke what this brain's committed settings send off this
+machine (approval is per machine and per repository, like direnv's ``allow``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from teambrain_schema import ExitCode, UserError
+
+from .._console.context import machine, require_brain
+from .._console.output import emit_json, say
+from .._console.trust import SETTINGS, EgressStatus, egress_status, interactive
+
+
+@click.command("trust")
+@click.argument("settings", nargs=-1, metavar="[SETTING]...")
+@click.option("--yes", "-y", is_flag=True, help="Approve without asking (scripts, provisioning).")
+@click.option("--revoke", is_flag=True, help="Forget this machine's approvals for this repository.")
+@click.option("--json", "as_json", is_flag=True, help="Print the settings and their state as JSON.")
+@click.pass_context
+def command(
+    ctx: click.Context, settings: tuple[str, ...], yes: bool, revoke: bool, as_json: bool
+) -> None:
+    """Show what brain.yaml sends off this machine, and approve it here.
+
+    brain.yaml arrives by `git pull`: a setting that sends memory text or sessions to a server
+    (a remote embedder or distill driver, a plugin), names a credential sent along, or serves
+    an org brain from outside the repository is used only once this machine approved exactly
+    that destination and credential for this repository. A changed destination asks again.
+    SETTING limits the command to retrieval.embedder, org_brain or distill. On a terminal it
+    asks; elsewhere --yes approves. Exits 0, or 1 for an unknown SETTING.
+    """
+    from teambrain_schema.brain import load_brain_config
+    from teambrain_schema.egress import approve_egress, revoke_egress
+
+    unknown = [s for s in settings if s not in SETTINGS]
+    if unknown:
+        raise UserError(f"unknown setting {unknown[0]!r} (known: {', '.join(SETTINGS)})")
+    if yes and revoke:
+        raise UserError("--yes approves and --revoke forgets: give one of them")
+    layout = require_brain()
+    home = machine()
+    wanted = set(settings or SETTINGS)
+    if revoke:
+        dropped = revoke_egress(home, layout.repo_root, sorted(wanted) if settings else None)
+        say(f"forgot {dropped} approval(s) for {layout.repo_root} on this machine")
+        if as_json:
+            emit_json({"ok": True, "revoked": dropped, "repo": str(layout.repo_root)})
+        return
+    config = load_brain_config(layout)
+    statuses, approvals = egress_status(layout, config, home)
+    statuses = [s for s in statuses if s.egress.setting in wanted]
+    pending = [s for s in statuses if s.state != "approved"]
+    approved_now = []
+    if pending and approvals.problem is None:
+        if yes:
+            approved_now = approve_egress(home, layout.repo_root, [s.egress for s in pending])
+        elif interactive() and not as_json:
+            _show(statuses, layout.repo_root)
+            question = f"Approve {len(pending)} setting(s) for {layout.repo_root} on this machine?"
+            if click.confirm(question, default=False, err=True):
+                approved_now = approve_egress(home, layout.repo_root, [s.egress for s in pending])
+                say(f"approved {len(approved_now)} (`tb trust --revoke` takes them back)")
+            ctx.exit(ExitCode.OK)
+    if approved_now:
+        statuses, approvals = egress_status(layout, config, home)
+        statuses = [s for s in statuses if s.egress.setting in wanted]
+    if as_json:
+        emit_json({
+            "ok": True, "repo": str(layout.repo_root), "trust_file": str(approvals.path),
+            "problem": approvals.problem, "approved_now": len(approved_now),
+            "settings": [s.to_json() for s in statuses],
+        })  # fmt: skip
+        return
+    _show(statuses, layout.repo_root)
+    if approvals.problem is not None:
+        say(f"tb: {approvals.problem}: nothing is approved until it is fixed")
+    elif approved_now:
+        say(f"approved {len(approved_now)} (`tb trust --revoke` takes them back)")
+    elif any(s.state != "approved" for s in statuses):
+        say("not approved: nothing is sent there; `tb trust --yes` approves after you checked")
+
+
+def _show(statuses: list[EgressStatus], repo: Path) -> None:
+    if not statuses:
+        say(f"brain.yaml of {repo} sends nothing off this machine: nothing to approve")
+        return
+    width = max(len(s.state) for s in statuses)
+    for status in statuses:
+        text = status.egress.describe()
+        if status.approved_at:
+            text += f" (approved {status.approved_at})"
+        if status.was:
+            text += f" (approved before: {status.was})"
+        click.echo(f"{status.state:<{width}}  {text}")
