@@ -657,6 +657,8 @@ def test_time_travel_still_serves_a_relative_org_brain(
     config = user / ".teambrain/brain.yaml"
     config.write_text(config.read_text().replace("org_brain: null", "org_brain: ../org"))
     git_run("commit", "-qam", "serve the org brain", cwd=user)
+    # Outside the repository: served once this machine approved it (`tb trust`).
+    assert tb_fast("trust", "--yes", "org_brain", cwd=user).returncode == 0
     before = git_run("rev-parse", "HEAD", cwd=user).strip()
     (user / "README.md").write_text("# later\n")
     retire = _json(
