@@ -112,7 +112,7 @@ def command(ctx: click.Context, as_json: bool, *, strict: bool = False) -> None:
     """Check the brain. Prints one `path:line: rule: message` line per violation.
 
     Also warns about memories the code no longer bears out (stale citations, run-out TTLs),
-    and notes (never a failure) an INDEX.md that the default branch has yet to regenerate and
+    and notes (never a failure) an INDEX.md that the default branch has yet to regenerate,
     evidence commits a squash or rebase merge rewrote (or that are unverifiable here), and
     each brain.yaml setting that sends data off this machine, with its approval here.
     Exits 0 when clean (warnings allowed, unless --strict) and 3 on any violation.
