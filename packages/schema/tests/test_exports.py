@@ -222,6 +222,7 @@ PUBLIC_MODULES = {
         "FileTooLarge",
         "NotARegularFile",
         "loads_json",
+        "open_local_file",
         "read_json_file",
         "read_local_bytes",
         "read_local_text",

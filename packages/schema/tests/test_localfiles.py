@@ -11,6 +11,7 @@ from teambrain_schema.local_files import (
     FileTooLarge,
     NotARegularFile,
     loads_json,
+    open_local_file,
     read_json_file,
     read_local_bytes,
 )
@@ -50,6 +51,22 @@ def test_a_symlink_is_not_followed(tmp_path: Path) -> None:
     link.symlink_to(target)
     with pytest.raises(OSError):
         read_local_bytes(link)
+
+
+def test_a_file_opened_for_streaming_is_refused_the_same_ways(tmp_path: Path) -> None:
+    regular = tmp_path / "m.npz"
+    regular.write_bytes(b"\x00" * 10)
+    with open_local_file(regular) as handle:
+        assert handle.read() == b"\x00" * 10
+    os.mkfifo(tmp_path / "f.npz")
+    (tmp_path / "d.npz").mkdir()
+    (tmp_path / "l.npz").symlink_to(regular)
+    with pytest.raises(NotARegularFile, match="FIFO"):
+        open_local_file(tmp_path / "f.npz")
+    with pytest.raises(NotARegularFile, match="directory"):
+        open_local_file(tmp_path / "d.npz")
+    with pytest.raises(OSError):
+        open_local_file(tmp_path / "l.npz")
 
 
 def test_a_file_past_the_cap_is_refused(tmp_path: Path) -> None:

@@ -143,6 +143,9 @@ def _expiry_day(expires: str | None) -> int:
 # memories the keyword half's filter took 2.1 ms instead of 0.5, and re-reading the vectors of
 # one edited memory 12 ms instead of 0.1.
 _BY_ROWID = "NOT INDEXED"  # the rowid lookup stays; no secondary index
+# A cached vector row is used only when its blob holds exactly ``dim`` float32 values: a row
+# damaged in index.db counts as missing, so the text is embedded again (and the row replaced).
+_USABLE = "typeof({v}.vec) = 'blob' AND {v}.dim > 0 AND length({v}.vec) = 4 * {v}.dim"
 _BY_EMBED_KEY = "INDEXED BY docs_by_embed_key"
 
 
@@ -184,16 +187,22 @@ class _SavedMatrix:
     arrays: dict[str, Any]
 
     @classmethod
-    def load(cls, path: Path, generation: int) -> _SavedMatrix | None:
+    def load(
+        cls, path: Path, generation: int, dim: int | None, warn: Callable[[str], None]
+    ) -> _SavedMatrix | None:
+        """The matrix saved at ``path`` for ``generation``; None when there is none. A file
+        that does not validate is deleted (it is rebuilt and saved again), said once."""
         prepare_numpy()
-        import numpy as np
+        from ._matrix_file import MatrixFileDamaged, read_matrix_file
 
         try:
-            with np.load(path, allow_pickle=False) as data:
-                if int(data["generation"]) != generation:
-                    return None
-                arrays = {name: data[name] for name in data.files}
-        except (OSError, ValueError, KeyError, EOFError):
+            arrays = read_matrix_file(path, generation, dim)
+        except MatrixFileDamaged as exc:
+            warn(f"discarded the damaged vectors cache {path} ({exc.reason}); rebuilding it")
+            with contextlib.suppress(OSError):
+                path.unlink()
+            return None
+        if arrays is None:
             return None
         return cls(generation, bool(arrays["complete"]), arrays)
 
@@ -202,16 +211,20 @@ class _SavedMatrix:
         import numpy as np
         from teambrain_schema.private_dirs import ensure_private_dir
 
+        from ._matrix_file import CHECKSUM, checksum
+
         ensure_private_dir(path.parent)
+        arrays = {
+            "generation": np.int64(generation), "complete": np.bool_(complete),
+            "rowids": np.array(vectors.rowids, dtype=np.int64),
+            "ids": np.array(vectors.ids, dtype=np.str_), "sources": vectors.sources,
+            "matrix": vectors.matrix, "expires": vectors.expires,
+        }  # fmt: skip
+        arrays[CHECKSUM] = np.uint32(checksum(arrays))
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".vectors-", suffix=".npz")
         try:
             with os.fdopen(fd, "wb") as handle:
-                np.savez(
-                    handle, generation=np.int64(generation), complete=np.bool_(complete),
-                    rowids=np.array(vectors.rowids, dtype=np.int64),
-                    ids=np.array(vectors.ids, dtype=np.str_), sources=vectors.sources,
-                    matrix=vectors.matrix, expires=vectors.expires,
-                )  # fmt: skip
+                np.savez(handle, **arrays)
             os.replace(temp, path)
         finally:
             with contextlib.suppress(FileNotFoundError):
@@ -301,6 +314,7 @@ class SqliteBackend:
         self._saved: _SavedMatrix | None = None
         self._saved_checked = False
         self._matrix_rows_read = 0  # vector rows read from SQLite to build matrices (for tests)
+        self._dim_seen: tuple[tuple[int, int, int], int | None] | None = None
 
     # ------------------------------------------------------------------ SQL pieces
 
@@ -521,6 +535,7 @@ class SqliteBackend:
             assert saved is not None
             if saved.complete:  # every served document had a vector at this generation
                 return []
+        dim = self._common_dim()
         if self._pending is not None:
             keys = list(self._pending)
             present: set[str] = set()
@@ -529,9 +544,10 @@ class SqliteBackend:
                 present.update(
                     key
                     for (key,) in self._q(
-                        f"SELECT key FROM {self.vectors_table} WHERE embedder = ? AND key IN "
+                        f"SELECT v.key FROM {self.vectors_table} v WHERE v.embedder = ? "
+                        f"AND {_USABLE.format(v='v')} AND v.dim IS ? AND v.key IN "
                         f"({','.join('?' for _ in chunk)})",
-                        [self.embedder.name, *chunk],
+                        [self.embedder.name, dim, *chunk],
                     )
                 )
             return [(key, text) for key, text in self._pending.items() if key not in present]
@@ -539,8 +555,8 @@ class SqliteBackend:
         rows = self._q(
             f"SELECT DISTINCT d.embed_key, d.title, d.body FROM docs d WHERE {brains} AND d.retired = 0 AND NOT "
             f"EXISTS (SELECT 1 FROM {self.vectors_table} v WHERE v.embedder = ? AND "
-            "v.key = d.embed_key)",
-            [*params, self.embedder.name],
+            f"v.key = d.embed_key AND {_USABLE.format(v='v')} AND v.dim IS ?)",
+            [*params, self.embedder.name, dim],
         )
         return [(key, embed_text(title, body)) for key, title, body in rows]
 
@@ -602,7 +618,8 @@ class SqliteBackend:
         self._matrix_rows_read += 1
         return self._q(
             f"SELECT d.rowid, d.id, d.expires, v.dim, v.vec, d.source FROM docs d {hint} JOIN "
-            f"{self.vectors_table} v ON v.embedder = ? AND v.key = d.embed_key WHERE {live} "
+            f"{self.vectors_table} v ON v.embedder = ? AND v.key = d.embed_key "
+            f"AND {_USABLE.format(v='v')} WHERE {live} "
             f"AND ({extra})",
             [self.embedder.name, *live_params, *params],
         )
@@ -758,6 +775,23 @@ class SqliteBackend:
             return None
         return int(row[0]) if row else None
 
+    def _common_dim(self) -> int | None:
+        """The dimension of most of this embedder's usable cached vectors (None: none yet).
+        Rows of another dimension are damage: their texts are embedded again."""
+        if self.embedder is None:
+            return None
+        version = self._version()
+        if self._dim_seen is not None and self._dim_seen[0] == version:
+            return self._dim_seen[1]
+        row = self._q1(
+            f"SELECT v.dim FROM {self.vectors_table} v WHERE v.embedder = ? AND "
+            f"{_USABLE.format(v='v')} GROUP BY v.dim ORDER BY count(*) DESC LIMIT 1",
+            (self.embedder.name,),
+        )
+        dim = int(row[0]) if row else None
+        self._dim_seen = (version, dim)
+        return dim
+
     def _cache_file(self) -> Path:
         assert self._matrix_cache is not None and self.embedder is not None
         served = json.dumps([self.embedder.name, [[s.brain, list(s.scopes)] for s in self.served]])
@@ -772,7 +806,8 @@ class SqliteBackend:
         generation = self._stored_generation()
         if generation is None or self.embedder is None:
             return None
-        self._saved = _SavedMatrix.load(self._cache_file(), generation)
+        dim = self._common_dim()
+        self._saved = _SavedMatrix.load(self._cache_file(), generation, dim, self._warn)
         return self._saved
 
     def _save_matrix(self, vectors: _VectorMatrix | None, generation: int) -> None:
@@ -828,10 +863,11 @@ class SqliteBackend:
     def _stored(self, text: str) -> Vectors | None:
         assert self.embedder is not None
         row = self._q1(
-            f"SELECT vec FROM {self.vectors_table} WHERE embedder = ? AND key = ?",
+            f"SELECT v.vec, v.dim FROM {self.vectors_table} v WHERE v.embedder = ? AND v.key = ? "
+            f"AND {_USABLE.format(v='v')}",
             (self.embedder.name, embed_key(text)),
         )
-        if row is None:
+        if row is None or row[1] != self._common_dim():
             return None
         prepare_numpy()
         import numpy as np

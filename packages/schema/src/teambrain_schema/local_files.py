@@ -18,12 +18,13 @@ import stat
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any
+    from typing import Any, BinaryIO
 
 __all__ = [
     "FileTooLarge",
     "NotARegularFile",
     "loads_json",
+    "open_local_file",
     "read_json_file",
     "read_local_bytes",
     "read_local_text",
@@ -58,6 +59,23 @@ def _kind(mode: int) -> str:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "a device"
     return "not a regular file"
+
+
+def open_local_file(path: str | Path) -> BinaryIO:
+    """The regular file ``path``, open for reading in binary (a large file that a reader
+    streams, such as a saved matrix). Raises as :func:`read_local_bytes` does, without the
+    size bound; never blocks on a FIFO and never follows a final symlink."""
+    fd = os.open(path, _FLAGS)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotARegularFile(f"{_kind(info.st_mode)}, not a file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
 
 
 def read_local_bytes(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
