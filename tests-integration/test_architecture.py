@@ -55,6 +55,7 @@ def test_contracts_are_kept() -> None:
             "cli's subsystems",
         ),
         ("teambrain_cli._proposals", "import teambrain_cli._checks.verify", "cli's subsystems"),
+        ("teambrain_cli._browse", "import teambrain_cli._proposals.queue", "cli's subsystems"),
         ("teambrain_cli._console", "import teambrain_cli._commands.lint", "cli's subsystems"),
     ],
 )

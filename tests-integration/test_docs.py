@@ -22,12 +22,20 @@ def test_every_verb_and_flag_is_documented(verb: str) -> None:
     assert f"tb {verb}" in text
     command = cli.get_command(click.Context(cli), verb)
     assert command is not None
-    for param in command.params:
-        for opt in getattr(param, "opts", []):
-            if opt.startswith("-") and opt not in ("-h", "--help"):
-                assert f"`{opt}" in text or f" {opt}" in text, (
-                    f"{opt} of tb {verb} is not documented"
-                )
+    commands = [(verb, command)]
+    if isinstance(command, click.Group):  # `tb candidates list|show|drop`: each one's flags too
+        for name in command.list_commands(click.Context(command)):
+            sub = command.get_command(click.Context(command), name)
+            assert sub is not None
+            assert f"tb {verb} {name}" in text, f"tb {verb} {name} is not documented"
+            commands.append((f"{verb} {name}", sub))
+    for label, each in commands:
+        for param in each.params:
+            for opt in getattr(param, "opts", []):
+                if opt.startswith("-") and opt not in ("-h", "--help"):
+                    assert f"`{opt}" in text or f" {opt}" in text, (
+                        f"{opt} of tb {label} is not documented"
+                    )
 
 
 def _keys(model: type, prefix: str = "") -> list[str]:

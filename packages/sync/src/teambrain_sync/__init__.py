@@ -11,6 +11,7 @@ from teambrain_schema.git import GitFailed, git_env, run_git
 
 from ._audit import UserDirTouched, prove_user_dir_untouched, watch_directory
 from ._git import GitRepo, open_repo
+from ._history import HistoryEntry, MergedBy, memory_history
 from ._index_md import regenerate_index_md, retirement_reasons
 from ._memories import (
     KnownMemory,
@@ -44,6 +45,7 @@ from ._propose import (
     ProposeRun,
     SimilarMemory,
     check_draft,
+    draft_citation_problems,
     propose_candidates,
     record_outcomes,
     run_propose,
@@ -82,7 +84,9 @@ __all__ = [
     "FixCitationsOutcome",
     "GitFailed",
     "GitRepo",
+    "HistoryEntry",
     "KnownMemory",
+    "MergedBy",
     "NearDuplicateGuard",
     "NewMemory",
     "Outcome",
@@ -105,11 +109,13 @@ __all__ = [
     "choose_target",
     "clean_reason",
     "commit_at",
+    "draft_citation_problems",
     "gh_ready",
     "git_env",
     "has_brain",
     "known_memories",
     "materialise_brain",
+    "memory_history",
     "open_pull_request",
     "open_repo",
     "open_workspace",

@@ -96,6 +96,8 @@ class Outcome:
     path: str | None = None
     branch: str | None = None
     similar: list[SimilarMemory] = field(default_factory=list)
+    # Citations the base does not bear out: the memory would be stale the day it merges.
+    stale: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -114,6 +116,7 @@ class Outcome:
             "path": self.path,
             "branch": self.branch,
             "similar": [s.to_json() for s in self.similar],
+            "stale": list(self.stale),
         }
 
 
@@ -208,6 +211,26 @@ class DraftVerdict:
         return _identity_reason(self.holder)[1] + "; `tb propose` will skip it"
 
 
+def draft_citation_problems(
+    repo_root: Path, draft: MemoryDraft, *, commit: str | None = None
+) -> list[str]:
+    """Why ``draft`` would be stale the day it merges: one line per cited path, glob, symbol,
+    ``make`` target, script or evidence commit that the repository at ``commit`` (default: its
+    working tree) does not bear out. Empty when every citation holds, or without git."""
+    from teambrain_schema.citation_checker import CitationChecker
+    from teambrain_schema.citations import extract_citations
+
+    commits = draft.evidence.commits if draft.evidence else []
+    checker = CitationChecker(repo_root, commit=commit)
+    # The checker speaks of memories that once held ("no longer", "any more"); a draft is new.
+    return [
+        stale.reason.replace(" no longer exists", " does not exist")
+        .replace(" no longer appears in ", " does not appear in ")
+        .replace(" any more", "")
+        for stale in checker.check(extract_citations(draft.body, commits))
+    ]
+
+
 def check_draft(
     repo: GitRepo | None, layout: BrainLayout, draft: MemoryDraft | dict[str, object]
 ) -> DraftVerdict:
@@ -243,6 +266,7 @@ def propose_candidates(
     allow_similar: bool = False,
     guard: NearDuplicateGuard | None = None,
     today: dt.date | None = None,
+    strict_citations: bool = False,
 ) -> ProposeRun:
     """The whole of ``tb propose``: under the ledger's lock, re-read each candidate, run the
     gates, commit and send the survivors (see :func:`run_propose`), and record every outcome
@@ -254,6 +278,7 @@ def propose_candidates(
         run = run_propose(
             fresh, repo=repo, target=target, patch_dir=patch_dir, spool=spool,
             dry_run=dry_run, push=push, allow_similar=allow_similar, guard=guard, today=today,
+            strict_citations=strict_citations,
         )  # fmt: skip
         record_outcomes(run, ledger)
     return run
@@ -271,6 +296,7 @@ def run_propose(
     allow_similar: bool = False,
     guard: NearDuplicateGuard | None = None,
     today: dt.date | None = None,
+    strict_citations: bool = False,
 ) -> ProposeRun:
     """Check ``candidates`` and, unless ``dry_run``, commit the survivors on a new proposal
     branch and send it for review. Candidates are not marked here (see :func:`record_outcomes`;
@@ -336,6 +362,7 @@ def run_propose(
             seen[digest] = candidate
             survivors.append(outcome)
         _guard_near_duplicates(survivors, workspace.layout, target, guard, allow_similar)
+        _check_citations(survivors, repo, target, strict_citations)
         accepted = [o for o in survivors if o.rule is None]
         items = {
             o.candidate.candidate_id: add_memory(workspace, o.candidate.draft, today=today)
@@ -397,9 +424,32 @@ def _send_again(
     return sent
 
 
+def _check_citations(
+    survivors: list[Outcome], repo: GitRepo, target: ReviewTarget, strict: bool
+) -> None:
+    """Each draft's citations against the base: what the base lacks is a warning the reviewer
+    sees, or with ``strict`` a rejection."""
+    for outcome in survivors:
+        if outcome.rule is not None:
+            continue
+        outcome.stale = draft_citation_problems(
+            repo.root, outcome.candidate.draft, commit=target.base.sha
+        )
+        if outcome.stale and strict:
+            outcome.rule = "citations"
+            outcome.reason = (
+                f"stale at birth ({target.base.requested} lacks what it cites): "
+                + "; ".join(outcome.stale)
+                + ": fix the draft, or propose without --strict-citations"
+            )
+
+
 def _reviewer_notes(outcome: Outcome) -> tuple[str, ...]:
     candidate = outcome.candidate
     notes = [f"from: candidate {candidate.candidate_id} ({candidate.proposer})"]
+    if outcome.stale:
+        notes.append("cites what the base does not have (stale the day it merges):")
+        notes.extend(f"  {reason}" for reason in outcome.stale)
     if outcome.similar:
         notes.append("similar live memories (proposed with --allow-similar):")
         notes.extend(f"  {s.describe()}" for s in outcome.similar)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import click
@@ -13,12 +12,11 @@ from teambrain_schema.paths import MachineLayout
 
 from .._console.context import machine
 from .._console.output import emit_json, say
+from .._proposals.guard import near_duplicate_guard
 from .._proposals.review import open_target, report_review, target_json
 
 if TYPE_CHECKING:
-    from teambrain_schema import MemoryDraft
-    from teambrain_schema.paths import BrainLayout
-    from teambrain_sync import GitRepo, NearDuplicateGuard, Outcome, ProposeRun, SimilarMemory
+    from teambrain_sync import Outcome, ProposeRun
 
 _LABELS = {
     "proposed": "proposed",
@@ -116,43 +114,6 @@ def _draft_candidates(
     return found
 
 
-def near_duplicate_guard(repo: GitRepo) -> NearDuplicateGuard:
-    """Retrieval's near-duplicate guard over the live memories of the brain at the base: the
-    checkout's warm index when the checkout holds exactly that brain, else an in-memory index
-    of the base (embeddings come from the shared content-hash cache either way)."""
-
-    def guard(
-        layout: BrainLayout, commit: str, drafts: Sequence[MemoryDraft]
-    ) -> list[list[SimilarMemory]]:
-        from teambrain_retrieval import open_retriever
-        from teambrain_schema.paths import BrainLayout
-        from teambrain_sync import SimilarMemory, checkout_matches
-
-        if checkout_matches(repo, commit):
-            retriever = open_retriever(BrainLayout(repo.root), commit=commit)
-        else:
-            retriever = open_retriever(layout, ephemeral=True, commit=commit, trust_root=repo.root)
-        try:
-            return [
-                [
-                    SimilarMemory(
-                        id=found.hit.id,
-                        title=found.hit.memory.title,
-                        path=found.hit.provenance.path,
-                        cosine=found.cosine,
-                        fts_strength=found.fts_strength,
-                        is_duplicate=found.is_duplicate,
-                    )
-                    for found in retriever.similar(draft.title, draft.body, k=5)
-                ]
-                for draft in drafts
-            ]
-        finally:
-            retriever.close()
-
-    return guard
-
-
 def _line(outcome: Outcome) -> str:
     label = _LABELS[outcome.result]
     head = f"{label:<14}{outcome.candidate.candidate_id}  {outcome.candidate.draft.title!r}"
@@ -189,6 +150,11 @@ def _exit_code(run: ProposeRun) -> int:
     help="Propose near-duplicates anyway, listing the similar memories for the reviewer.",
 )
 @click.option(
+    "--strict-citations",
+    is_flag=True,
+    help="Refuse a draft citing paths, make targets or scripts the base does not have.",
+)
+@click.option(
     "--fix-citations",
     is_flag=True,
     help="Propose edits that make memories cite where git says their cited paths moved.",
@@ -205,6 +171,7 @@ def command(
     base: str | None,
     no_push: bool,
     allow_similar: bool,
+    strict_citations: bool = False,
     fix_citations: bool = False,
 ) -> None:
     """Turn candidates into memory files on a proposal branch and send it for review.
@@ -242,7 +209,7 @@ def command(
     run = propose_candidates(
         chosen, repo=repo, target=target, ledger=SpoolLedger(home), patch_dir=home.proposals,
         spool=spool, dry_run=dry_run, push=not no_push, allow_similar=allow_similar,
-        guard=near_duplicate_guard(repo),
+        guard=near_duplicate_guard(repo), strict_citations=strict_citations,
     )  # fmt: skip
     code = _exit_code(run)
     if as_json:
@@ -327,6 +294,8 @@ def _print_human(run: ProposeRun) -> None:
         click.echo(_line(outcome))
         for similar in outcome.similar if outcome.result != "rejected" else ():
             click.echo(f"{'':14}similar: {similar.describe()}")
+        for reason in outcome.stale if outcome.result != "rejected" else ():
+            click.echo(f"{'':14}warning: stale at birth: {reason}")
     for warning in run.warnings:
         say(warning)
     if run.inherited_problems:

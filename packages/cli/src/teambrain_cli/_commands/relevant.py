@@ -12,7 +12,7 @@ import click
 from teambrain_schema import UserError
 
 from .._console.context import require_brain
-from .._console.output import emit_json, say
+from .._console.output import emit_json, fit, fit_middle, paint, say, terminal_width, wrap_lines
 
 if TYPE_CHECKING:
     from teambrain_retrieval import Hit, Retriever
@@ -95,6 +95,30 @@ def open_brain(ref: str | None, at: str | None) -> Iterator[Retriever]:
         yield retriever
 
 
+def format_hit_human(position: int, hit: Hit, width: int | None = None) -> str:
+    """One result for a person: title, class and tags, where it comes from, why it may be stale,
+    then the body as written (terminal controls removed), indented under its title and, on a
+    terminal, wrapped to its ``width``."""
+    from teambrain_schema.render import one_line, sanitise_body
+
+    front = hit.memory.front
+    commit = (hit.provenance.commit or "uncommitted")[:12]
+    tags = f" · tags {', '.join(front.tags)}" if front.tags else ""
+    room = None if width is None else width - 3
+    lines = [
+        paint(f"{position}. {one_line(front.title)}", bold=True)
+        + f"  [{front.class_} · {front.priority}]",
+        f"   id {front.id}" + fit(tags, None if room is None else room - 29),
+        "   " + fit_middle(f"{one_line(hit.provenance.path)} @ {commit}", room),
+    ]
+    if hit.stale:
+        lines += wrap_lines(
+            paint(f"may be stale: {one_line('; '.join(hit.stale))}", fg="yellow"), width, "   "
+        )
+    lines += ["", *wrap_lines(sanitise_body(hit.memory.body), width, "   ")]
+    return "\n".join(lines)
+
+
 def format_hit(position: int, hit: Hit) -> str:
     """One result for a terminal: title, where it comes from, then the fenced body."""
     from teambrain_schema.render import one_line, render_memory
@@ -120,17 +144,31 @@ def format_hit(position: int, hit: Hit) -> str:
 @click.argument("more_paths", nargs=-1, metavar="[GLOB]...")
 @click.option("--k", "k", type=int, default=None, help="How many memories (default: brain.yaml retrieval.k).")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the ranked results as JSON.")
+@click.option(
+    "--view",
+    type=click.Choice(["agent", "human"]),
+    default="agent",
+    show_default=True,
+    help="agent: each body fenced exactly as an agent is given it; human: plain, to read.",
+)
 @click.option("--ref", metavar="REF", help="Answer from the brain at this commit, tag or branch.")
 @click.option("--at", metavar="ISO", help="Answer from the brain at this moment (latest commit at or before).")  # fmt: skip
 def command(
     query: str | None, paths: tuple[str, ...], more_paths: tuple[str, ...], k: int | None,
-    as_json: bool, *, ref: str | None = None, at: str | None = None,
+    as_json: bool, *, view: str = "agent", ref: str | None = None, at: str | None = None,
 ) -> None:  # fmt: skip
     """Print the live team memories most relevant to --query TEXT and/or --paths GLOB…
 
     Ranked by hybrid keyword + semantic search (or, for paths, by the files and folders the
     memories name), filtered to active, in-scope, unexpired, unsuperseded memories. With --ref
-    or --at, the answer comes from the brain as it was at that commit or moment.
+    or --at, the answer comes from the brain as it was at that commit or moment. Each body is
+    printed fenced, exactly as an agent is given it; --view human prints it plain.
+
+    \b
+    Examples:
+      tb relevant --query "why is checkout flaky"
+      tb relevant --paths 'src/shop/checkout/**' --view human
+      tb relevant -q deploys --at 2026-11-01 --json
     """
     if more_paths and not paths:
         raise UserError(f"unexpected argument {more_paths[0]!r}: use --query TEXT or --paths GLOB")
@@ -159,4 +197,9 @@ def command(
     if not hits:
         say("no live memory matches")
         return
-    click.echo("\n\n".join(format_hit(i, hit) for i, hit in enumerate(hits, start=1)))
+    if view == "human":
+        width = terminal_width()
+        texts = [format_hit_human(i, hit, width) for i, hit in enumerate(hits, start=1)]
+    else:
+        texts = [format_hit(i, hit) for i, hit in enumerate(hits, start=1)]
+    click.echo("\n\n".join(texts))
