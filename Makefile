@@ -12,7 +12,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PYTHON := $(PYTHON)
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: help uv install inspector agents lock demo test lint format types imports build-check changelog-check release-check check bench schemas clean
+.PHONY: help uv install inspector agents lock demo test test-models lint format types imports build-check changelog-check release-check check bench schemas clean
 
 help: ## Show the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}'
@@ -58,6 +58,14 @@ demo: install ## The main job, end to end, in a throwaway repository
 
 test: install ## Run every test (unit, property, integration)
 	$(BIN)/python -m pytest -n auto
+
+# The model lane: `tb distill` against a real llama-cpp-python server running SmolLM2-135M (and the
+# ollama and anthropic drivers through stand-ins forwarding to it). Not part of `make test`: the
+# server is built from source once (~7 minutes on 2 cores, cached in tests-integration/models/.cache/),
+# and a CPU model answers slowly. docs/distill.md#the-model-lane says what it checks and how long.
+test-models: install ## The real-model lane: tb distill against a local llama.cpp server (slow; builds it once)
+	@bash tests-integration/models/prepare.sh
+	TEAMBRAIN_MODEL_LANE=1 $(BIN)/python -m pytest tests-integration/models -v
 
 lint: install ## ruff lint and format check
 	$(BIN)/ruff check .

@@ -18,6 +18,10 @@ from teamharness import BrainKind, Team, build_seed, make_team
 
 BIN = Path(sys.executable).parent
 
+# The model lane (models/: a real llama-cpp-python server, ~7 minutes to build once) runs as
+# `make test-models`, not in `make test`; docs/distill.md says why.
+collect_ignore = [] if os.environ.get("TEAMBRAIN_MODEL_LANE") == "1" else ["models"]
+
 
 def tb_path() -> str:
     """The installed ``tb`` console script of this environment."""

@@ -136,3 +136,101 @@ def test_a_tool_that_waits_for_its_user_is_not_ready(ready_repo: Path, tb) -> No
     )
     code, found = _doctor(tb, ready_repo)
     assert code == 0 and found["tool gemini-cli: folder trust"]["status"] == "ok"
+
+
+class _OpenAIStandIn:
+    """A chat-completions endpoint on 127.0.0.1 that streams one short answer and records
+    every request it was sent."""
+
+    def __init__(self) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.bodies: list[dict[str, object]] = []
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                stand_in.bodies.append(body)
+                chunks = [
+                    {"choices": [{"index": 0, "delta": {"role": "assistant", "content": '{"ok": true}'},
+                                  "finish_reason": None}]},
+                    {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+                ]  # fmt: skip
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.end_headers()
+                for chunk in chunks:
+                    chunk.update({"id": "c", "object": "chat.completion.chunk", "created": 1,
+                                  "model": body["model"]})  # fmt: skip
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _point_distill_at(repo: Path, url: str) -> None:
+    brain_yaml = repo / ".teambrain" / "brain.yaml"
+    brain_yaml.write_text(
+        brain_yaml.read_text()
+        .replace("driver: fake", "driver: openai")
+        .replace("model: fake-distiller-1", "model: local-model")
+        .replace(
+            "api_key_env: null\n  base_url: null\n  fixtures",
+            f"api_key_env: TB_LOCAL_KEY\n  base_url: {url}\n  fixtures",
+        )
+    )
+
+
+def test_online_asks_the_distill_endpoint_once_and_only_when_asked(ready_repo: Path, tb) -> None:
+    server = _OpenAIStandIn()
+    try:
+        _point_distill_at(ready_repo, server.url)
+        env = {"TB_LOCAL_KEY": "sk-local", "PATH": BIN + os.pathsep + os.environ["PATH"]}
+        # Not approved on this machine yet: --online sends nothing and says why.
+        done = tb("doctor", "--json", "--online", cwd=ready_repo, env=env)
+        endpoint = {f["name"]: f for f in json.loads(done.stdout)["findings"]}["distill endpoint"]
+        assert done.returncode == 2 and endpoint["status"] == "problem"
+        assert "not approved" in endpoint["detail"] and server.bodies == []
+        assert tb("trust", "--yes", cwd=ready_repo, env=env).returncode == 0
+        code, found = _doctor(tb, ready_repo, TB_LOCAL_KEY="sk-local")
+        assert code == 0 and "distill endpoint" not in found
+        assert server.bodies == []  # doctor is offline unless --online
+        done = tb("doctor", "--json", "--online", cwd=ready_repo,
+                  env={"TB_LOCAL_KEY": "sk-local", "PATH": BIN + os.pathsep + os.environ["PATH"]})  # fmt: skip
+        found = {f["name"]: f for f in json.loads(done.stdout)["findings"]}
+        assert done.returncode == 0, found["distill endpoint"]
+        endpoint = found["distill endpoint"]
+        assert endpoint["status"] == "ok" and "answered as local-model" in endpoint["detail"]
+        [body] = server.bodies
+        assert body["max_tokens"] == 16 and body["stream"] is True
+        assert ".teambrain" not in json.dumps(body)  # nothing of the brain is sent
+        assert "sk-local" not in done.stdout
+    finally:
+        server.close()
+
+
+def test_online_names_an_endpoint_that_does_not_answer(ready_repo: Path, tb) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # nothing listens here once it is closed
+    _point_distill_at(ready_repo, f"http://127.0.0.1:{port}/v1")
+    assert tb("trust", "--yes", cwd=ready_repo, env={"TB_LOCAL_KEY": "sk-local"}).returncode == 0
+    done = tb("doctor", "--online", cwd=ready_repo,
+              env={"TB_LOCAL_KEY": "sk-local", "PATH": BIN + os.pathsep + os.environ["PATH"]})  # fmt: skip
+    assert done.returncode == 2
+    line = next(x for x in done.stdout.splitlines() if "distill endpoint" in x)
+    assert line.startswith("PROBLEM") and f"cannot reach http://127.0.0.1:{port}" in line
+    assert "Traceback" not in done.stderr

@@ -502,3 +502,16 @@ def test_the_front_matter_check_keeps_every_field_of_the_draft() -> None:
     assert front.supersedes == draft.supersedes and front.ttl_days == 90
     assert front.tags == ["payments"] and front.created == NOW.date()
     _check_memory_file(front, draft.body)
+
+
+def test_a_copy_of_the_prompts_example_is_dropped(brain, machine, session) -> None:
+    """SmolLM2-135M, asked through the real server, answered with the system prompt's example
+    candidate verbatim; it describes nothing the session showed."""
+    from teambrain_distill._prompts import EXAMPLE_TITLE
+
+    session("s-1").intent("x").tool("test", "t.py", 0).end().write()
+    answer = {"candidates": [proposal(EXAMPLE_TITLE), proposal("A fine title")]}
+    report = run(brain, machine, ScriptedDriver({"s-1": [answer]}))
+    assert [c.title for c in report.candidates] == ["A fine title"]
+    assert report.dropped[0].title == EXAMPLE_TITLE
+    assert "example" in report.dropped[0].detail

@@ -47,6 +47,7 @@ PUBLIC_API = [
     "ModelRejectedRequest",
     "ModelTimedOut",
     "ModelUnavailable",
+    "ProbeResult",
     "ProposedEvidence",
     "ProposedMemory",
     "RECORD_ENV",
@@ -59,5 +60,6 @@ PUBLIC_API = [
     "driver_names",
     "make_driver",
     "parse_since",
+    "probe",
     "register_driver",
 ]

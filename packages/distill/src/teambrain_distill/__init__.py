@@ -47,6 +47,8 @@ _EXPORTS: dict[str, str] = {
     "Match": "_dedup",
     "COSINE_THRESHOLD": "_dedup",
     "parse_since": "_since",
+    "probe": "_probe",
+    "ProbeResult": "_probe",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -98,6 +100,10 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
     from ._llm import (
         LLM as LLM,
         complete as complete,
+    )
+    from ._probe import (
+        ProbeResult as ProbeResult,
+        probe as probe,
     )
     from ._prompts import (
         DEFAULT_PROMPTS as DEFAULT_PROMPTS,

@@ -50,6 +50,7 @@ from ._errors import (
 from ._llm import LLM
 from ._prompt_text import KnownMemory, render_memories, render_session
 from ._prompts import (
+    EXAMPLE_TITLE,
     SESSION_TEMPLATE,
     SYSTEM_TEMPLATE,
     PromptTemplate,
@@ -532,6 +533,10 @@ def _consider(
         ),
         commits=list(dict.fromkeys(commits[c] for c in proposal.evidence.commits if c in commits)),
     )
+    if proposal.title.casefold() == EXAMPLE_TITLE.casefold():
+        detail = "copies the example candidate of the prompt, not something the session showed"
+        report.dropped.append(DroppedProposal(facts.sid, proposal.title, "invalid", detail))
+        return
     try:
         draft = validate_draft(proposal.as_draft(evidence))
         _check_memory_file(draft_front(draft, run.now), draft.body)

@@ -352,6 +352,11 @@ class RemoteDriver:
                     attempts=guard.attempts,
                 )
 
+    def probe_once(self, request: Request, guard: AttemptGuard) -> Reply:
+        """One attempt of ``request``, its reply unread (``tb doctor --online``)."""
+        messages: list[Message] = [("system", self.system_text(request)), ("user", request.prompt)]
+        return self._ask(self._sdk_client(), request, messages, guard)
+
     def _ask(
         self, client: Any, request: Request, messages: list[Message], guard: AttemptGuard
     ) -> Reply:

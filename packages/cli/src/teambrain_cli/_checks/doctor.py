@@ -174,6 +174,28 @@ def check_egress(ctx: DoctorContext) -> list[Finding]:
     return found
 
 
+def check_distill_online(ctx: DoctorContext) -> Finding:
+    """``--online`` only: one tiny request to the configured model endpoint (nothing of the
+    brain or the sessions is sent)."""
+    if ctx.config is None:
+        return Finding("distill endpoint", "note", "no brain.yaml: no endpoint configured")
+    from teambrain_distill import probe
+
+    if ctx.layout is None:
+        return Finding("distill endpoint", "note", "no brain here: no endpoint configured")
+    layout = ctx.layout
+    result = probe(
+        ctx.config.distill, machine=ctx.machine, repo_root=layout.repo_root, brain_dir=layout.root
+    )
+    if result.ok:
+        return Finding("distill endpoint", "ok", result.detail)
+    return Finding(
+        "distill endpoint", "problem", result.detail,
+        "approve the destination with `tb trust`, start the model server, or fix "
+        "distill.base_url / distill.model / the credential (docs/distill.md)",
+    )  # fmt: skip
+
+
 def check_adapters_registry() -> Finding:
     """The bundled adapters.yaml agrees with the code registry."""
     from .._agent_tools.registry import check_adapters
@@ -382,8 +404,9 @@ def check_staleness(ctx: DoctorContext) -> list[Finding]:
     return [Finding("citations", "note", detail + "; `tb lint` lists them", "tb lint"), *found]
 
 
-def gather(machine: MachineLayout) -> tuple[DoctorContext, list[Finding]]:
-    """Run every readiness check available without the optional packages."""
+def gather(machine: MachineLayout, *, online: bool = False) -> tuple[DoctorContext, list[Finding]]:
+    """Run every readiness check available without the optional packages; ``online`` adds the
+    one check that leaves the machine (the distill endpoint answers)."""
     repo = find_repo_root()
     layout = BrainLayout(repo) if repo is not None and BrainLayout(repo).root.is_dir() else None
     ctx = DoctorContext(machine=machine, repo=repo, layout=layout, config=None)
@@ -392,4 +415,6 @@ def gather(machine: MachineLayout) -> tuple[DoctorContext, list[Finding]]:
         *check_retrieval(ctx), *check_egress(ctx), check_adapters_registry(), *check_installed_tools(ctx), check_distill(ctx),
         check_heartbeat(ctx), *check_staleness(ctx),
     ]  # fmt: skip
+    if online:
+        findings.append(check_distill_online(ctx))
     return ctx, findings

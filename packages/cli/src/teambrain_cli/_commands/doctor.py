@@ -14,13 +14,19 @@ _MARKS = {"ok": "ok", "problem": "PROBLEM", "note": "note"}
 
 @click.command("doctor")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.option(
+    "--online",
+    is_flag=True,
+    help="Also send the distill model endpoint one tiny request (the only check that leaves "
+    "the machine).",
+)
 @click.pass_context
-def command(ctx: click.Context, as_json: bool) -> None:
+def command(ctx: click.Context, as_json: bool, online: bool) -> None:
     """Check that teambrain is ready here; each problem comes with a one-line fix.
 
-    Exit 0 when ready, 2 when there are environment problems.
+    Offline unless --online. Exit 0 when ready, 2 when there are environment problems.
     """
-    _, findings = doctor.gather(machine())
+    _, findings = doctor.gather(machine(), online=online)
     ready = not any(f.status == "problem" for f in findings)
     if as_json:
         emit_json({"ready": ready, "findings": [f.to_json() for f in findings]})
