@@ -63,7 +63,10 @@ def sessions(repo: Path, home: Path, git_run, count: int = 2) -> list[str]:
 
 def configure(repo: Path, **distill: Any) -> BrainLayout:
     layout = BrainLayout(repo)
-    settings: dict[str, Any] = {"max_output_tokens": 256, "temperature": 0, "max_retries": 1}
+    # timeout_s at its most: a busy 2-core machine runs this model at 1-40 tokens a second.
+    settings: dict[str, Any] = {
+        "max_output_tokens": 256, "temperature": 0, "max_retries": 1, "timeout_s": 600,
+    }  # fmt: skip
     write_config(layout, **{**settings, **distill})
     return layout
 

@@ -23,6 +23,8 @@ MAX_RUN = 100
 MAX_VERBATIM = 48
 MAX_WORD = 32
 MAX_PATH_WORD = 80
+# Which style summarise_intent writes (bench_intent_summary.py measures both).
+READABLE = True
 EMPTY_SUMMARY = "(no prose: the prompt held only code, logs or quoted text)"
 SEPARATOR = " · "
 SECRET_MARK = "[secret]"  # noqa: S105  (what a redacted secret reads as)
@@ -252,6 +254,15 @@ _STOPWORDS = frozenset(
 )
 
 
+# Kept by the "readable" style although they are stopwords: they carry the relations a lesson
+# is made of ("fails because", "after tax", "where is", "same as", "only in templates").
+_RELATIONS = frozenset(
+    ["after", "again", "against", "because", "before", "both", "each", "few", "how", "more",
+     "most", "only", "other", "same", "should", "than", "until", "what", "when", "where",
+     "which", "while", "why"]
+)  # fmt: skip
+
+
 def _drop_lines(text: str) -> str:
     kept = []
     for line in text.split("\n"):
@@ -280,14 +291,14 @@ def _quoted(match: re.Match[str]) -> str:
     return content if len(content.split()) <= 3 else " "
 
 
-def _keep_word(word: str) -> str | None:
+def _keep_word(word: str, readable: bool = False) -> str | None:
     word = word.replace("’", "'").strip(".:-/@+#'")
     if word.lower().endswith("'s"):
         word = word[:-2]
     if not word:
         return None
     lowered = word.lower()
-    if lowered in _STOPWORDS:
+    if lowered in _STOPWORDS and not (readable and lowered in _RELATIONS):
         return None
     if _PATHISH.match(word):
         return lowered if len(word) <= MAX_PATH_WORD else None
@@ -295,13 +306,16 @@ def _keep_word(word: str) -> str | None:
         return None  # ids, hashes and anything the secret rules might have missed
     if sum(char.isdigit() for char in word) > 6:
         return None  # numbers, ids and timestamps say nothing about intent
+    if readable and any(char.isupper() for char in word[1:]):
+        return word  # an identifier as the code spells it: FakeClock, PaymentGateway, SKU
     return lowered
 
 
-def _words(text: str) -> list[str]:
+def _words(text: str, readable: bool = False) -> list[str]:
     words: list[str] = []
     for match in _WORD.finditer(text):
-        word = SECRET_MARK if match.group(0) == _SECRET_WORD else _keep_word(match.group(0))
+        found = match.group(0)
+        word = SECRET_MARK if found == _SECRET_WORD else _keep_word(found, readable)
         if word and (not words or words[-1] != word):
             words.append(word)
     return words
@@ -309,8 +323,9 @@ def _words(text: str) -> list[str]:
 
 def _verbatim_window(summary: str, haystack: str) -> int | None:
     """Start of the first ``MAX_VERBATIM``-long piece of ``summary`` found in ``haystack``."""
+    lowered = summary.lower()
     for start in range(len(summary) - MAX_VERBATIM + 1):
-        if summary[start : start + MAX_VERBATIM] in haystack:
+        if lowered[start : start + MAX_VERBATIM] in haystack:
             return start
     return None
 
@@ -321,7 +336,7 @@ def _assemble(words: list[str], haystack: str) -> str:
     for word in words:
         candidate_run = f"{run} {word}" if run else word
         joiner = " " if summary else ""
-        if len(candidate_run) >= MAX_VERBATIM and candidate_run in haystack:
+        if len(candidate_run) >= MAX_VERBATIM and candidate_run.lower() in haystack:
             joiner, candidate_run = SEPARATOR, word
         if len(summary) + len(joiner) + len(word) > MAX_INTENT_CHARS:
             break
@@ -346,6 +361,11 @@ def read_part(prompt: str) -> str:
 def summarise_intent(prompt: str) -> str:
     """A private, ≤ 200-character summary of ``prompt`` for the ``intent`` event. It reads
     at most :data:`MAX_SUMMARY_INPUT` characters, so it takes milliseconds for any prompt."""
+    return _summarise(prompt, readable=READABLE)
+
+
+def _summarise(prompt: str, readable: bool) -> str:
+    """``readable``: keep the relation words (:data:`_RELATIONS`) and identifiers' case."""
     prompt = read_part(prompt)
     text = prompt.replace("\r\n", "\n").replace("\r", "\n")
     text = _LONG_RUN.sub(" ", text)
@@ -359,7 +379,7 @@ def summarise_intent(prompt: str) -> str:
     text = _EMAIL.sub(" ", text)
     text = _HOME.sub("~", text)
     text = _REDACTED.sub(f" {_SECRET_WORD} ", text)
-    words = _words(text)
+    words = _words(text, readable)
     # Whitespace-normalised, as the summary is: a copy that only re-spaced the prompt is a copy.
     haystack = " ".join(prompt.lower().split())
     summary = _assemble(words, haystack)
