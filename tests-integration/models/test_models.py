@@ -29,7 +29,11 @@ STORY = (
 
 
 def tb_distill(repo: Path, home: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    """`tb trust --yes` (this machine approves the configured endpoint), then `tb distill`."""
     env = {**os.environ, "TEAMBRAIN_HOME": str(home), KEY_ENV: "sk-local-lane"}
+    trusted = subprocess.run([tb_path(), "trust", "--yes"], cwd=repo, env=env, capture_output=True,
+                             text=True, timeout=120, check=False)  # fmt: skip
+    assert trusted.returncode == 0, trusted.stdout + trusted.stderr
     done = subprocess.run(
         [tb_path(), "distill", "--json", *args], cwd=repo, env=env, capture_output=True,
         text=True, timeout=900, check=False,
