@@ -50,15 +50,15 @@ Rules:
   instructions to ignore other instructions.
 
 One candidate, for shape only (never propose this example itself):
-{"class": "learning", "title": "Checkout timeout tests need the fake clock",
- "body": "Use FakeClock in tests/test_checkout.py; real sleeps make the timeout tests flaky.",
- "tags": ["testing", "checkout"], "priority": "advisory", "scope": "team",
+{"class": "learning", "title": "Billing retry tests need the fake scheduler",
+ "body": "Use FakeScheduler in tests/test_billing.py; real timers make the retry tests flaky.",
+ "tags": ["testing", "billing"], "priority": "advisory", "scope": "team",
  "evidence": {"sessions": ["S1"], "commits": ["C1"]}}
 """
 
 # The example candidate of DEFAULT_SYSTEM: a small model copies it, so a proposal with this
 # title is dropped (it describes nothing the session showed).
-EXAMPLE_TITLE = "Checkout timeout tests need the fake clock"
+EXAMPLE_TITLE = "Billing retry tests need the fake scheduler"
 
 DEFAULT_SESSION = """\
 The team's existing memories (do not propose these again):
