@@ -72,6 +72,36 @@ def git_run() -> object:
 
 
 @pytest.fixture(scope="session")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The seven wheels built from the workspace and the third-party wheels they need (see
+    wheelhouse.py), once per test process."""
+    from wheelhouse import build_wheelhouse
+
+    return build_wheelhouse(tmp_path_factory.mktemp("wheels"))
+
+
+@pytest.fixture(scope="session")
+def installed(wheels: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """``installed("pip" | "uv-tool" | "pipx")``: the bin directory of teambrain-cli installed
+    from the wheels by that installer into a scratch prefix, once per test process."""
+    from wheelhouse import install_with_pip, install_with_pipx, install_with_uv_tool
+
+    installers = {
+        "pip": install_with_pip,
+        "uv-tool": install_with_uv_tool,
+        "pipx": install_with_pipx,
+    }
+    done: dict[str, Path] = {}
+
+    def get(installer: str) -> Path:
+        if installer not in done:
+            done[installer] = installers[installer](wheels, tmp_path_factory.mktemp(installer))
+        return done[installer]
+
+    return get
+
+
+@pytest.fixture(scope="session")
 def _team_seeds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Seed remotes built once per test process, by kind of brain (see teamharness)."""
     return {}

@@ -38,8 +38,39 @@ class LazyGroup(click.Group):
         return command
 
 
+PACKAGES = (
+    "teambrain-cli", "teambrain-mcp-server", "teambrain-sync", "teambrain-distill",
+    "teambrain-retrieval", "teambrain-capture", "teambrain-schema",
+)  # fmt: skip
+
+
+def version_text() -> str:
+    """``tb --version``: tb's version, then each of the seven packages (they are released on
+    their own, so a bug report needs all seven) and the Python running them."""
+    import platform
+    from importlib import metadata
+
+    def version(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    lines = [f"tb {version('teambrain-cli')}"]
+    lines += [f"  {name:<21} {version(name)}" for name in PACKAGES]
+    lines.append(f"  {'python':<21} {platform.python_version()} ({sys.executable})")
+    return "\n".join(lines)
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(version_text())
+        ctx.exit()
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="teambrain-cli", prog_name="tb")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version of tb and of each teambrain package, and exit.")  # fmt: skip
 def cli() -> None:
     """teambrain: shared, reviewable memory for your team's AI coding agents.
 
