@@ -72,3 +72,88 @@ def test_a_configured_copy_of_the_model_works(tmp_path: Path, minilm: LocalOnnxE
 def test_unknown_local_model_name(tmp_path: Path) -> None:
     with pytest.raises(EmbedderUnavailable, match="unknown local model"):
         make_embedder(EmbedderConfig(model="gpt-embed-9000"), tmp_path)
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "/dev/stdin", "fifo", "sparse", "folder"])
+def test_a_configured_path_that_is_no_model_file_is_refused_at_once(
+    tmp_path: Path, target: str
+) -> None:
+    import os
+    import time
+
+    if target == "fifo":
+        os.mkfifo(tmp_path / "model.fifo")  # reading it would wait for a writer forever
+        target = "model.fifo"
+    elif target == "sparse":
+        with open(tmp_path / "huge.onnx", "wb") as handle:
+            handle.truncate(5 * 1024**3)
+        target = "huge.onnx"
+    elif target == "folder":  # a folder whose model.onnx is a link to a device
+        (tmp_path / "models").mkdir()
+        (tmp_path / "models" / "model.onnx").symlink_to("/dev/zero")
+        target = "models"
+    started = time.monotonic()
+    with pytest.raises(EmbedderUnavailable, match=r"retrieval\.embedder\.path: .*not a model"):
+        make_embedder(EmbedderConfig(path=target), tmp_path)
+    assert time.monotonic() - started < 5
+
+
+def test_hashing_a_model_file_has_a_time_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import threading
+
+    from teambrain_retrieval import _local
+
+    path = tmp_path / "slow.onnx"
+    path.write_bytes(b"x" * 100)
+    release = threading.Event()
+    real_read = os.read
+
+    def stalled(fd: int, size: int) -> bytes:  # a network mount that stopped answering
+        release.wait(10)
+        return real_read(fd, size)
+
+    monkeypatch.setattr(_local.os, "read", stalled)
+    with pytest.raises(TimeoutError, match="took longer than"):
+        _local.file_sha256(path, timeout=0.2)
+    release.set()
+
+
+def test_a_committed_model_file_runs_only_once_approved(
+    tmp_path: Path, minilm: LocalOnnxEmbedder
+) -> None:
+    import subprocess
+
+    from teambrain_retrieval import embedder_egress, open_retriever
+    from teambrain_schema.brain import load_brain_config
+    from teambrain_schema.egress import approve_egress
+    from teambrain_schema.paths import BrainLayout, machine_layout
+
+    repo = tmp_path / "repo"
+    (repo / ".teambrain" / "memories" / "learnings").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "models").mkdir()
+    shutil.copy(MINILM_L6_INT8.weights(), repo / "models" / "model.onnx")
+    layout = BrainLayout(repo)
+    layout.brain_yaml.write_text("version: 1\nretrieval:\n  embedder:\n    path: models\n")
+    notices: list[str] = []
+
+    def embedder_in_use() -> str:
+        retriever = open_retriever(layout, warn=notices.append)
+        try:
+            return retriever.embedder_status()
+        finally:
+            retriever.close()
+
+    assert embedder_in_use().startswith("none:") and "model file" in notices[-1]
+    egress = embedder_egress(load_brain_config(layout).retrieval.embedder, repo)
+    assert egress is not None and egress.credential is None
+    assert egress.extra == ("sha256 8199be6f699a395f",)
+    approve_egress(machine_layout(), repo, [egress])
+    assert embedder_in_use().startswith("local:model-8199be6f699a")
+    # A later commit changes the model file: it runs only once approved again.
+    with open(repo / "models" / "model.onnx", "ab") as handle:
+        handle.write(b"\0")
+    assert embedder_in_use().startswith("none:") and "changed since" in notices[-1]

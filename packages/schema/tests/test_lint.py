@@ -270,3 +270,19 @@ def test_other_content_or_a_retired_copy_is_not_a_duplicate(brain: BrainLayout) 
         new_memory_text(_front(ID3, status="retired"), "Use uv."),
     )  # fmt: skip
     assert "duplicate-content" not in {rule for _, rule in _rules(brain)}
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "/dev/stdin", "outside"])
+def test_an_index_linked_out_of_the_brain_is_an_error_never_read(
+    brain: BrainLayout, tmp_path: Path, target: str
+) -> None:
+    if target == "outside":
+        target = str(tmp_path / "elsewhere.md")
+        Path(target).write_text(brain.index_md.read_text())  # would pass, were it read
+    brain.index_md.unlink()
+    brain.index_md.symlink_to(target)
+    [error] = lint_brain(brain).errors
+    assert (error.rule, error.path) == ("index", ".teambrain/INDEX.md")
+    assert "not a regular file in the brain" in error.message
+    assert regenerate_index(brain) is True  # replaces the link with the generated file
+    assert not brain.index_md.is_symlink() and lint_brain(brain).errors == []

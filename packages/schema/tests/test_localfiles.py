@@ -10,8 +10,10 @@ from hypothesis import given, strategies as st
 from teambrain_schema.local_files import (
     FileTooLarge,
     NotARegularFile,
+    OutsideTree,
     loads_json,
     open_local_file,
+    read_file_within,
     read_json_file,
     read_local_bytes,
 )
@@ -67,6 +69,37 @@ def test_a_file_opened_for_streaming_is_refused_the_same_ways(tmp_path: Path) ->
         open_local_file(tmp_path / "d.npz")
     with pytest.raises(OSError):
         open_local_file(tmp_path / "l.npz")
+
+
+def test_a_file_a_repository_names_is_read_only_inside_it(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "real.py").write_text("def main(): ...\n")
+    (repo / "inside.py").symlink_to("src/real.py")
+    assert read_file_within(repo / "inside.py", repo) == b"def main(): ...\n"
+    (tmp_path / "secret").write_text("outside")
+    (repo / "outside.py").symlink_to(tmp_path / "secret")
+    with pytest.raises(OutsideTree):
+        read_file_within(repo / "outside.py", repo)
+    os.mkfifo(repo / "fifo")
+    (repo / "to-fifo.py").symlink_to("fifo")
+    for name, error in (("fifo", NotARegularFile), ("to-fifo.py", NotARegularFile)):
+        with pytest.raises(error):
+            read_file_within(repo / name, repo)  # never waits for a writer
+    for device in ("/dev/zero", "/dev/stdin", "/dev/null"):
+        (repo / "dev.py").unlink(missing_ok=True)
+        (repo / "dev.py").symlink_to(device)
+        with pytest.raises(OutsideTree):
+            read_file_within(repo / "dev.py", repo)
+    (repo / "big.py").write_bytes(b"x" * 5000)
+    with pytest.raises(FileTooLarge):
+        read_file_within(repo / "big.py", repo, max_bytes=1000)
+    assert read_file_within(repo / "big.py", repo, max_bytes=1000, truncate=True) == b"x" * 1000
+
+
+def test_a_device_inside_the_tree_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(NotARegularFile, match="device"):
+        read_file_within("/dev/zero", "/dev")
 
 
 def test_a_file_past_the_cap_is_refused(tmp_path: Path) -> None:

@@ -34,6 +34,19 @@ class Fixture:
     responses: list[Any]
 
 
+# A recording holds a request and a few answers: kilobytes. The folder is named by brain.yaml
+# (committed), so a fixture may be a link to anything; it is read only as a bounded regular
+# file inside the folder, never a device or FIFO that would hang the run.
+MAX_FIXTURE_BYTES = 16 * 1024 * 1024
+
+
+def _read_fixture(path: Path, directory: Path) -> Any:
+    """The JSON in a fixture file (OSError or ValueError, never a hang or RecursionError)."""
+    from teambrain_schema.local_files import loads_json, read_file_within
+
+    return loads_json(read_file_within(path, directory, max_bytes=MAX_FIXTURE_BYTES))
+
+
 class FixtureStore:
     """The fixture directory: ``<key prefix>.json`` files."""
 
@@ -57,7 +70,7 @@ class FixtureStore:
                 "(the sessions, memories or prompt templates changed since recording)"
             )
         try:
-            data = json.loads(path.read_text("utf-8"))
+            data = _read_fixture(path, self.directory)
         except (OSError, ValueError) as exc:
             raise FixtureMissing(f"{path}: unreadable fixture ({exc})") from None
         if not isinstance(data, dict) or data.get("key") != key:
@@ -70,7 +83,7 @@ class FixtureStore:
     def _fallback(self, request: Request, key: str) -> Fixture:
         path = self.directory / FALLBACK_NAME
         try:
-            data = json.loads(path.read_text("utf-8"))
+            data = _read_fixture(path, self.directory)
         except (OSError, ValueError) as exc:
             raise FixtureMissing(f"{path}: unreadable fixture ({exc})") from None
         responses = data.get("responses") if isinstance(data, dict) else None

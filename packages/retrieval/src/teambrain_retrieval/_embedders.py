@@ -103,12 +103,19 @@ OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 OPENAI_DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 
 
-def embedder_egress(config: EmbedderConfig) -> Egress | None:
-    """Where the embedder ``config`` asks for sends memory text and queries (and with which
-    credential), or None for the embedders that run on this machine (``local``, ``none``).
+MODEL_FILE_RUNS = "nothing leaves: this model file runs here on memory text"
+
+
+def embedder_egress(config: EmbedderConfig, repo_root: Path | None = None) -> Egress | None:
+    """What the embedder ``config`` asks for needs this machine's approval for: where it sends
+    memory text and queries (and with which credential), or the model file it runs; None for
+    the bundled model and ``none``.
 
     A plugin counts as sending: what its code does is not ours to know, and it receives
-    ``base_url`` and ``api_key_env`` too.
+    ``base_url`` and ``api_key_env`` too. A model file named by ``retrieval.embedder.path``
+    (relative to ``repo_root``) sends nothing but is a committed program for onnxruntime: it
+    is approved by path and sha256, so a commit that changes it asks again (None when it is
+    not a readable model file at all: building the embedder then says why).
     """
     from teambrain_schema.egress import Egress, normalise_url
 
@@ -125,6 +132,20 @@ def embedder_egress(config: EmbedderConfig) -> Egress | None:
         url = normalise_url(config.base_url or OPENAI_DEFAULT_URL)
         key = config.api_key_env or OPENAI_DEFAULT_KEY_ENV
         return Egress("retrieval.embedder", EMBEDDER_SENDS, url, key)
+    if config.provider == "local" and config.path:
+        from ._local import configured_model_path, file_sha256, model_file_problem
+
+        weights = configured_model_path(config, repo_root or Path.cwd())
+        if weights is None or model_file_problem(weights) is not None:
+            return None
+        try:
+            digest = file_sha256(weights)
+        except OSError:
+            return None
+        where = f"model file {weights.resolve().as_posix()}"
+        return Egress(
+            "retrieval.embedder", MODEL_FILE_RUNS, where, None, (f"sha256 {digest[:16]}",)
+        )
     if config.provider in ("local", "none"):
         return None
     # A provider some installed package registered: treated like a plugin.

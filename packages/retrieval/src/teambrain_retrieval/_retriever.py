@@ -302,7 +302,7 @@ class Retriever:
             if embedder is None:
                 self._embedder_reason = "none: keyword search only"
             return embedder if not isinstance(embedder, str) else None
-        egress = embedder_egress(self.config.retrieval.embedder)
+        egress = embedder_egress(self.config.retrieval.embedder, self.layout.repo_root)
         if not self._approved(egress):
             assert egress is not None
             changed = self._approvals().state(self.trust_root, egress) == "changed"
@@ -313,8 +313,8 @@ class Retriever:
             )
             self._embedder_reason = f"none: {egress.describe()}: {why} ({TRUST_HINT})"
             self._warn(
-                f"semantic search is off, using keyword search only: brain.yaml's embedder sends "
-                f"memory text to {egress.destination}, {why} ({TRUST_HINT})"
+                f"semantic search is off, using keyword search only: brain.yaml's "
+                f"{egress.describe()}: {why} ({TRUST_HINT})"
             )
             return None
         try:

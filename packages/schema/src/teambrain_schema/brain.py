@@ -21,6 +21,7 @@ from .frontmatter import (
 )
 from .ids import ULID_PATTERN
 from .index_md import IndexEntry
+from .local_files import FileTooLarge, NotARegularFile, read_local_bytes
 from .paths import BRAIN_DIRNAME, FOLDER_CLASSES, BrainLayout
 from .slugs import SLUG_PATTERN
 from .yaml import YamlProblem, key_line, load_yaml, to_plain
@@ -145,17 +146,16 @@ def read_text_safely(path: Path, repo_root: Path, *, max_bytes: int) -> str:
             )
     elif path.is_symlink() and not real.is_relative_to(repo_real):
         raise FrontMatterError("symlink points outside the repository", rule="read")
-    if not real.is_file():
-        raise FrontMatterError("not a regular file", rule="read")
-    try:
-        with open(real, "rb") as handle:
-            data = handle.read(max_bytes + 1)
+    try:  # opened without blocking: swapped for a FIFO after the check, it is still refused
+        data = read_local_bytes(real, max_bytes=max_bytes)
+    except NotARegularFile:
+        raise FrontMatterError("not a regular file", rule="read") from None
+    except FileTooLarge:
+        raise FrontMatterError(f"file is larger than {max_bytes // 1024} KB", rule="read") from None
     except OSError as exc:
         raise FrontMatterError(
             f"cannot read file: {exc.strerror or exc.__class__.__name__}", rule="read"
         ) from None
-    if len(data) > max_bytes:
-        raise FrontMatterError(f"file is larger than {max_bytes // 1024} KB", rule="read")
     if b"\x00" in data:
         raise FrontMatterError("file contains NUL bytes (binary content)", rule="read")
     try:

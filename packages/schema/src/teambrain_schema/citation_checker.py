@@ -21,6 +21,7 @@ from .citations import _SHA, Citation, _is_code_file, extract_citations
 from .code_names import defines, mentions
 from .evidence import EvidenceFate, evidence_fates
 from .git import git_output
+from .local_files import read_file_within
 from .paths import composed_form
 
 if TYPE_CHECKING:
@@ -221,9 +222,10 @@ class CitationChecker:
         if path not in snap.texts:
             data: bytes | None
             if self.commit is None:
-                try:
-                    with open(self.repo_root / path, "rb") as handle:
-                        data = handle.read(1 << 20)
+                try:  # a cited file may be a committed link to /dev/stdin or a FIFO
+                    data = read_file_within(
+                        self.repo_root / path, self.repo_root, max_bytes=1 << 20, truncate=True
+                    )
                 except OSError:
                     data = None
             else:

@@ -4,6 +4,7 @@ and INDEX.md. Each violation is one line ``path:line: rule: message``."""
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Literal
@@ -27,7 +28,14 @@ from .paths import BrainLayout
 from .secrets import find_secrets
 from .tokens import memory_token_cost
 
-__all__ = ["LintReport", "Violation", "expected_index_text", "lint_brain", "regenerate_index"]
+__all__ = [
+    "LintReport",
+    "Violation",
+    "expected_index_text",
+    "index_md_text",
+    "lint_brain",
+    "regenerate_index",
+]
 
 Severity = Literal["error", "warning", "note"]
 
@@ -79,8 +87,7 @@ class LintReport:
 def expected_index_text(brain: Brain, reasons: Mapping[str, str] | None = None) -> str:
     """What INDEX.md must contain for ``brain``: retirement reasons carried over from the
     existing INDEX.md, with ``reasons`` (memory id → reason) added or replacing them."""
-    index_path = brain.layout.index_md
-    existing = index_path.read_text("utf-8", errors="replace") if index_path.is_file() else ""
+    existing = index_md_text(brain.layout) or ""
     active = [
         f.index_entry() for f in brain.active if f.document and f.document.front.status == "active"
     ]
@@ -354,12 +361,17 @@ def _lint_index(brain: Brain, report: LintReport) -> None:
     index_path = brain.layout.index_md
     relpath = brain.layout.relative(index_path)
     report.files_checked += 1
-    if not index_path.is_file():
+    text = index_md_text(brain.layout)
+    if text is None:
+        what = (
+            "not a regular file in the brain (a link out of it, a device, or too large)"
+            if os.path.lexists(index_path)
+            else "missing"
+        )
         report.violations.append(
-            Violation(relpath, 1, "index", "missing; run `tb reindex` to generate it")
+            Violation(relpath, 1, "index", f"{what}; run `tb reindex` to generate it")
         )
         return
-    text = index_path.read_text("utf-8", errors="replace")
     if not text.startswith(INDEX_HEADER):
         report.violations.append(
             Violation(
@@ -417,6 +429,21 @@ def _lint_budget(
         )
 
 
+MAX_INDEX_BYTES = 16 * 1024 * 1024
+
+
+def index_md_text(layout: BrainLayout) -> str | None:
+    """INDEX.md's text, or None when it is missing or not a regular file inside the brain (a
+    committed link to ``/dev/zero`` or ``/dev/stdin`` is refused, never read)."""
+    from .local_files import read_file_within
+
+    try:
+        data = read_file_within(layout.index_md, layout.root, max_bytes=MAX_INDEX_BYTES)
+    except OSError:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
 def regenerate_index(layout: BrainLayout, reasons: Mapping[str, str] | None = None) -> bool:
     """Rewrite INDEX.md from the memory files (``reasons``: retirement reasons to record, by
     memory id); True when its content changed."""
@@ -424,7 +451,7 @@ def regenerate_index(layout: BrainLayout, reasons: Mapping[str, str] | None = No
 
     text = expected_index_text(load_brain(layout), reasons)
     path = layout.index_md
-    if path.is_file() and path.read_text("utf-8", errors="replace") == text:
+    if index_md_text(layout) == text:
         return False
     write_text_atomic(path, text)
     return True

@@ -4,7 +4,8 @@ refs) without ever hanging or blowing the stack. Stdlib only (the hook path may 
 A FIFO, socket or device left where a JSON file is expected would block a plain ``open`` (a
 FIFO waits for a writer forever); a symlink could point anywhere. :func:`read_local_bytes`
 opens without blocking and without following a final symlink, and refuses anything but a
-regular file of at most ``max_bytes``. :func:`loads_json` turns the RecursionError of a deeply
+regular file of at most ``max_bytes``; :func:`read_file_within` does the same for a file a
+repository names, following its symlinks only while they stay inside it. :func:`loads_json` turns the RecursionError of a deeply
 nested document into the ValueError every caller already handles as "not valid JSON".
 """
 
@@ -23,8 +24,10 @@ if TYPE_CHECKING:
 __all__ = [
     "FileTooLarge",
     "NotARegularFile",
+    "OutsideTree",
     "loads_json",
     "open_local_file",
+    "read_file_within",
     "read_json_file",
     "read_local_bytes",
     "read_local_text",
@@ -78,19 +81,22 @@ def open_local_file(path: str | Path) -> BinaryIO:
     return os.fdopen(fd, "rb")
 
 
-def read_local_bytes(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
-    """The bytes of the regular file ``path``.
+def read_local_bytes(
+    path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, truncate: bool = False
+) -> bytes:
+    """The bytes of the regular file ``path`` (with ``truncate``, at most its first
+    ``max_bytes``).
 
     Raises FileNotFoundError when it is absent, :class:`NotARegularFile` for a FIFO, socket,
-    device or directory (never blocking on one), :class:`FileTooLarge` past ``max_bytes``, and
-    OSError (ELOOP) when the last component is a symlink.
+    device or directory (never blocking on one), :class:`FileTooLarge` past ``max_bytes``
+    (unless ``truncate``), and OSError (ELOOP) when the last component is a symlink.
     """
     fd = os.open(path, _FLAGS)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise NotARegularFile(f"{_kind(info.st_mode)}, not a file")
-        if info.st_size > max_bytes:
+        if info.st_size > max_bytes and not truncate:
             raise FileTooLarge(f"larger than {max_bytes} bytes")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
@@ -103,10 +109,36 @@ def read_local_bytes(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) ->
             chunks.append(chunk)
             size += len(chunk)
             if size > max_bytes:  # grew while we read
+                if truncate:
+                    return b"".join(chunks)[:max_bytes]
                 raise FileTooLarge(f"larger than {max_bytes} bytes")
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+class OutsideTree(OSError):
+    """A path that resolves (through a symlink) outside the folder it was named in."""
+
+
+def read_file_within(
+    path: str | Path, root: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES,
+    truncate: bool = False,
+) -> bytes:  # fmt: skip
+    """The bytes of ``path`` when it resolves to a regular file inside ``root``.
+
+    For files a repository names (a cited module, a Makefile, a fixture): a committed symlink
+    may point anywhere — at ``/dev/zero``, ``/dev/stdin`` (the MCP stream of ``tb serve``),
+    ``/dev/tty`` or a FIFO, each of which would hang a plain ``open``. Symlinks inside ``root``
+    are followed; one that leaves it raises :class:`OutsideTree`; anything but a regular file
+    of at most ``max_bytes`` is refused as :func:`read_local_bytes` refuses it, without
+    blocking.
+    """
+    real = os.path.realpath(path)
+    top = os.path.realpath(root)
+    if real != top and not real.startswith(top.rstrip(os.sep) + os.sep):
+        raise OutsideTree(f"{path} leads outside {root}")
+    return read_local_bytes(real, max_bytes=max_bytes, truncate=truncate)
 
 
 def read_local_text(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:

@@ -16,7 +16,7 @@ from teambrain_schema.atomic import write_text_atomic
 from teambrain_schema.brain import load_brain
 from teambrain_schema.git import GitFailed
 from teambrain_schema.index_md import parse_retirement_reasons
-from teambrain_schema.lint import expected_index_text
+from teambrain_schema.lint import expected_index_text, index_md_text
 from teambrain_schema.paths import BrainLayout
 
 from ._git import GitRepo
@@ -58,7 +58,7 @@ def regenerate_index_md(layout: BrainLayout, repo: GitRepo | None) -> bool:
     does not list yet, from git history (``repo``; None: no history, "no reason recorded")."""
     brain = load_brain(layout)
     path = layout.index_md
-    existing = path.read_text("utf-8", errors="replace") if path.is_file() else ""
+    existing = index_md_text(layout) or ""  # a committed link out of the brain is not read
     known = parse_retirement_reasons(existing)
     missing = {f.document.front.id for f in brain.retired if f.document is not None} - set(known)
     reasons = retirement_reasons(repo, missing) if repo is not None else {}

@@ -19,12 +19,15 @@ from pathlib import Path, PurePosixPath
 from teambrain_schema import BRAIN_DIRNAME, EnvironmentProblem, UserError
 from teambrain_schema.atomic import write_bytes_atomic, write_text_atomic
 from teambrain_schema.brain import Brain, brain_file_from_text, load_brain
+from teambrain_schema.local_files import read_file_within
 from teambrain_schema.paths import BrainLayout
 
 from ._git import GitFailed, GitRepo
 from ._snapshot import ResolvedCommit, materialise_brain, read_blobs
 
 PROPOSAL_REF_PREFIX = "refs/heads/teambrain/"
+# A memory file is at most 256 KB; INDEX.md of a large brain a few MB.
+MAX_WORKSPACE_FILE_BYTES = 16 * 1024 * 1024
 
 
 @dataclass
@@ -58,7 +61,11 @@ class BrainWorkspace:
     def read(self, relpath: str) -> str | None:
         """The text of ``relpath`` as the workspace has it now (None when absent)."""
         path = self.path_of(relpath)
-        return path.read_text("utf-8") if path.is_file() else None
+        try:  # never through a committed link out of the brain, never a device or FIFO
+            data = read_file_within(path, self.layout.root, max_bytes=MAX_WORKSPACE_FILE_BYTES)
+        except OSError:
+            return None
+        return data.decode("utf-8")
 
     def write(self, relpath: str, text: str) -> None:
         """Create or replace ``relpath`` in the proposal."""

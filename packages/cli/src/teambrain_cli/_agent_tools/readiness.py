@@ -61,11 +61,19 @@ class ToolContext:
         return str(path)
 
 
+# ~/.claude.json keeps every project's history and grows to megabytes; no tool file is larger.
+MAX_TOOL_FILE_BYTES = 64 * 1024 * 1024
+
+
 def _read_object(path: Path, fmt: str = "json") -> dict[str, Any]:
     """A JSON, JSONC or TOML file's top-level object; empty when missing or unreadable (the tool
     itself reports a file it cannot parse)."""
+    from teambrain_schema.local_files import read_local_bytes
+
     try:
-        text = path.read_text("utf-8")
+        # Through links (dotfiles), but never a device or FIFO a committed link leads to
+        # (/dev/zero would never end, a FIFO never answer), and bounded.
+        text = read_local_bytes(os.path.realpath(path), max_bytes=MAX_TOOL_FILE_BYTES).decode()
         data = (
             tomllib.loads(text)
             if fmt == "toml"
@@ -73,8 +81,8 @@ def _read_object(path: Path, fmt: str = "json") -> dict[str, Any]:
             if fmt == "jsonc"
             else json.loads(text)
         )
-    except (OSError, UnicodeDecodeError, ValueError, JsoncError, tomllib.TOMLDecodeError):
-        return {}
+    except (OSError, ValueError, RecursionError, JsoncError, tomllib.TOMLDecodeError):
+        return {}  # (UnicodeDecodeError is a ValueError; RecursionError: nested too deep)
     return data if isinstance(data, dict) else {}
 
 

@@ -342,8 +342,8 @@ def check_retrieval(ctx: DoctorContext) -> list[Finding]:
     elif _embedder_unapproved(ctx):
         found.append(Finding(
             "embedder", "note",
-            "keyword search only: this machine has not approved where brain.yaml's embedder "
-            "sends memory text (see `egress retrieval.embedder`)",
+            "keyword search only: this machine has not approved brain.yaml's embedder "
+            "(see `egress retrieval.embedder`)",
         ))  # fmt: skip
     else:
         found.append(Finding(
@@ -359,7 +359,7 @@ def _embedder_unapproved(ctx: DoctorContext) -> bool:
 
     if ctx.layout is None or ctx.config is None:
         return False
-    egress = embedder_egress(ctx.config.retrieval.embedder)
+    egress = embedder_egress(ctx.config.retrieval.embedder, ctx.layout.repo_root)
     approvals = load_approvals(ctx.machine, ctx.layout.repo_root)
     return not approvals.is_approved(ctx.layout.repo_root, egress)
 

@@ -25,7 +25,7 @@ def brain_egress(layout: BrainLayout, config: BrainConfig) -> list[Egress]:
     from teambrain_retrieval import embedder_egress, org_brain_egress
 
     found = [
-        embedder_egress(config.retrieval.embedder),
+        embedder_egress(config.retrieval.embedder, layout.repo_root),
         org_brain_egress(config, layout.repo_root),
         driver_egress(config.distill),
     ]
