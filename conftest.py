@@ -4,12 +4,15 @@ endpoint for the code that posts to one (``tb digest``)."""
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import json
+import os
 import socket
+import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -138,3 +141,42 @@ def local_webhook() -> Iterator[LocalWebhook]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@dataclass
+class SmallFilesystem:
+    """A tmpfs of a few hundred KB: ``fill()`` takes its last byte, the returned callable
+    gives the space back."""
+
+    root: Path
+
+    def fill(self) -> Callable[[], None]:
+        filler = self.root / f"filler-{len(list(self.root.glob('filler-*')))}"
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            while True:
+                os.write(fd, b"\0" * 512)
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC, exc
+        finally:
+            os.close(fd)
+        return filler.unlink
+
+
+@pytest.fixture
+def small_filesystem(tmp_path: Path) -> Iterator[SmallFilesystem]:
+    """A real small filesystem (a 640 KB tmpfs) for full-disk tests. Mounting needs root, as
+    the test machine runs the suite; without it the test fails saying so (a full disk has no
+    stand-in: RLIMIT_FSIZE gives EFBIG, not ENOSPC)."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=640k,mode=0700", "tmpfs", str(mount)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        pytest.fail(f"cannot mount a small tmpfs ({done.stderr.strip()}): run the suite as root")
+    try:
+        yield SmallFilesystem(mount)
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)

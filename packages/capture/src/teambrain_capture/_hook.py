@@ -35,9 +35,11 @@ from ._lite import (
     dumps,
     envelope,
     loads,
+    make_private_dirs,
     safe_sid,
     session_path,
     teambrain_home,
+    utc_stamp,
 )
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing is too slow for the hook
@@ -61,8 +63,9 @@ def state_path(home: str, sid: str) -> str:
     return os.path.join(home, *_STATE_DIR, sid + ".json")
 
 
-def log_problem(home: str, tool: str, message: str) -> None:
-    """One line in ``logs/capture.log``; never the payload, which may hold private text."""
+def log_problem(home: str, tool: str, message: str) -> bool:
+    """One line in ``logs/capture.log``; never the payload, which may hold private text.
+    Returns whether it could be written."""
     path = os.path.join(home, "logs", "capture.log")
     line = f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} tb-capture {tool}: {message}\n"
     try:
@@ -70,7 +73,62 @@ def log_problem(home: str, tool: str, message: str) -> None:
             os.replace(path, path + ".1")
         append_line(path, line.encode("utf-8", "replace"))
     except OSError:
-        return  # nowhere to complain to; the agent must not notice
+        return False  # nowhere to complain to; the agent must not notice
+    return True
+
+
+_DROPPED_DIR = ("spool", "dropped")
+_dropped_here: list[str] = []
+
+
+def note_dropped(home: str, sid: str, now: float) -> None:
+    """Remember that an event of ``sid`` could not be written (a full disk): an empty file
+    whose name says when and for which session. A name needs no free data blocks, only an
+    inode, so this works when the log line cannot be written; the next hook that can write
+    reports it (:func:`report_dropped`)."""
+    directory = os.path.join(home, *_DROPPED_DIR)
+    _dropped_here.append(sid)  # one name per drop, also within one process and millisecond
+    name = f"{int(now * 1000)}-{os.getpid()}.{len(_dropped_here)}-{sid}"
+    try:
+        make_private_dirs(directory)
+        os.close(
+            os.open(os.path.join(directory, name), os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        )
+    except OSError:
+        return
+
+
+def report_dropped(home: str, tool: str) -> None:
+    """Log, once the disk takes writes again, how many events of which sessions were dropped
+    and when; the markers are removed once the line is written."""
+    directory = os.path.join(home, *_DROPPED_DIR)
+    if not os.path.isdir(directory):  # the usual case: one stat
+        return
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    dropped: dict[str, list[int]] = {}
+    for name in names:
+        stamp, _, rest = name.partition("-")
+        _pid, _, sid = rest.partition("-")
+        if stamp.isdigit() and sid:
+            dropped.setdefault(sid, []).append(int(stamp))
+    for sid, stamps in sorted(dropped.items()):
+        first, last = (utc_stamp(min(stamps) / 1000), utc_stamp(max(stamps) / 1000))
+        span = first if first == last else f"{first} and {last}"
+        message = (
+            f"{len(stamps)} event(s) of session {sid} were dropped at {span}: the disk was full "
+            "or not writable"
+        )
+        if not log_problem(home, tool, message):
+            return
+        for name in names:
+            if name.endswith(f"-{sid}"):
+                try:  # noqa: SIM105  (contextlib costs the hook an import)
+                    os.unlink(os.path.join(directory, name))
+                except OSError:
+                    pass
 
 
 def protocol_reply(tool: str, payload: Mapping[str, object] | None) -> str:
@@ -96,8 +154,12 @@ def _save_state(home: str, sid: str, state: Mapping[str, object]) -> None:
     path = state_path(home, sid)
     temporary = f"{path}.{os.getpid()}.tmp"
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(dumps(state))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(dumps(state))
+    except OSError:
+        _remove(temporary)
+        raise
     if os.path.exists(path):
         os.replace(temporary, path)
     else:
@@ -186,17 +248,28 @@ def open_session(home: str, tool: str, sid: str, hook: Hook, now: float) -> dict
         return state
     cwd = hook.cwd if hook.cwd and os.path.isdir(hook.cwd) else os.getcwd()
     state = {"sid": sid, "tool": tool, "start": now, "model": hook.model, **_git_fields(cwd)}
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    make_private_dirs(os.path.dirname(path))
     try:  # O_EXCL: when two hooks of a new session race, one opens it
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     except FileExistsError:
         return _read_state(path) or state
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(dumps(state))
     keys = keys_for(state, hook.model)
-    _append(home, envelope("session_start", {}, keys, epoch=now))
+    try:  # an empty state file would hide this session's start for good: none, or a whole one
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(dumps(state))
+        _append(home, envelope("session_start", {}, keys, epoch=now))
+    except OSError:
+        _remove(path)
+        raise
     _after_open(home, state, keys, now)
     return state
+
+
+def _remove(path: str) -> None:
+    try:  # noqa: SIM105  (contextlib costs the hook an import)
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _registry_args(home: str, state: Mapping[str, object]) -> tuple[MachineLayout, Path]:
@@ -386,7 +459,13 @@ def run_capture_hook(
             )
             return 0
         payload = parsed
-        record(home, tool, normalise(payload, env))
+        hook = normalise(payload, env)
+        try:
+            record(home, tool, hook)
+        except OSError as exc:  # a full disk: nothing half-written is left; say so later
+            note_dropped(home, safe_sid(hook.sid or "unknown"), time.time())
+            raise exc from None
+        report_dropped(home, tool)
     except Exception as exc:  # never break the agent
         detail = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
         log_problem(home, tool, f"{exc.__class__.__name__}: {detail}")

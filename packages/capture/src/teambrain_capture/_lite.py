@@ -131,20 +131,49 @@ def make_private_dirs(path: str) -> None:
 def append_line(path: str, data: bytes) -> None:
     """Append ``data`` (one line ending in a newline) to ``path`` atomically with respect to other
     appenders: one ``write`` loop under ``flock`` on an ``O_APPEND`` descriptor. A torn line left
-    by a writer killed mid-append stays its own (unreadable) line instead of swallowing ours."""
+    by a writer killed mid-append stays its own (unreadable) line instead of swallowing ours.
+
+    A write that fails (a full disk) leaves the file as it was: a partial line is cut off again
+    and a file this call created is removed, so no empty file is left behind; the OSError is
+    raised. The file is re-checked under the lock, so a writer that waited on a file another
+    one removed opens the path again instead of writing into the removed file."""
     make_private_dirs(os.path.dirname(path))
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE_MODE)
+    for _attempt in range(100):
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE_MODE)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            try:
+                named = os.stat(path)
+            except FileNotFoundError:
+                continue  # removed while we waited for the lock: open it again
+            if (named.st_ino, named.st_dev) != (held.st_ino, held.st_dev):
+                continue
+            size = held.st_size
+            line = b"\n" + data if size and os.pread(fd, 1, size - 1) != b"\n" else data
+            try:
+                view = memoryview(line)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+            except OSError:
+                _undo_append(path, fd, size)
+                raise
+            return
+        finally:
+            os.close(fd)  # closing releases the lock
+    raise OSError(f"{path} kept being replaced while appending")
+
+
+def _undo_append(path: str, fd: int, size: int) -> None:
+    """Put a file back as it was before a failed append (shrinking needs no free space)."""
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            data = b"\n" + data
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-    finally:
-        os.close(fd)  # closing releases the lock
+        if size == 0:
+            os.unlink(path)  # we still hold the lock: a waiting writer sees it gone
+        else:
+            os.ftruncate(fd, size)
+    except OSError:
+        return
 
 
 def envelope(

@@ -117,6 +117,11 @@ class TeambrainServer(MCPServer[dict[str, Any]]):
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, OSError):
+                # The file system said no (a full disk, a read-only home): the machine's
+                # problem, named with the file, not a bug.
+                raise ToolError(f"{name}: {describe_os_error(cause)}") from cause
             # A bug, not the caller's fault: its text stays in the log, never in the answer.
             message = f"{name}: internal error (the server's log on stderr has the details)"
             raise UnexpectedToolError(message) from exc.__cause__
@@ -129,6 +134,14 @@ class TeambrainServer(MCPServer[dict[str, Any]]):
             raise ToolError(
                 detail if detail.startswith(f"{name}:") else f"{name}: {detail}"
             ) from cause
+
+
+def describe_os_error(exc: OSError) -> str:
+    """``<file>: <what the system said>`` in one line (the file name shortened)."""
+    name = str(exc.filename) if exc.filename is not None else ""
+    name = name if len(name) <= 120 else name[:117] + "..."
+    reason = exc.strerror or type(exc).__name__
+    return f"{name}: {reason}" if name else reason
 
 
 def build_server(

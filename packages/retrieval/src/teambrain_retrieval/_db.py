@@ -8,6 +8,7 @@ rather than repaired. Schema changes are ordered migration functions ``m001_…`
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import functools
 import os
 from collections.abc import Callable
@@ -39,6 +40,45 @@ def is_damage(exc: BaseException) -> bool:
         message = str(exc)
         return any(words in message for words in _SCHEMA_DAMAGE)
     return False
+
+
+def storage_trouble(exc: BaseException, path: Path) -> str | None:
+    """Why ``path`` (index.db) cannot be written, when ``exc`` — or the error it was raised
+    while handling: SQLite rolls a transaction back itself on a full disk, and the rollback
+    that follows reports "cannot rollback" — says the disk is full, read-only or failing;
+    None for any other error."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        code = current.errno if isinstance(current, OSError) else None
+        if isinstance(current, apsw.FullError) or code in (errno.ENOSPC, errno.EDQUOT):
+            return f"the disk holding {path.parent} is full{_free_space(path)}"
+        if isinstance(current, apsw.ReadOnlyError) or code in (errno.EROFS, errno.EACCES):
+            return f"{path} cannot be written (read-only)"
+        if isinstance(current, apsw.IOError) or code == errno.EIO:
+            free = _free_bytes(path)
+            if free is not None and free < _NEARLY_FULL:
+                return f"the disk holding {path.parent} is full{_free_space(path)}"
+            return f"writing {path} failed with an I/O error"
+        current = current.__context__ or current.__cause__
+    return None
+
+
+_NEARLY_FULL = 1 << 20  # an I/O error with less than this free is a full disk
+
+
+def _free_bytes(path: Path) -> int | None:
+    try:
+        info = os.statvfs(path.parent)
+    except OSError:
+        return None
+    return info.f_bavail * info.f_frsize
+
+
+def _free_space(path: Path) -> str:
+    free = _free_bytes(path)
+    return "" if free is None else f" ({free:,} bytes free)"
 
 
 def m001_initial(db: apsw.Connection) -> None:

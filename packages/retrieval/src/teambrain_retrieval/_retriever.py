@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 import apsw
 
 from ._backend import DocRow, Progress, ServedBrain, SqliteBackend, embed_text, say_once
-from ._db import IndexCorrupt, connect, is_damage, move_aside
+from ._db import IndexCorrupt, connect, is_damage, move_aside, storage_trouble
 from ._duplicates import is_near_duplicate, term_overlap
 from ._embedders import Embedder, EmbedderUnavailable, embedder_egress, make_embedder
 from ._fusion import CANDIDATES, RRF_K, fuse_rrf
@@ -217,18 +217,28 @@ class _BrainSource:
 
 
 def _recovering(method: Callable[P, R]) -> Callable[P, R]:
-    """Run ``method``; if index.db turns out to be damaged, rebuild it once and retry."""
+    """Run ``method``; if index.db turns out to be damaged, rebuild it once and retry. If it
+    cannot be written (a full disk, read-only), answer from a temporary index in memory,
+    said once — except for :meth:`Retriever.rebuild`, whose job is to write it: that is a
+    one-line :class:`EnvironmentProblem` (exit 2), the index left as it was."""
 
     @functools.wraps(method)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        retriever = args[0]
+        assert isinstance(retriever, Retriever)
+        writes = method.__name__ == "rebuild"
         try:
+            retriever._say_in_memory(writes)
             return method(*args, **kwargs)
         except apsw.Error as exc:
-            if not is_damage(exc):
+            if is_damage(exc):
+                retriever._recover(str(exc))
+                return method(*args, **kwargs)
+            trouble = storage_trouble(exc, retriever.home.index_db)
+            if trouble is None or retriever.in_memory is not None:
                 raise
-            retriever = args[0]
-            assert isinstance(retriever, Retriever)
-            retriever._recover(str(exc))
+            retriever._use_memory(trouble)
+            retriever._say_in_memory(writes)
             return method(*args, **kwargs)
 
     return wrapper
@@ -280,6 +290,9 @@ class Retriever:
         self._embedder_reason = "none: keyword search only (retrieval.embedder.provider: none)"
         self._embedder = self._choose_embedder(embedder)
         self._sources = [self._main_source(), *self._org_sources()]
+        # Why this process indexes in memory instead of in index.db (None: it does not).
+        self.in_memory: str | None = None
+        self._memory_said = False
         self.db: apsw.Connection = self._open_db()
         self.backend = self._make_backend()
 
@@ -375,8 +388,69 @@ class Retriever:
                 return connect(self.home.index_db)
         except (OSError, apsw.Error) as exc:
             # An unwritable home must not stop search: index in memory for this process.
-            self._warn(f"cannot use {self.home.index_db} ({exc}); using a temporary index")
-            return connect(None)
+            trouble = storage_trouble(exc, self.home.index_db)
+            self.in_memory = trouble or f"cannot use {self.home.index_db} ({exc})"
+            db = connect(None)
+            self._copy_vectors(None, db)
+            return db
+
+    def _use_memory(self, trouble: str) -> None:
+        """Index in memory from now on (index.db cannot be written): what is in index.db stays
+        as it was; cached embeddings are copied over, so nothing is embedded again."""
+        with self._lock:
+            self.in_memory = trouble
+            db = connect(None)
+            self._copy_vectors(self.db, db)
+            with contextlib.suppress(Exception):
+                self.db.close()
+            self.db, self._vectors_table = db, "vectors"
+            self.backend = self._make_backend()
+            for source in self._sources:
+                source.stamps, source.known, source.indexed = None, None, None
+
+    def _copy_vectors(self, source: apsw.Connection | None, target: apsw.Connection) -> None:
+        """The cached embeddings of this embedder from index.db (``source``, or a read-only
+        look at the file) into the in-memory ``target`` (best effort: without them, texts are
+        embedded again)."""
+        if self._embedder is None:
+            return
+        table = self._vectors_table if source is not None else "vectors"
+        with contextlib.suppress(apsw.Error, OSError):
+            if source is None:
+                path = self.home.index_db
+                wal = path.with_name(path.name + "-wal")
+                # A full disk may have no room for the shared-memory file a WAL reader needs;
+                # with nothing left in the WAL, the file alone is the whole database.
+                settled = not wal.exists() or wal.stat().st_size == 0
+                source = apsw.Connection(
+                    f"file:{path}?mode=ro{'&immutable=1' if settled else ''}",
+                    flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI,
+                )
+            rows = source.execute(
+                f"SELECT embedder, key, dim, vec FROM {table} WHERE embedder = ?",  # noqa: S608 - our table name
+                (self._embedder.name,),
+            ).fetchall()
+            with target:
+                target.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
+
+    def _say_in_memory(self, writes: bool) -> None:
+        """Once answers come from memory: say so once, or, for a rebuild (whose job is to write
+        index.db), stop with a one-line environment error before doing any work."""
+        if self.in_memory is None:
+            return
+        if writes:
+            from teambrain_schema import EnvironmentProblem
+
+            raise EnvironmentProblem(
+                f"cannot write the search index: {self.in_memory}; it is as it was before this "
+                "run (free some space, then run `tb reindex` again)"
+            )
+        if not self._memory_said:
+            self._memory_said = True
+            self._warn(
+                f"cannot update the search index: {self.in_memory}; answering from a temporary "
+                "index in memory (nothing is lost: free some space, then run `tb reindex`)"
+            )
 
     def _recover_file(self) -> None:
         moved = move_aside(self.home.index_db)
@@ -407,7 +481,7 @@ class Retriever:
             warn=self._warn,
             today=self._today,
             no_embedder_reason=self._embedder_reason,
-            matrix_cache=None if self.ephemeral else self.home.home / "cache",
+            matrix_cache=None if self.ephemeral or self.in_memory else self.home.home / "cache",
         )
 
     # ------------------------------------------------------------------ freshness
@@ -634,12 +708,14 @@ class Retriever:
         with self._lock:
             started = time.perf_counter()
             report = RefreshReport()
-            for source in self._sources:
-                self.backend.clear_brain(source.brain_id)
-                with self.db:
+            # One transaction: a rebuild that cannot finish (a full disk) leaves the index as
+            # it was, not emptied. Embedding follows in batches that each commit.
+            with self.db:
+                for source in self._sources:
+                    self.backend.clear_brain(source.brain_id)
                     self.db.execute("DELETE FROM files WHERE brain = ?", (source.brain_id,))
-                source.stamps, source.known, source.indexed = None, None, None
-                report = report.merged(self._refresh_source(source, force=True))
+                    source.stamps, source.known, source.indexed = None, None, None
+                    report = report.merged(self._refresh_source(source, force=True))
             embedded = self.backend.ensure_vectors(progress)
             return RefreshReport(
                 report.added, report.changed, report.removed, report.unchanged, embedded,
