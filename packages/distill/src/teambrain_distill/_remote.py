@@ -334,7 +334,10 @@ class RemoteDriver:
             if reply.truncated:
                 limit = self.config.max_output_tokens
                 problem = f"the answer was cut off at {limit} tokens (distill.max_output_tokens)"
-                messages = [*base, ("user", REASK_TRUNCATED.format(limit=limit))]
+                # One user turn, not two in a row: some chat templates (Mistral's, Gemma's)
+                # refuse turns that do not alternate.
+                note = REASK_TRUNCATED.format(limit=limit)
+                messages = [base[0], ("user", f"{request.prompt}\n\n{note}")]
             else:
                 try:
                     return read_answer(reply.text, schema, context)
