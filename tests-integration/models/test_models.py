@@ -219,3 +219,22 @@ def test_anthropic_driver_through_the_anthropic_stand_in(
         assert exchange.body["max_tokens"] == 256 and exchange.body["stream"] is True
         assert exchange.body["tool_choice"] == {"type": "tool", "name": "DistillAnswer"}
         assert exchange.events <= 257
+
+
+def test_doctor_online_asks_the_real_server(repo: Path, tb, teambrain_home: Path, spy: Spy) -> None:
+    """Point 7: `tb doctor --online` sends the configured endpoint one request of a few tokens
+    and reports that the real server answered as the configured model."""
+    assert tb("init", cwd=repo).returncode == 0
+    configure(repo, driver="openai", model="smollm2", api_key_env=KEY_ENV,
+              base_url=f"{spy.url}/v1")  # fmt: skip
+    env = {**os.environ, "TEAMBRAIN_HOME": str(teambrain_home), KEY_ENV: "sk-local-lane"}
+    assert subprocess.run([tb_path(), "trust", "--yes"], cwd=repo, env=env,
+                          check=False, capture_output=True).returncode == 0  # fmt: skip
+    done = subprocess.run([tb_path(), "doctor", "--json", "--online"], cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=900, check=False)  # fmt: skip
+    found = {f["name"]: f for f in json.loads(done.stdout)["findings"]}
+    endpoint = found["distill endpoint"]
+    assert endpoint["status"] == "ok", endpoint
+    assert f"{spy.url} answered as smollm2" in endpoint["detail"]
+    [exchange] = spy.exchanges
+    assert exchange.body["max_tokens"] == 16 and exchange.events <= 17
