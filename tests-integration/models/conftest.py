@@ -38,6 +38,9 @@ def llama() -> Iterator[LlamaServer]:
              "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192",
              "--n_threads", str(min(2, os.cpu_count() or 1)), "--model_alias", "smollm2"],
             stdout=sink, stderr=subprocess.STDOUT,
+            # Threads that sleep at barriers instead of spinning: on a machine shared with
+            # other work, spinning OpenMP threads slow the model down many times over.
+            env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"},
         )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     try:
