@@ -247,6 +247,7 @@ def test_dry_run_cost_cap_and_bad_input(
 ) -> None:
     assert tb("init", cwd=repo).returncode == 0
     layout = BrainLayout(repo)
+    write_config(layout)  # the fake driver: a fresh brain.yaml names no model
     (layout.root / "fixtures").mkdir()
     (layout.root / "fixtures" / "fallback.json").write_text(
         json.dumps(

@@ -78,7 +78,7 @@ def test_credentials_are_checked_never_printed(ready_repo: Path, tb) -> None:
     brain_yaml = ready_repo / ".teambrain" / "brain.yaml"
     brain_yaml.write_text(
         brain_yaml.read_text()
-        .replace("driver: fake", "driver: anthropic")
+        .replace("driver: none", "driver: anthropic")
         .replace(
             "api_key_env: null\n  base_url: null\n  fixtures",
             "api_key_env: TB_TEST_KEY\n  base_url: null\n  fixtures",
@@ -183,8 +183,8 @@ def _point_distill_at(repo: Path, url: str) -> None:
     brain_yaml = repo / ".teambrain" / "brain.yaml"
     brain_yaml.write_text(
         brain_yaml.read_text()
-        .replace("driver: fake", "driver: openai")
-        .replace("model: fake-distiller-1", "model: local-model")
+        .replace("driver: none", "driver: openai")
+        .replace("model: none", "model: local-model")
         .replace(
             "api_key_env: null\n  base_url: null\n  fixtures",
             f"api_key_env: TB_LOCAL_KEY\n  base_url: {url}\n  fixtures",

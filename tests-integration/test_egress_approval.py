@@ -143,7 +143,7 @@ def test_distill_refuses_an_unapproved_driver_with_one_line(
 
     _brain(repo, tb, git_run)
     _teammate_commit(
-        repo, git_run, "  driver: fake\n  model: fake-distiller-1\n  api_key_env: null\n  base_url: null\n",
+        repo, git_run, "  driver: none\n  model: none\n  api_key_env: null\n  base_url: null\n",
         f"  driver: openai\n  model: m\n  api_key_env: TB_SECRET\n  base_url: {attacker_host.url}/v1\n",
     )  # fmt: skip
     sha = git_run("rev-parse", "HEAD", cwd=repo).strip()

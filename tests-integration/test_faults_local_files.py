@@ -23,6 +23,12 @@ Run = Callable[..., Any]
 @pytest.fixture
 def brain(repo: Path, tb: Run, git_run: Run) -> Path:
     assert tb("init", cwd=repo).returncode == 0
+    brain_yaml = repo / ".teambrain" / "brain.yaml"  # the fake driver: distill runs offline
+    brain_yaml.write_text(
+        brain_yaml.read_text().replace(
+            "driver: none\n  model: none", "driver: fake\n  model: fake-distiller-1"
+        )
+    )
     git_run("add", "-A", cwd=repo)
     git_run("commit", "-qm", "teambrain: brain", cwd=repo)
     return repo

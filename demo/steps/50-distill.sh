@@ -10,10 +10,15 @@ show ls "$TEAMBRAIN_HOME/spool/sessions"
 show head -c 400 "$TEAMBRAIN_HOME/spool/sessions/checkout-timeout.jsonl"
 printf '\n'
 
+step "A fresh brain names no model yet: tb distill says how to pick one (local or hosted)"
+show_status tb distill
+
 step "tb distill: sessions → memory candidates (fake driver, recorded answers, offline)"
 mkdir -p "$DEMO_REPO/.teambrain/fixtures"
 cp "$DEMO_DIR"/distill/fixtures/*.json "$DEMO_REPO/.teambrain/fixtures/"
-(cd "$DEMO_REPO" && git add .teambrain/fixtures && git commit -qm "teambrain: distiller fixtures for the demo")
+# The demo's "model": the fake driver replaying answers recorded from a real one.
+sed -i -e 's/^  driver: none$/  driver: fake/' -e 's/^  model: none$/  model: fake-distiller-1/' "$DEMO_REPO/.teambrain/brain.yaml"
+(cd "$DEMO_REPO" && git add .teambrain && git commit -qm "teambrain: distiller fixtures for the demo")
 show grep -A3 '^  driver' .teambrain/brain.yaml
 show tb distill
 queued=$(grep -l '"proposer": "distiller"' "$TEAMBRAIN_HOME"/spool/candidates/*.json 2>/dev/null | wc -l)

@@ -32,7 +32,9 @@ def commit(repo: Path, subject: str) -> str:
 
 
 def write_config(layout: BrainLayout, **distill: Any) -> None:
-    """brain.yaml with the ``distill:`` keys replaced by ``distill``."""
+    """brain.yaml with the ``distill:`` keys replaced by ``distill`` (the fake driver and its
+    model unless given: a fresh brain.yaml names no model)."""
+    distill = {"driver": "fake", "model": "fake-distiller-1", **distill}
     text = BRAIN_YAML_TEMPLATE
     for key, value in distill.items():
         lines = text.splitlines()

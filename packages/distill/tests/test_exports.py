@@ -47,6 +47,7 @@ PUBLIC_API = [
     "ModelRejectedRequest",
     "ModelTimedOut",
     "ModelUnavailable",
+    "NO_MODEL",
     "ProbeResult",
     "ProposedEvidence",
     "ProposedMemory",

@@ -27,7 +27,9 @@ class Answer(BaseModel):
 
 
 def fake(tmp_path: Path, **settings) -> LLM:
-    config = DistillConfig.model_validate({"fixtures": str(tmp_path), **settings})
+    config = DistillConfig.model_validate(
+        {"driver": "fake", "model": "fake-distiller-1", "fixtures": str(tmp_path), **settings}
+    )
     return LLM(config, record=False)
 
 
@@ -91,7 +93,7 @@ def test_the_cost_cap_refuses_before_sending(tmp_path: Path) -> None:
 def test_recording_with_the_fake_driver_is_refused(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("TEAMBRAIN_DISTILL_RECORD", "1")
     with pytest.raises(UserError, match="recording needs a real driver"):
-        LLM(DistillConfig())
+        LLM(DistillConfig(driver="fake"))
 
 
 def test_complete_uses_the_enclosing_brain(brain, monkeypatch) -> None:

@@ -25,6 +25,7 @@ _EXPORTS: dict[str, str] = {
     "register_driver": "_drivers",
     "driver_names": "_drivers",
     "make_driver": "_drivers",
+    "NO_MODEL": "_drivers",
     "driver_egress": "_drivers",
     "FixtureStore": "_fixtures",
     "DriverNotInstalled": "_errors",
@@ -77,6 +78,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         distill as distill,
     )
     from ._drivers import (
+        NO_MODEL as NO_MODEL,
         Driver as Driver,
         DriverFactory as DriverFactory,
         driver_egress as driver_egress,

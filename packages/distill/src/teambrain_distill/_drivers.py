@@ -93,6 +93,12 @@ def register_driver(name: str, factory: DriverFactory) -> None:
     _REGISTRY[name] = factory
 
 
+NO_MODEL = (
+    "no model configured: set distill.driver and distill.model in .teambrain/brain.yaml "
+    "(a local one such as ollama, or a hosted one: anthropic, openai; docs/distill.md)"
+)
+
+
 def driver_names() -> list[str]:
     """The registered driver names."""
     return sorted(_REGISTRY)
@@ -112,6 +118,10 @@ def make_driver(config: DistillConfig, brain_dir: Path | None) -> Driver:
         except PluginProblem as exc:
             raise UserError(f"distill.plugin: {exc.message}") from None
         return PluginDriver(built, label)
+    if config.driver == "none":
+        from teambrain_schema import EnvironmentProblem
+
+        raise EnvironmentProblem(NO_MODEL)
     factory = _REGISTRY.get(config.driver)
     if factory is None:
         from teambrain_schema import UserError
@@ -134,7 +144,7 @@ def driver_egress(config: DistillConfig) -> Egress | None:
     if config.plugin is not None:
         extra = (f"base_url {normalise_url(config.base_url)}",) if config.base_url else ()
         return Egress("distill", DRIVER_SENDS, f"plugin {config.plugin}", config.api_key_env, extra)
-    if config.driver == "fake":
+    if config.driver in ("fake", "none"):
         return None
     from ._anthropic import ANTHROPIC_DEFAULT_URL
     from ._openai import OLLAMA_DEFAULT_URL, OPENAI_DEFAULT_URL

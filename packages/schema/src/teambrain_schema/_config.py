@@ -55,8 +55,9 @@ class RetrievalConfig(_Config):
 class DistillConfig(_Config):
     """The distiller's model pin, credentials (by variable name only) and limits."""
 
-    driver: Literal["fake", "anthropic", "openai", "ollama"] = "fake"
-    model: str = "fake-distiller-1"
+    # none: no model chosen yet (a fresh brain.yaml); `tb distill` says how to pick one.
+    driver: Literal["none", "fake", "anthropic", "openai", "ollama"] = "none"
+    model: str = "none"
     api_key_env: EnvVarName | None = None
     base_url: str | None = None
     fixtures: str | None = Field(
@@ -262,10 +263,16 @@ retrieval:
     plugin: null
 
 distill:
-  # Which model turns captured sessions into memory candidates: fake (recorded fixtures),
-  # anthropic, openai or ollama. Credentials come only from the variable named here.
-  driver: fake
-  model: fake-distiller-1
+  # The model `tb distill` asks to turn captured sessions into memory candidates (the only
+  # step that calls one). none: not chosen yet. Pick one (docs/distill.md#choosing-a-model):
+  #   local, nothing leaves this machine: driver: ollama, model: qwen2.5:7b-instruct
+  #     (pip install 'teambrain-cli[ollama]', an Ollama server running)
+  #   hosted: driver: anthropic or openai, model: <the provider's model name>,
+  #     api_key_env: ANTHROPIC_API_KEY or OPENAI_API_KEY (pip install 'teambrain-cli[anthropic]')
+  # fake replays answers recorded in fixtures (the tests and the demo). Credentials come only
+  # from the variable named here.
+  driver: none
+  model: none
   api_key_env: null
   base_url: null
   fixtures: null

@@ -123,16 +123,49 @@ def check_home(ctx: DoctorContext) -> Finding:
     return Finding("teambrain home", "ok", f"{home} (mode 700)")
 
 
+# The library each built-in driver imports when it sends (teambrain-cli's extra of its name).
+DRIVER_CLIENTS = {"anthropic": "anthropic", "openai": "openai", "ollama": "openai"}
+
+
+def _client_problem(module: str) -> str | None:
+    """Why the model client ``module`` cannot be used here (not installed, or its import fails),
+    or None when it imports. Imported by name: only distill uses it (the layering rule)."""
+    import importlib
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        return "is not installed"
+    try:
+        importlib.import_module(module)
+    except Exception as exc:
+        return f"does not import: {exc.__class__.__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    return None
+
+
 def check_distill(ctx: DoctorContext) -> Finding:
     if ctx.config is None:
         return Finding("distill", "note", "no brain.yaml: distill driver not configured")
     distill = ctx.config.distill
+    if distill.plugin is None and distill.driver == "none":
+        return Finding(
+            "distill", "note",
+            "no model configured yet: `tb distill` needs one (agents use the brain without it)",
+            "pick a local or hosted model: `tb distill` prints the steps; docs/distill.md",
+        )  # fmt: skip
     if distill.driver == "fake":
         return Finding(
             "distill",
             "note",
             f"driver fake (recorded fixtures), model {distill.model}: no model is called",
         )
+    client = DRIVER_CLIENTS.get(distill.driver) if distill.plugin is None else None
+    missing = _client_problem(client) if client is not None else None
+    if missing is not None:
+        return Finding(
+            "distill", "problem",
+            f"driver {distill.driver}: its client library {client} {missing}",
+            f"pip install 'teambrain-cli[{distill.driver}]' (uv tool install / pipx install the same)",
+        )  # fmt: skip
     if distill.api_key_env and not os.environ.get(distill.api_key_env):
         return Finding(
             "distill", "problem",

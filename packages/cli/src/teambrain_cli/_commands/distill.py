@@ -6,9 +6,11 @@ import sys
 from typing import Any
 
 import click
+from teambrain_schema import EnvironmentProblem
+from teambrain_schema.brain import load_brain_config
 
 from .._console.context import machine, require_brain
-from .._console.output import emit_json
+from .._console.output import emit_json, say
 
 
 def _progress_printer() -> Any:
@@ -21,6 +23,25 @@ def _progress_printer() -> Any:
         click.echo(f"\r\033[K{line}", err=True, nl=False)
 
     return show
+
+
+NO_MODEL_STEPS = """\
+tb distill needs a model, and this brain has none yet (distill.driver: none in
+.teambrain/brain.yaml). Pick one, commit brain.yaml, and run tb distill again:
+
+  A local model (nothing leaves this machine):
+    1. install Ollama (https://ollama.com) and run: ollama pull qwen2.5:7b-instruct
+    2. pip install 'teambrain-cli[ollama]'   (or: uv tool install 'teambrain-cli[ollama]')
+    3. in brain.yaml:  distill: {driver: ollama, model: qwen2.5:7b-instruct}
+
+  A hosted model (session summaries and memories are sent to the provider):
+    1. pip install 'teambrain-cli[anthropic]'   (or [openai])
+    2. in brain.yaml:  distill: {driver: anthropic, model: <model name>,
+                                 api_key_env: ANTHROPIC_API_KEY}
+    3. export ANTHROPIC_API_KEY=…   then `tb trust` approves the destination on this machine
+
+Other servers (LM Studio, llama.cpp, vLLM) and their settings: docs/distill.md.
+`tb doctor` checks the choice."""
 
 
 def _human(report: Any) -> None:
@@ -123,9 +144,16 @@ def command(
     from .._console.trust import ask_to_approve
 
     layout = require_brain()
-    ask_to_approve(layout, machine(), ("distill", "retrieval.embedder", "org_brain"))
     # A bad --since is a one-line UserError (exit 1) worded as `tb digest --since` words it.
     since_at = parse_since(since) if since is not None else None
+    config = load_brain_config(layout).distill
+    if config.driver == "none" and config.plugin is None:
+        from teambrain_distill import NO_MODEL
+
+        if not as_json:
+            say(NO_MODEL_STEPS)
+        raise EnvironmentProblem(NO_MODEL)
+    ask_to_approve(layout, machine(), ("distill", "retrieval.embedder", "org_brain"))
     report = distill(
         layout,
         machine(),

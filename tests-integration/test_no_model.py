@@ -1,0 +1,68 @@
+"""A fresh brain names no model: ``tb distill`` says so with the steps to pick one, ``tb doctor``
+notes it, and once a hosted model is chosen doctor checks that its client library imports —
+from the installed wheels, without the extra and then with ``teambrain-cli[anthropic]``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def test_a_fresh_brain_says_no_model_configured_with_the_steps(repo: Path, tb: Run) -> None:
+    assert tb("init", cwd=repo).returncode == 0
+    text = (repo / ".teambrain" / "brain.yaml").read_text()
+    assert "  driver: none\n  model: none\n" in text
+    done = tb("distill", cwd=repo)
+    assert done.returncode == 2
+    assert "fixture" not in done.stderr  # not the fake driver's complaint any more
+    assert "no model configured" in done.stderr.splitlines()[-1]
+    for step in ("A local model", "ollama pull", "teambrain-cli[ollama]", "A hosted model",
+                 "teambrain-cli[anthropic]", "api_key_env"):  # fmt: skip
+        assert step in done.stderr, step
+    as_json = tb("distill", "--json", cwd=repo)
+    assert as_json.returncode == 2
+    error = json.loads(as_json.stdout)
+    assert error["ok"] is False and "no model configured" in error["error"]["message"]
+    doctor = json.loads(tb("doctor", "--json", cwd=repo).stdout)
+    distill = next(f for f in doctor["findings"] if f["name"] == "distill")
+    assert distill["status"] == "note" and "no model configured" in distill["detail"]
+
+
+def _doctor_distill(bin_dir: Path, repo: Path) -> dict[str, str]:
+    env = {**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin", "TB_TEST_ANTHROPIC": "sk-test-key"}
+    done = subprocess.run([str(bin_dir / "tb"), "doctor", "--json"], cwd=repo, env=env,
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    return next(f for f in json.loads(done.stdout)["findings"] if f["name"] == "distill")
+
+
+def test_doctor_checks_the_model_client_imports_and_the_extra_brings_it(
+    repo: Path, installed: Callable[[str], Path], wheels: Path
+) -> None:
+    bin_dir = installed("pip")  # teambrain-cli alone: no model client
+    env = {**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin"}
+    subprocess.run(
+        [str(bin_dir / "tb"), "init"], cwd=repo, env=env, check=True, capture_output=True
+    )
+    brain_yaml = repo / ".teambrain" / "brain.yaml"
+    brain_yaml.write_text(
+        brain_yaml.read_text()
+        .replace("  driver: none\n  model: none\n  api_key_env: null\n",
+                 "  driver: anthropic\n  model: claude-test\n  api_key_env: TB_TEST_ANTHROPIC\n")
+    )  # fmt: skip
+    before = _doctor_distill(bin_dir, repo)
+    assert before["status"] == "problem", before
+    assert "anthropic is not installed" in before["detail"]
+    assert "teambrain-cli[anthropic]" in (before["fix"] or "")
+
+    pip = bin_dir / "pip"
+    subprocess.run([str(pip), "install", "--quiet", "--no-index", "--find-links", str(wheels),
+                    "teambrain-cli[anthropic]"], check=True, env={**env, "PIP_NO_INDEX": "1"},
+                   capture_output=True)  # fmt: skip
+    after = _doctor_distill(bin_dir, repo)
+    assert after["status"] == "ok", after
+    assert "credential $TB_TEST_ANTHROPIC set" in after["detail"]
