@@ -7,8 +7,12 @@ and `tb --version` (the floor of any whole-process tb verb).
 
 - materialise: `.teambrain/` of a commit copied out of git (time travel's first step);
 - commit_at: the latest first-parent commit at or before a moment, over the history;
-- propose / retire: a whole proposal in-process (workspace, new file or move, INDEX.md,
-  lint, plumbing commit) — dominated by reading every memory file, which lint must do;
+- propose / retire: a whole proposal in-process (workspace, new file or move, lint, plumbing
+  commit) — dominated by reading every memory file, which lint must do;
+- proposal branches (issue 27): what the open proposals bring, with B stale `teambrain/*`
+  branches (half local, half remote-tracking) — against the named baseline, the code before
+  issue 27 (one `git diff` per branch not merged into the base), cold and then warm (the same
+  refs: `memory_propose` in a running server); and the whole `tb propose --dry-run` with them;
 - whole-process `tb propose --draft … --dry-run`, `tb relevant`, and time travel both ways:
   `--ref HEAD` (the checkout holds that brain: its warm index answers) and `--at` a moment whose
   brain differs (materialised and indexed in memory; embeddings from the warm cache).
@@ -31,6 +35,7 @@ from pathlib import Path
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 BIN = Path(sys.executable).parent
 SIZES = [int(n) for n in os.environ.get("BENCH_SYNC_SIZES", "100,1000").split(",")]
+BRANCHES = [int(n) for n in os.environ.get("BENCH_SYNC_BRANCHES", "17,200,1000").split(",")]
 WORDS = [
     "cache",
     "checkout",
@@ -165,7 +170,6 @@ def bench_size(root: Path, memories: int, home: Path) -> None:
         open_workspace,
         parse_timestamp,
         propose_retirement,
-        refresh_index,
         resolve_commit,
     )
 
@@ -207,7 +211,6 @@ def bench_size(root: Path, memories: int, home: Path) -> None:
         target = choose_target(repo)
         with open_workspace(repo, target.base) as workspace:
             add_memory(workspace, draft)
-            refresh_index(workspace)
             assert check_proposal(workspace).ok
             workspace.commit(f"teambrain/bench-{next(counter)}", "bench")
 
@@ -269,6 +272,92 @@ def bench_size(root: Path, memories: int, home: Path) -> None:
         print(f"  {name:<{width}}  {median:>10.1f}  {p95:>8.1f}")
 
 
+def add_stale_branches(repo: Path, start: int, stop: int) -> None:
+    """Proposal branches ``start``…``stop``-1 off main, each adding one memory: even ones local,
+    odd ones remote-tracking only (as a fetch leaves a teammate's), made by one fast-import."""
+    base = git("rev-parse", "main", cwd=repo).strip()
+    commands = []
+    for n in range(start, stop):
+        memory_id = f"01KD{n:022d}"
+        text = (
+            f"---\nid: {memory_id}\nclass: learning\nscope: team\nstatus: active\n"
+            f"priority: advisory\ntitle: Stale lesson {n}\ncreated: 2026-01-01\n---\n\n"
+            f"Lesson {n}: {' '.join(WORDS[(n + k) % len(WORDS)] for k in range(20))}.\n"
+        )
+        ref = (f"refs/heads/teambrain/propose-bench-{n:05d}" if n % 2 == 0
+               else f"refs/remotes/origin/teambrain/propose-bench-{n:05d}")  # fmt: skip
+        message = f"lesson {n}\n"
+        commands.append(
+            f"commit {ref}\ncommitter B <b@x> {1767225600 + n} +0000\n"
+            f"data {len(message)}\n{message}from {base}\n"
+            f"M 100644 inline .teambrain/memories/learnings/{memory_id}-stale-lesson-{n}.md\n"
+            f"data {len(text.encode())}\n{text}\n"
+        )
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input="".join(commands).encode(),
+                   check=True)  # fmt: skip
+
+
+def baseline_pending(repo_path: Path, base: str) -> int:
+    """The code before issue 27: `git for-each-ref --no-merged`, then one `git diff` per
+    proposal branch for the memories it adds, then one `git cat-file --batch` of them."""
+    out = git("for-each-ref", "--format=%(refname)%00%(objectname)", f"--no-merged={base}",
+              "refs/heads/teambrain/", "refs/remotes/", cwd=repo_path)  # fmt: skip
+    names = []
+    for line in out.splitlines():
+        ref, _, sha = line.partition("\x00")
+        if "/teambrain/" not in ref:
+            continue
+        added = git("diff", "--name-only", "-z", "--no-renames", "--diff-filter=A",
+                    f"{base}...{sha}", "--", ".teambrain/memories", cwd=repo_path)  # fmt: skip
+        names += [f"{sha}:{path}" for path in added.split("\x00") if path]
+    subprocess.run(["git", "cat-file", "--batch"], cwd=repo_path, capture_output=True,
+                   input="".join(f"{n}\n" for n in names).encode(), check=True)  # fmt: skip
+    return len(names)
+
+
+def bench_branches(root: Path, home: Path) -> None:
+    """What the open proposals bring as stale branches pile up: before and after issue 27."""
+    import teambrain_sync._branches as branch_cache  # the per-process cache, emptied for "cold"
+    from teambrain_sync import open_proposals, open_repo
+
+    repo_path = build_repo(root, 100)
+    repo_path = repo_path.rename(root / "repo-branches")
+    repo = open_repo(repo_path)
+    base = git("rev-parse", "main", cwd=repo_path).strip()
+    draft_file = root / "draft-branches.md"
+    draft_file.write_text("---\nclass: learning\ntitle: Branches\n---\nMany branches.\n")
+    env = {**os.environ, "TEAMBRAIN_HOME": str(home)}
+    dry_run = [str(BIN / "tb"), "propose", "--draft", str(draft_file), "--dry-run", "--no-push"]
+
+    def whole() -> None:
+        subprocess.run(dry_run, cwd=repo_path, env=env, capture_output=True, check=True)
+
+    whole()  # embeddings cached, as on a machine that has proposed before
+    rows: list[tuple[str, float, float]] = [
+        ("whole tb propose --dry-run, no branch", *timed(whole, 3))
+    ]
+    made = 0
+    for count in BRANCHES:
+        add_stale_branches(repo_path, made, count)
+        made = count
+        assert baseline_pending(repo_path, base) == count
+
+        def cold(expected: int = count) -> None:
+            branch_cache._cache.clear()
+            assert len(open_proposals(repo, base).open) == expected
+
+        rows.append((f"baseline: a git diff per branch, B={count}",
+                     *timed(lambda: baseline_pending(repo_path, base), 3)))  # fmt: skip
+        rows.append((f"open_proposals, B={count} (cold)", *timed(cold, 3)))
+        rows.append((f"open_proposals, B={count} (warm: same refs)",
+                     *timed(lambda: open_proposals(repo, base), 5)))  # fmt: skip
+        rows.append((f"whole tb propose --dry-run, B={count}", *timed(whole, 3)))
+    width = max(len(name) for name, *_ in rows)
+    print(f"  {'proposal branches':<{width}}  {'median ms':>10}  {'p95 ms':>8}")
+    for name, median, p95 in rows:
+        print(f"  {name:<{width}}  {median:>10.1f}  {p95:>8.1f}")
+
+
 def main() -> int:
     root = Path(tempfile.mkdtemp(prefix="bench-sync-"))
     home = root / "home"
@@ -282,6 +371,7 @@ def main() -> int:
     (root / "gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
     print(f"  started {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M:%S} UTC, {os.cpu_count()} CPUs")
     try:
+        bench_branches(root, home)
         for size in SIZES:
             bench_size(root, size, home)
     finally:

@@ -111,18 +111,24 @@ def _team_seeds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def team_factory(
     tmp_path: Path, _team_seeds: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
 ) -> Callable[..., Team]:
-    """``team_factory(names=("ada", "bob", "cyd"), brain="demo", gh=True)``: a team of
-    developers sharing one bare remote, with a ``gh`` stand-in (see teamharness.py)."""
+    """``team_factory(names=("ada", "bob", "cyd"), brain="demo", gh=True, embedder="local")``:
+    a team of developers sharing one bare remote, with a ``gh`` stand-in (see teamharness.py)."""
     made = 0
 
     def factory(
-        names: Sequence[str] = ("ada", "bob", "cyd"), *, brain: BrainKind = "demo", gh: bool = True
+        names: Sequence[str] = ("ada", "bob", "cyd"),
+        *,
+        brain: BrainKind = "demo",
+        gh: bool = True,
+        embedder: str = "local",
     ) -> Team:
         nonlocal made
-        if brain not in _team_seeds:
-            _team_seeds[brain] = build_seed(tmp_path_factory.mktemp("team-seed"), brain)
+        key = f"{brain}-{embedder}"
+        if key not in _team_seeds:
+            where = tmp_path_factory.mktemp("team-seed")
+            _team_seeds[key] = build_seed(where, brain, embedder=embedder)
         made += 1
-        return make_team(tmp_path / f"team{made}", names, seed=_team_seeds[brain], gh=gh)
+        return make_team(tmp_path / f"team{made}", names, seed=_team_seeds[key], gh=gh)
 
     return factory
 

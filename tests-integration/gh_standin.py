@@ -360,6 +360,9 @@ def pr_list(gh: Standin, args: list[str]) -> str:
     head = options.get("--head") or options.get("-H")
     base = options.get("--base") or options.get("-B")
     author = options.get("--author") or options.get("-A")
+    # GitHub's search: `head:NAME` matches the branches whose names begin with NAME.
+    search = (options.get("--search") or options.get("-S") or "").split()
+    heads = [term.removeprefix("head:") for term in search if term.startswith("head:")]
     limit = int(options.get("--limit") or options.get("-L") or 30)
     if limit < 1:
         raise GhError(f"invalid value for --limit: {limit}")
@@ -369,6 +372,7 @@ def pr_list(gh: Standin, args: list[str]) -> str:
             if pr["state"] in wanted and (head is None or pr["headRefName"] == head)
             and (base is None or pr["baseRefName"] == base)
             and (author is None or pr["author"] == author)
+            and all(pr["headRefName"].startswith(h) for h in heads)
         ][:limit]  # fmt: skip
         fields = _fields(options)
         if fields is not None:

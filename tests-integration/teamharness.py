@@ -20,9 +20,10 @@ Use the ``team_factory`` fixture (tests-integration/conftest.py)::
         async with team["ada"].serve() as client:       # `tb serve` in ada's clone, ada's home
             result = await client.call_tool("memory_search", {"query": "checkout"})
 
-``team_factory(names, brain="demo"|"empty", gh=True)``: ``brain="empty"`` is a new brain (``tb
-init`` only, no memories, no code); ``gh=False`` leaves ``gh`` off ``PATH`` (teambrain then
-works without a forge). ``Team.merge`` returns the finished ``gh`` process (exit 1 with "not
+``team_factory(names, brain="demo"|"empty", gh=True, embedder="local")``: ``brain="empty"`` is
+a new brain (``tb init`` only, no memories, no code); ``gh=False`` leaves ``gh`` off ``PATH``
+(teambrain then works without a forge); ``embedder="none"`` makes the brain keyword-only, so
+no ``tb`` loads the embedding model (for tests about git rather than similarity). ``Team.merge`` returns the finished ``gh`` process (exit 1 with "not
 mergeable" on a conflict, which ``Team.conflicts`` records); pass ``check=True`` to fail the
 test on anything but a clean merge. This module's API is kept stable for other tests to build
 on: add to it, do not change what exists.
@@ -60,10 +61,13 @@ def tb_executable() -> str:
     return found
 
 
-def _git(*args: str, cwd: Path, env: dict[str, str] | None = None, check: bool = True) -> str:
+def _git(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, check: bool = True,
+    input: str | None = None,
+) -> str:  # fmt: skip
     done = subprocess.run(
         ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False,
-        timeout=TIMEOUT_S,
+        timeout=TIMEOUT_S, input=input,
     )  # fmt: skip
     if check and done.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} in {cwd} failed: {done.stderr.strip()}")
@@ -77,10 +81,12 @@ def _identity_env(name: str, email: str) -> dict[str, str]:
     }  # fmt: skip
 
 
-def build_seed(where: Path, kind: BrainKind) -> Path:
+def build_seed(where: Path, kind: BrainKind, *, embedder: str = "local") -> Path:
     """A bare repository holding a committed brain (and, for ``demo``, the demo application
-    the demo memories cite), made with the real ``tb init``: the template every team copies."""
-    work = where / f"seed-{kind}"
+    the demo memories cite), made with the real ``tb init``: the template every team copies.
+    ``embedder``: the brain's ``retrieval.embedder.provider`` (``none``: keywords only, no
+    model loaded by any ``tb`` — for tests about git, not about similarity)."""
+    work = where / f"seed-{kind}-{embedder}"
     repo = work / "repo"
     repo.mkdir(parents=True)
     home = work / "home"
@@ -102,6 +108,10 @@ def build_seed(where: Path, kind: BrainKind) -> Path:
         check=False, timeout=TIMEOUT_S,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+    brain_yaml = repo / ".teambrain" / "brain.yaml"
+    text = brain_yaml.read_text("utf-8")
+    assert "    provider: local\n" in text
+    brain_yaml.write_text(text.replace("    provider: local\n", f"    provider: {embedder}\n"))
     if kind == "demo":
         from teambrain_schema.lint import regenerate_index
         from teambrain_schema.paths import BrainLayout
@@ -152,9 +162,13 @@ class Developer:
             raise AssertionError(f"{self.name}: tb {' '.join(args)}: not JSON: {done.stdout!r}"
                                  f" {done.stderr!r}") from exc  # fmt: skip
 
-    def git(self, *args: str, check: bool = True) -> str:
-        """Run git in the clone as this developer; stdout."""
-        return _git(*args, cwd=self.clone, env=self.env, check=check)
+    def git(
+        self, *args: str, check: bool = True, input: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> str:  # fmt: skip
+        """Run git in the clone as this developer (``env``: added to theirs); stdout."""
+        return _git(*args, cwd=self.clone, env={**self.env, **(env or {})}, check=check,
+                    input=input)  # fmt: skip
 
     def fetch(self) -> None:
         """``git fetch --prune``: the remote's branches as they are now."""

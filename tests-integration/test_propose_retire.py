@@ -638,7 +638,7 @@ def test_allow_similar_lets_the_reviewer_decide(
     assert out["results"][0]["result"] == "proposed"
     assert out["results"][0]["similar"][0]["id"] == FLAKY
     message = git_run("log", "-1", "--format=%B", out["commit"], cwd=user)
-    assert "similar live memories (proposed with --allow-similar):" in message and FLAKY in message
+    assert "similar memories (proposed with --allow-similar):" in message and FLAKY in message
 
 
 def test_time_travel_still_serves_a_relative_org_brain(

@@ -109,8 +109,10 @@ def test_push_then_pull_request_through_gh(
     assert review.pr_url == "https://github.example/acme/shop/pull/42"
     assert kit.git("rev-parse", outcome.branch, cwd=remote).strip() == outcome.commit
     calls = _calls(log)
-    assert calls[0] == ["auth", "status"]
-    create = calls[1]
+    # Logged in? (asked once) The proposal branches' pull requests, then the new one.
+    assert calls[0] == ["auth", "status"] and calls.count(["auth", "status"]) == 1
+    assert calls[1][:4] == ["pr", "list", "--state", "all"]
+    create = calls[2]  # (this gh cannot list: pull requests unknown, nothing else asked)
     assert create[:2] == ["pr", "create"]
     assert create[create.index("--head") + 1] == outcome.branch
     assert create[create.index("--base") + 1] == "main"

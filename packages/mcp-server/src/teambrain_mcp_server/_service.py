@@ -146,11 +146,14 @@ class BrainService:
     def propose(self, draft: MemoryDraft | dict[str, Any]) -> MemoryProposeResult:
         """Validate ``draft`` and queue it in the local spool; the repository is not touched."""
         from teambrain_capture import make_event, queue_candidate, repo_join_key
-        from teambrain_sync import check_draft
+        from teambrain_sync import cached_pull_requests, check_draft
 
         layout = self.layout()
         keys = self.session(layout)
-        verdict = check_draft(self._repo(layout), layout, draft)
+        repo = self._repo(layout)
+        # Pull requests as `tb propose` last saw them: the server never reaches the network.
+        pulls = cached_pull_requests(self.machine.proposals, repo) if repo is not None else None
+        verdict = check_draft(repo, layout, draft, pulls=pulls)
         if verdict.injection:
             raise ValidationFailure(f"draft rejected: {verdict.note()}")
         candidate, _created = queue_candidate(

@@ -10,18 +10,22 @@ turns that into evidence with an audit hook.
 from teambrain_schema.git import GitFailed, git_env, run_git
 
 from ._audit import UserDirTouched, prove_user_dir_untouched, watch_directory
+from ._branches import ProposalBranch, PullRequest, proposal_branches, tidy_branches
 from ._git import GitRepo, open_repo
 from ._history import HistoryEntry, MergedBy, memory_history
 from ._index_md import regenerate_index_md, retirement_reasons
 from ._memories import (
     KnownMemory,
     NewMemory,
+    OpenMemory,
     ProposalCheck,
+    ProposalIndex,
     Retirement,
     add_memory,
     check_proposal,
     clean_reason,
     known_memories,
+    open_proposals,
     pending_proposals,
     retire_memory,
 )
@@ -50,6 +54,7 @@ from ._propose import (
     record_outcomes,
     run_propose,
 )
+from ._pulls import cached_pull_requests, pull_requests
 from ._review import (
     ReviewRequest,
     ReviewTarget,
@@ -89,10 +94,14 @@ __all__ = [
     "MergedBy",
     "NearDuplicateGuard",
     "NewMemory",
+    "OpenMemory",
     "Outcome",
+    "ProposalBranch",
     "ProposalCheck",
+    "ProposalIndex",
     "ProposeRun",
     "ProposedItem",
+    "PullRequest",
     "ResolvedCommit",
     "RetireOutcome",
     "Retirement",
@@ -102,6 +111,7 @@ __all__ = [
     "UserDirTouched",
     "add_memory",
     "brain_at",
+    "cached_pull_requests",
     "check_branch_name",
     "check_draft",
     "check_proposal",
@@ -116,17 +126,20 @@ __all__ = [
     "known_memories",
     "materialise_brain",
     "memory_history",
+    "open_proposals",
     "open_pull_request",
     "open_repo",
     "open_workspace",
     "parse_timestamp",
     "pending_proposals",
+    "proposal_branches",
     "proposal_message",
     "propose_branch_name",
     "propose_candidates",
     "propose_citation_fixes",
     "propose_retirement",
     "prove_user_dir_untouched",
+    "pull_requests",
     "push_branch",
     "push_remote",
     "read_blobs",
@@ -140,6 +153,7 @@ __all__ = [
     "run_git",
     "run_propose",
     "send_for_review",
+    "tidy_branches",
     "watch_directory",
     "write_patch",
 ]

@@ -9,13 +9,15 @@ memory files are the fragments, and the default branch regenerates the index aft
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from teambrain_schema import BRAIN_DIRNAME, MemoryDraft, MemoryFrontMatter, UserError, content_hash
+from teambrain_schema import MemoryDraft, MemoryFrontMatter, UserError, content_hash
 from teambrain_schema.brain import Brain
 from teambrain_schema.frontmatter import (
     FrontMatterError,
+    MemoryDocument,
     new_memory_text,
     parse_memory,
     serialise_memory,
@@ -26,9 +28,10 @@ from teambrain_schema.lint import LintReport, Violation, lint_brain
 from teambrain_schema.secrets import find_secrets
 from teambrain_schema.slugs import slugify
 
+from ._branches import ProposalBranch, PullRequest, all_branches
 from ._git import GitRepo
 from ._snapshot import read_blobs
-from ._workspace import PROPOSAL_REF_PREFIX, BrainWorkspace
+from ._workspace import BrainWorkspace
 
 MAX_REASON_CHARS = 300
 
@@ -41,10 +44,53 @@ class KnownMemory:
     title: str
     relpath: str
     status: str  # active | retired | proposed
-    branch: str | None = None  # for proposed: the open proposal branch
+    branch: str | None = None  # for proposed: the proposal branch
     # For proposed: the branch exists only here (no remote-tracking copy): it was never pushed,
     # or the push did not finish.
     local_only: bool = False
+    # For proposed: what became of its branch (open, unpushed, closed) and its pull request.
+    state: str | None = None
+    pr: PullRequest | None = None
+    where: str = ""  # e.g. "open: PR #7 https://…"
+
+    def on_branch(self) -> str:
+        """``on branch teambrain/propose-… (open: PR #7 https://…)``."""
+        return f"on branch {self.branch}" + (f" ({self.where})" if self.where else "")
+
+
+@dataclass(frozen=True)
+class OpenMemory:
+    """A memory an open proposal branch adds: who holds it, and its text (for the
+    near-duplicate guard) and the ids it supersedes."""
+
+    memory: KnownMemory
+    title: str
+    body: str
+    supersedes: tuple[str, ...]
+
+
+@dataclass
+class ProposalIndex:
+    """The proposal branches of a base and what they bring: memories of open branches (by
+    content hash), memories of closed ones, and which open branches edit or supersede each
+    live memory."""
+
+    branches: list[ProposalBranch] = field(default_factory=list)
+    open: dict[str, KnownMemory] = field(default_factory=dict)
+    closed: dict[str, KnownMemory] = field(default_factory=dict)
+    memories: list[OpenMemory] = field(default_factory=list)
+    edits: dict[str, list[ProposalBranch]] = field(default_factory=dict)  # memory id → branches
+
+    def counts(self) -> dict[str, int]:
+        """How many branches are in each state."""
+        counts = {"open": 0, "unpushed": 0, "merged": 0, "closed": 0}
+        for branch in self.branches:
+            counts[branch.state] += 1
+        return counts
+
+    def superseding(self, memory_id: str) -> list[OpenMemory]:
+        """The open proposals' memories that supersede ``memory_id``."""
+        return [m for m in self.memories if memory_id in m.supersedes]
 
 
 @dataclass(frozen=True)
@@ -101,54 +147,75 @@ def known_memories(workspace: BrainWorkspace | Brain) -> dict[str, KnownMemory]:
     return known
 
 
-def pending_proposals(repo: GitRepo, base_sha: str) -> dict[str, KnownMemory]:
-    """Content hash → memory added by an open proposal branch (local ``teambrain/*`` branches
-    and their remote-tracking copies) that the base does not contain yet."""
-    out = repo.text(  # --no-merged: one process instead of a merge-base check per branch
-        "for-each-ref", "--format=%(refname)%00%(objectname)", f"--no-merged={base_sha}",
-        PROPOSAL_REF_PREFIX, "refs/remotes/",
-    )  # fmt: skip
-    names: list[str] = []
-    owners: list[tuple[str, str, bool]] = []
-    listed = [line.partition("\x00") for line in out.splitlines()]
-    # The part after refs/remotes/<remote>/ of every remote-tracking proposal branch.
-    tracked = {
-        ref.split("/", 3)[3] for ref, _, _ in listed if ref.startswith("refs/remotes/")
-        and _is_proposal_ref(ref)
-    }  # fmt: skip
-    for ref, _, sha in listed:
-        if not _is_proposal_ref(ref):
-            continue
-        local = ref.startswith("refs/heads/")
-        branch = ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
-        added = repo.git(
-            "diff", "--name-only", "-z", "--no-renames", "--diff-filter=A",
-            f"{base_sha}...{sha}", "--", f"{BRAIN_DIRNAME}/memories",
-        ).stdout.decode("utf-8", "surrogateescape")  # fmt: skip
-        for path in filter(None, added.split("\x00")):
-            names.append(f"{sha}:{path}")
-            owners.append((branch, path, local and branch not in tracked))
-    found: dict[str, KnownMemory] = {}
-    for (branch, path, local_only), data in zip(owners, read_blobs(repo, names), strict=True):
-        if data is None:
-            continue
-        try:
-            document = parse_memory(data.decode("utf-8"))
-        except (FrontMatterError, UnicodeDecodeError):
+def open_proposals(
+    repo: GitRepo, base_sha: str, pulls: Mapping[str, PullRequest] | None = None
+) -> ProposalIndex:
+    """What the proposal branches bring that the base does not hold yet (see
+    :func:`proposal_branches` for how a branch is judged merged, closed, open or unpushed),
+    and the edits of memories on any branch of a remote: one ``git for-each-ref``,
+    ``ls-tree``, ``log`` and ``cat-file`` whatever their number."""
+    everything = all_branches(repo, base_sha, pulls)
+    index = ProposalIndex(branches=[b for b in everything if b.proposal])
+    wanted = [
+        (branch, change) for branch in everything if branch.state != "merged"
+        for change in branch.pending if change.folder == "memories"
+    ]  # fmt: skip
+    added = [(b, c) for b, c in wanted if c.status == "A" and b.proposal]
+    documents = _documents(repo, [c.blob for _, c in added])
+    for branch, change in added:
+        document = documents.get(change.blob)
+        if document is None:
             continue
         front = document.front
+        known = KnownMemory(
+            front.id, front.title, change.path, "proposed", branch.name,
+            local_only=branch.state == "unpushed", state=branch.state, pr=branch.pr,
+            where=branch.describe(),
+        )  # fmt: skip
         digest = content_hash(front.class_, front.title, document.body, list(front.tags))
-        found.setdefault(
-            digest, KnownMemory(front.id, front.title, path, "proposed", branch, local_only)
+        if branch.state == "closed":
+            index.closed.setdefault(digest, known)
+            continue
+        index.open.setdefault(digest, known)
+        index.memories.append(
+            OpenMemory(known, front.title, document.body, tuple(front.supersedes))
         )
-    return found
+    for branch, change in wanted:
+        if change.status == "M" and branch.state != "closed" and change.memory_id:
+            index.edits.setdefault(change.memory_id, []).append(branch)
+    return index
 
 
-def _is_proposal_ref(ref: str) -> bool:
-    if ref.startswith(PROPOSAL_REF_PREFIX):
-        return True
-    parts = ref.split("/")  # refs/remotes/<remote>/teambrain/<name>
-    return len(parts) >= 5 and parts[1] == "remotes" and parts[3] == "teambrain"
+# Parsed memory files of proposal branches by blob id: a blob never changes, so a running
+# server (memory_propose on every call) reads and parses each one once.
+_parsed: dict[str, MemoryDocument | None] = {}
+_PARSED_MAX = 4096
+
+
+def _documents(repo: GitRepo, blobs: list[str]) -> dict[str, MemoryDocument | None]:
+    missing = sorted({b for b in blobs if b not in _parsed})
+    if len(_parsed) + len(missing) > _PARSED_MAX:
+        _parsed.clear()
+    for blob, data in zip(missing, read_blobs(repo, missing), strict=True):
+        _parsed[blob] = _parse(data)
+    return {b: _parsed.get(b) for b in blobs}
+
+
+def _parse(data: bytes | None) -> MemoryDocument | None:
+    if data is None:
+        return None
+    try:
+        return parse_memory(data.decode("utf-8"))
+    except (FrontMatterError, UnicodeDecodeError):
+        return None
+
+
+def pending_proposals(
+    repo: GitRepo, base_sha: str, pulls: Mapping[str, PullRequest] | None = None
+) -> dict[str, KnownMemory]:
+    """Content hash → memory added by an open (or not yet pushed) proposal branch, local or
+    remote-tracking, that the base does not hold yet (see :func:`open_proposals`)."""
+    return open_proposals(repo, base_sha, pulls).open
 
 
 def add_memory(

@@ -12,14 +12,17 @@ from teambrain_schema import MemoryDraft, UserError, ValidationFailure
 from teambrain_schema.frontmatter import serialise_memory
 from teambrain_schema.ids import new_ulid
 
+from ._branches import ProposalBranch, tidy_branches
 from ._git import GitRepo
 from ._memories import (
     NewMemory,
     ProposalCheck,
     Retirement,
     check_proposal,
+    open_proposals,
     retire_memory,
 )
+from ._pulls import pull_requests
 from ._review import ReviewRequest, ReviewTarget, send_for_review
 from ._workspace import open_workspace
 
@@ -50,6 +53,8 @@ class RetireOutcome:
     commit: str | None
     review: ReviewRequest | None
     check: ProposalCheck
+    notes: tuple[str, ...] = ()  # open proposals that edit or supersede the memory
+    tidied: tuple[ProposalBranch, ...] = ()  # local proposal branches merged or closed, removed
 
 
 def propose_branch_name() -> str:
@@ -121,6 +126,7 @@ def propose_retirement(
     file moves to ``retired/`` with ``status: retired`` and the commit message records the
     reason, in one commit; then the branch is sent for review. The user's checkout is never touched."""
     branch = retire_branch_name(memory_id)
+    notes, tidied = _open_work_on(repo, target, patch_dir, [memory_id], push=push and not dry_run)
     with open_workspace(repo, target.base) as workspace:
         retirement = retire_memory(workspace, memory_id, reason)
         resent = _already_proposed(
@@ -129,21 +135,48 @@ def propose_retirement(
         )  # fmt: skip
         if resent is not None:  # committed here before, never pushed: send it now
             commit, review = resent
-            return RetireOutcome(retirement, target, branch, commit, review, ProposalCheck())
+            return RetireOutcome(
+                retirement, target, branch, commit, review, ProposalCheck(), tuple(notes), tidied
+            )
         check = check_proposal(workspace)
         # A memory broken before is still retired: only problems the move itself causes count.
         caused = [v for v in check.own if v.path != retirement.new_relpath]
         if caused:
             raise ValidationFailure(f"{caused[0].format()} (after retiring {memory_id})")
         if dry_run:
-            return RetireOutcome(retirement, target, branch, None, None, check)
+            return RetireOutcome(retirement, target, branch, None, None, check, tuple(notes))
         title, body = retire_message(retirement)
+        if notes:
+            body += "\nOpen proposals touching this memory:\n" + "".join(
+                f"- {line}\n" for line in notes
+            )
         commit = workspace.commit(branch, f"{title}\n\n{body}")
     review = send_for_review(
         repo, target=target, branch=branch, commit=commit, title=title, body=body,
         patch_dir=patch_dir, push=push,
     )  # fmt: skip
-    return RetireOutcome(retirement, target, branch, commit, review, check)
+    return RetireOutcome(retirement, target, branch, commit, review, check, tuple(notes), tidied)
+
+
+def _open_work_on(
+    repo: GitRepo, target: ReviewTarget, patch_dir: Path, memory_ids: list[str], *, push: bool
+) -> tuple[list[str], tuple[ProposalBranch, ...]]:
+    """Lines naming the open proposal branches that edit or supersede ``memory_ids`` (as last
+    fetched; ``gh`` asked when ``push``), and the merged or closed local proposal branches
+    removed on the way (only when ``push``: a run that changes things)."""
+    pulls = pull_requests(repo, patch_dir, refresh=push and target.remote is not None)
+    proposals = open_proposals(repo, target.base.sha, pulls)
+    lines = []
+    for memory_id in memory_ids:
+        lines += [f"{memory_id}: branch {b.name} ({b.describe()}) edits it"
+                  for b in proposals.edits.get(memory_id, [])]  # fmt: skip
+        lines += [
+            f"{memory_id}: branch {m.memory.branch} ({m.memory.where}) supersedes it with "
+            f"{m.memory.id} {m.title!r}: once both merge, an edit of {memory_id} is never served"
+            for m in proposals.superseding(memory_id)
+        ]
+    tidied = tuple(tidy_branches(repo, proposals.branches)) if push else ()
+    return lines, tidied
 
 
 def _already_proposed(
@@ -209,6 +242,7 @@ class FixCitationsOutcome:
     commit: str | None
     review: ReviewRequest | None
     check: ProposalCheck | None
+    notes: tuple[str, ...] = ()  # open proposals that edit or supersede an edited memory
 
 
 def fix_citations_message(fixes: tuple[CitationFix, ...]) -> tuple[str, str]:
@@ -345,17 +379,25 @@ def propose_citation_fixes(
         check = check_proposal(workspace)
         if check.own:
             raise ValidationFailure(f"{check.own[0].format()} (after following moved citations)")
+        # An edit a teammate's open supersede would hide (issue 27 point 5), said for review.
+        notes, _ = _open_work_on(repo, target, patch_dir, [f.id for f in fixes], push=False)
         if dry_run:
             return FixCitationsOutcome(
-                tuple(fixes), tuple(unfixed), target, branch, None, None, check
+                tuple(fixes), tuple(unfixed), target, branch, None, None, check, tuple(notes)
             )
         title, body = fix_citations_message(tuple(fixes))
+        if notes:
+            body += "\nOpen proposals touching these memories:\n" + "".join(
+                f"- {line}\n" for line in notes
+            )
         commit = workspace.commit(branch, f"{title}\n\n{body}")
     review = send_for_review(
         repo, target=target, branch=branch, commit=commit, title=title, body=body,
         patch_dir=patch_dir, push=push,
     )  # fmt: skip
-    return FixCitationsOutcome(tuple(fixes), tuple(unfixed), target, branch, commit, review, check)
+    return FixCitationsOutcome(
+        tuple(fixes), tuple(unfixed), target, branch, commit, review, check, tuple(notes)
+    )
 
 
 def _with_evidence(text: str, evidence: tuple[tuple[str, str, str], ...]) -> str:

@@ -21,7 +21,7 @@ run instead of being taken for done.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,17 +32,21 @@ from teambrain_schema.drafts import validate_draft
 from teambrain_schema.injection import find_injections
 from teambrain_schema.paths import BrainLayout
 
+from ._branches import ProposalBranch, PullRequest, tidy_branches
 from ._git import GitRepo
 from ._memories import (
     KnownMemory,
     NewMemory,
+    OpenMemory,
     ProposalCheck,
+    ProposalIndex,
     add_memory,
     check_proposal,
     known_memories,
-    pending_proposals,
+    open_proposals,
 )
 from ._proposals import ProposedItem, proposal_message, propose_branch_name
+from ._pulls import pull_requests
 from ._review import ReviewRequest, ReviewTarget, send_for_review
 from ._workspace import BrainWorkspace, open_workspace
 
@@ -52,7 +56,8 @@ MAX_NOTE_CHARS = 500
 
 @dataclass(frozen=True)
 class SimilarMemory:
-    """A live memory the near-duplicate guard found close to a draft."""
+    """A memory the near-duplicate guard found close to a draft: a live one, or one an open
+    proposal branch adds (``branch`` set, and its pull request when known)."""
 
     id: str
     title: str
@@ -60,6 +65,8 @@ class SimilarMemory:
     cosine: float | None
     fts_strength: float | None
     is_duplicate: bool
+    branch: str | None = None
+    pr: PullRequest | None = None
 
     def describe(self) -> str:
         scores = []
@@ -67,7 +74,11 @@ class SimilarMemory:
             scores.append(f"cosine {self.cosine:.2f}")
         if self.fts_strength is not None:
             scores.append(f"keywords {self.fts_strength:.2f}")
-        return f"{self.id} {self.title!r} ({', '.join(scores) or 'similar'})"
+        where = ""
+        if self.branch is not None:
+            pr = f" PR #{self.pr.number} {self.pr.url}".rstrip() if self.pr else ""
+            where = f" proposed on branch {self.branch}{pr},"
+        return f"{self.id} {self.title!r}{where} ({', '.join(scores) or 'similar'})"
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -77,11 +88,16 @@ class SimilarMemory:
             "cosine": self.cosine,
             "fts_strength": self.fts_strength,
             "is_duplicate": self.is_duplicate,
+            "branch": self.branch,
+            "pr": self.pr.to_json() if self.pr else None,
         }
 
 
-# layout of the brain at the base, its commit, drafts → for each draft the similar live memories
-NearDuplicateGuard = Callable[[BrainLayout, str, Sequence[MemoryDraft]], list[list[SimilarMemory]]]
+# layout of the brain at the base, its commit, drafts, the memories open proposals add → for
+# each draft the similar memories (live ones, and open proposals' with their branch set)
+NearDuplicateGuard = Callable[
+    [BrainLayout, str, Sequence[MemoryDraft], Sequence[OpenMemory]], list[list[SimilarMemory]]
+]
 
 
 @dataclass
@@ -98,6 +114,9 @@ class Outcome:
     similar: list[SimilarMemory] = field(default_factory=list)
     # Citations the base does not bear out: the memory would be stale the day it merges.
     stale: list[str] = field(default_factory=list)
+    # What the reviewer and the proposer should know: an earlier, closed proposal of the same
+    # content; an open branch that edits a memory this one supersedes.
+    notes: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -117,6 +136,7 @@ class Outcome:
             "branch": self.branch,
             "similar": [s.to_json() for s in self.similar],
             "stale": list(self.stale),
+            "notes": list(self.notes),
         }
 
 
@@ -134,6 +154,9 @@ class ProposeRun:
     warnings: list[str] = field(default_factory=list)
     # Proposal branches of an earlier run that were committed but not pushed, sent again.
     resent: list[ReviewRequest] = field(default_factory=list)
+    # Every proposal branch of the base and what became of it; the local ones tidied away.
+    branches: list[ProposalBranch] = field(default_factory=list)
+    tidied: list[ProposalBranch] = field(default_factory=list)
 
     def reviews(self) -> list[ReviewRequest]:
         """Every branch this run sent for review: its own, then the ones it sent again."""
@@ -179,7 +202,14 @@ def _identity_reason(known: KnownMemory) -> tuple[Result, str]:
         return "duplicate", f"same content as live memory {known.id} ({known.relpath})"
     if known.status == "retired":
         return "duplicate", f"same content as retired memory {known.id}; it was retired on purpose"
-    return "already-proposed", f"already proposed as {known.id} on branch {known.branch}"
+    return "already-proposed", f"already proposed as {known.id} {known.on_branch()}"
+
+
+def _closed_note(known: KnownMemory) -> str:
+    return (
+        f"the same content was proposed before as {known.id} {known.on_branch()}; "
+        "proposed again for review"
+    )
 
 
 def _proposed_elsewhere(
@@ -201,14 +231,19 @@ class DraftVerdict:
     draft: MemoryDraft
     injection: str | None = None  # why it looks like a prompt injection
     holder: KnownMemory | None = None  # a memory that already holds exactly this content
+    closed: KnownMemory | None = None  # a closed proposal of the same content
+    edited: tuple[str, ...] = ()  # open branches editing a memory this draft supersedes
 
     def note(self) -> str | None:
         """One line for the agent that proposed it, or None when nothing stands in the way."""
         if self.injection:
             return f"looks like a prompt injection: {self.injection}"
-        if self.holder is None:
-            return None
-        return _identity_reason(self.holder)[1] + "; `tb propose` will skip it"
+        if self.holder is not None:
+            return _identity_reason(self.holder)[1] + "; `tb propose` will skip it"
+        lines = list(self.edited)
+        if self.closed is not None:
+            lines.append(_closed_note(self.closed).replace("proposed again", "it can be"))
+        return "; ".join(lines) or None
 
 
 def draft_citation_problems(
@@ -232,12 +267,17 @@ def draft_citation_problems(
 
 
 def check_draft(
-    repo: GitRepo | None, layout: BrainLayout, draft: MemoryDraft | dict[str, object]
+    repo: GitRepo | None,
+    layout: BrainLayout,
+    draft: MemoryDraft | dict[str, object],
+    *,
+    pulls: Mapping[str, PullRequest] | None = None,
 ) -> DraftVerdict:
     """The gates of :func:`run_propose` a draft can be judged by on its own, against the brain
-    in the checkout at ``layout`` and the open proposal branches of ``repo`` (when known):
-    schema and secrets (raises :class:`ValidationFailure`), prompt injection, identical
-    content. Near-duplicates and lint are judged by ``tb propose``."""
+    in the checkout at ``layout`` and the proposal branches of ``repo`` (when known; ``pulls``:
+    their pull requests as last seen, no network): schema and secrets (raises
+    :class:`ValidationFailure`), prompt injection, identical content (open proposals block it,
+    a closed one is named). Near-duplicates and lint are judged by ``tb propose``."""
     from teambrain_schema.brain import load_brain
 
     valid = validate_draft(draft)
@@ -246,11 +286,27 @@ def check_draft(
         return DraftVerdict(valid, injection=injection)
     digest = valid.content_hash()
     holder = known_memories(load_brain(layout)).get(digest)
-    if holder is None and repo is not None:
-        head = repo.head()
-        if head is not None:
-            holder = pending_proposals(repo, head).get(digest)
-    return DraftVerdict(valid, holder=holder)
+    if holder is not None or repo is None:
+        return DraftVerdict(valid, holder=holder)
+    head = repo.head()
+    if head is None:
+        return DraftVerdict(valid)
+    proposals = open_proposals(repo, head, pulls)
+    return DraftVerdict(
+        valid, holder=proposals.open.get(digest), closed=proposals.closed.get(digest),
+        edited=tuple(_hidden_edits(valid, proposals)),
+    )  # fmt: skip
+
+
+def _hidden_edits(draft: MemoryDraft, proposals: ProposalIndex) -> list[str]:
+    """A line for each open branch that edits a memory ``draft`` supersedes: once both merge,
+    that edit is never served (issue 27 point 5)."""
+    return [
+        f"supersedes {memory_id}, which branch {branch.name} ({branch.describe()}) edits: once "
+        "both merge, that edit is never served — fold it into this memory"
+        for memory_id in draft.supersedes
+        for branch in proposals.edits.get(memory_id, [])
+    ]
 
 
 def propose_candidates(
@@ -305,7 +361,13 @@ def run_propose(
     sending = push and target.remote is not None and not dry_run
     unsent: dict[str, list[Outcome]] = {}
     elsewhere = _proposed_elsewhere(candidates, spool)
-    pending = pending_proposals(repo, target.base.sha)
+    # gh is asked only by a run that reaches the remote anyway; others read its last answer.
+    pulls = pull_requests(repo, patch_dir, refresh=sending)
+    proposals = open_proposals(repo, target.base.sha, pulls)
+    pending = proposals.open
+    run.branches = proposals.branches
+    if not dry_run:
+        run.tidied = tidy_branches(repo, proposals.branches)
     with open_workspace(repo, target.base) as workspace:
         known = known_memories(workspace)
         seen: dict[str, Candidate] = {}
@@ -349,6 +411,9 @@ def run_propose(
                 outcome.rule = "duplicate" if outcome.result == "duplicate" else "proposed"
                 outcome.memory_id, outcome.branch = holder.id, holder.branch
                 continue
+            if digest in proposals.closed:  # rejected in review once: say so, do not block
+                outcome.notes.append(_closed_note(proposals.closed[digest]))
+            outcome.notes.extend(_hidden_edits(draft, proposals))
             earlier = seen.get(digest) or elsewhere.get(digest)
             if earlier is not None:
                 outcome.result, outcome.rule = "duplicate", "duplicate"
@@ -361,7 +426,10 @@ def run_propose(
                 continue
             seen[digest] = candidate
             survivors.append(outcome)
-        _guard_near_duplicates(survivors, workspace.layout, target, guard, allow_similar)
+        _guard_near_duplicates(
+            survivors, workspace.layout, target, guard, allow_similar,
+            proposed=proposals.memories,
+        )  # fmt: skip
         _check_citations(survivors, repo, target, strict_citations)
         accepted = [o for o in survivors if o.rule is None]
         items = {
@@ -447,11 +515,12 @@ def _check_citations(
 def _reviewer_notes(outcome: Outcome) -> tuple[str, ...]:
     candidate = outcome.candidate
     notes = [f"from: candidate {candidate.candidate_id} ({candidate.proposer})"]
+    notes.extend(f"note: {note}" for note in outcome.notes)
     if outcome.stale:
         notes.append("cites what the base does not have (stale the day it merges):")
         notes.extend(f"  {reason}" for reason in outcome.stale)
     if outcome.similar:
-        notes.append("similar live memories (proposed with --allow-similar):")
+        notes.append("similar memories (proposed with --allow-similar):")
         notes.extend(f"  {s.describe()}" for s in outcome.similar)
     return tuple(notes)
 
@@ -462,10 +531,12 @@ def _guard_near_duplicates(
     target: ReviewTarget,
     guard: NearDuplicateGuard | None,
     allow_similar: bool,
+    *,
+    proposed: Sequence[OpenMemory] = (),
 ) -> None:
     if guard is None or not survivors:
         return
-    found = guard(layout, target.base.sha, [o.candidate.draft for o in survivors])
+    found = guard(layout, target.base.sha, [o.candidate.draft for o in survivors], proposed)
     for outcome, similar in zip(survivors, found, strict=True):
         superseded = set(outcome.candidate.draft.supersedes)
         matches = [s for s in similar if s.is_duplicate and s.id not in superseded]
@@ -479,6 +550,7 @@ def _guard_near_duplicates(
             "near-duplicate of "
             + "; ".join(s.describe() for s in matches)
             + ": edit that memory instead, supersede it, or pass --allow-similar"
+            + (" (or review the open pull request)" if any(s.branch for s in matches) else "")
         )
 
 

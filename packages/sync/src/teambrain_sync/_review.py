@@ -174,11 +174,22 @@ def remote_has_branch(repo: GitRepo, remote: str, branch: str) -> bool:
     return done.returncode == 0 and bool(done.stdout.strip())
 
 
+_gh_ready: dict[tuple[str, str], bool] = {}
+
+
 def gh_ready(repo: GitRepo) -> bool:
-    """True when ``gh`` is on PATH and logged in (``gh auth status`` succeeds)."""
+    """True when ``gh`` is on PATH and logged in (``gh auth status`` succeeds; asked once per
+    process for each repository and ``gh``)."""
     gh = shutil.which("gh")
     if gh is None:
         return False
+    key = (str(repo.root), gh)
+    if key not in _gh_ready:
+        _gh_ready[key] = _gh_logged_in(gh, repo)
+    return _gh_ready[key]
+
+
+def _gh_logged_in(gh: str, repo: GitRepo) -> bool:
     try:
         done = subprocess.run(
             [gh, "auth", "status"], cwd=repo.root, env={**os.environ, **_GH_ENV},

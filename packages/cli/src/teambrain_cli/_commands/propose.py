@@ -13,7 +13,7 @@ from teambrain_schema.paths import MachineLayout
 from .._console.context import machine
 from .._console.output import emit_json, say
 from .._proposals.guard import near_duplicate_guard
-from .._proposals.review import open_target, report_review, target_json
+from .._proposals.review import open_target, report_review, report_tidied, target_json
 
 if TYPE_CHECKING:
     from teambrain_sync import Outcome, ProposeRun
@@ -225,6 +225,8 @@ def command(
                 "resent": [r.to_json() for r in run.resent],
                 "warnings": run.warnings,
                 "base_problems": run.inherited_problems,
+                "proposal_branches": [b.to_json() for b in run.branches],
+                "tidied": [b.to_json() for b in run.tidied],
             }
         )
     else:
@@ -264,6 +266,7 @@ def _fix_citations(
                 "branch": outcome.branch if outcome.fixes else None,
                 "commit": outcome.commit,
                 "review": review.to_json() if review else None,
+                "notes": list(outcome.notes),
             }
         )  # fmt: skip
         return code
@@ -277,6 +280,8 @@ def _fix_citations(
             click.echo(f"{'':14}evidence {old[:12]} -> {new[:12]} ({how})")
     for line in outcome.stale_without_fix:
         say(f"stale, no rename to follow (edit or retire it by hand): {line}")
+    for note in outcome.notes:
+        say(f"note: {note}")
     if review is not None:
         report_review(review, target)
     elif not outcome.fixes:
@@ -296,6 +301,9 @@ def _print_human(run: ProposeRun) -> None:
             click.echo(f"{'':14}similar: {similar.describe()}")
         for reason in outcome.stale if outcome.result != "rejected" else ():
             click.echo(f"{'':14}warning: stale at birth: {reason}")
+        for note in outcome.notes:
+            click.echo(f"{'':14}note: {note}")
+    report_tidied(run.tidied)
     for warning in run.warnings:
         say(warning)
     if run.inherited_problems:

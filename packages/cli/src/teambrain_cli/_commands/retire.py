@@ -7,7 +7,7 @@ from teambrain_schema import ExitCode
 
 from .._console.context import machine
 from .._console.output import emit_json, say
-from .._proposals.review import open_target, report_review, target_json
+from .._proposals.review import open_target, report_review, report_tidied, target_json
 
 
 @click.command("retire")
@@ -62,6 +62,8 @@ def command(
                 "commit": outcome.commit,
                 "review": review.to_json() if review else None,
                 "warnings": [v.format() for v in outcome.check.warnings],
+                "notes": list(outcome.notes),
+                "tidied": [b.to_json() for b in outcome.tidied],
             }
         )
     else:
@@ -71,6 +73,9 @@ def command(
         click.echo(f"  reason: {retirement.reason}")
         for warning in outcome.check.warnings:
             say(warning.format())
+        for note in outcome.notes:
+            say(f"note: {note}")
+        report_tidied(outcome.tidied)
         if review is not None:
             report_review(review, target)
         else:

@@ -11,7 +11,9 @@ from teambrain_schema import BRAIN_DIRNAME, EnvironmentProblem
 from .._console.output import say
 
 if TYPE_CHECKING:
-    from teambrain_sync import GitRepo, ReviewRequest, ReviewTarget
+    from collections.abc import Sequence
+
+    from teambrain_sync import GitRepo, ProposalBranch, ReviewRequest, ReviewTarget
 
 
 def open_target(base: str | None) -> tuple[GitRepo, ReviewTarget]:
@@ -64,3 +66,9 @@ def report_review(review: ReviewRequest, target: ReviewTarget) -> None:
         say(f"  Merging it into {into} makes it live.")
     if review.patch and not review.pr_url:
         say(f"Patch: {review.patch}")
+
+
+def report_tidied(tidied: Sequence[ProposalBranch]) -> None:
+    """Tell the user (on stderr) which local proposal branches were removed, and why."""
+    for branch in tidied:
+        say(f"Removed local branch {branch.name} ({branch.describe()}).")
