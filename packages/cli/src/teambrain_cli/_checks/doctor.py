@@ -15,14 +15,17 @@ from teambrain_schema import BrainConfig
 from teambrain_schema.brain import ConfigProblem, load_brain_config
 from teambrain_schema.paths import BrainLayout, MachineLayout, find_repo_root
 
-DoctorStatus = Literal["ok", "problem", "note"]
+# step: a one-time step only a person can take (trust a folder, approve a server in the tool's
+# own dialog); not a fault teambrain can fix, and doctor is ready once none is left.
+DoctorStatus = Literal["ok", "problem", "note", "step"]
 MIN_PYTHON = (3, 11)
 MIN_GIT = (2, 25)
 
 
 @dataclass
 class Finding:
-    """One readiness check: ``problem`` findings carry a one-line fix and make doctor exit 2."""
+    """One readiness check: ``problem`` and ``step`` findings carry a one-line fix (for a step:
+    what the person does, once) and make doctor exit 2."""
 
     name: str
     status: DoctorStatus
@@ -259,6 +262,7 @@ def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
         Finding(f"adapter plugin {name}", "problem", problem, "fix or uninstall the package")
         for name, problem in plugin_adapter_problems()
     ]
+    unwired: list[str] = []
     missing_commands = [name for name in ("tb", "tb-capture") if shutil.which(name) is None]
     for name, adapter in sorted({**plugin_adapters(), **ADAPTERS}.items()):
         label = f"tool {name}"
@@ -278,11 +282,7 @@ def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
             for change in plan.files
         )
         if plan.changed and not mentioned:
-            findings.append(
-                Finding(
-                    label, "note", "not wired in this repository", f"`tb install {name}` to wire it"
-                )
-            )
+            unwired.append(name)
         elif plan.changed:
             findings.append(
                 Finding(
@@ -291,11 +291,12 @@ def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
             )
         elif missing_commands:
             shown = " and ".join(missing_commands)
+            verb = "are" if len(missing_commands) > 1 else "is"
             findings.append(
                 Finding(
                     label,
                     "problem",
-                    f"wired, but {shown} is not on PATH",
+                    f"wired, but {shown} {verb} not on PATH",
                     "put the teambrain virtualenv's bin/ on PATH (or `pipx install teambrain-cli`)",
                 )
             )
@@ -309,6 +310,17 @@ def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
             )
         if mentioned:
             findings += _user_step_findings(label, name, ctx.repo)
+    if unwired:
+        wired = sum(1 for f in findings if f.name.startswith("tool ") and ":" not in f.name)
+        findings.append(
+            Finding(
+                "other tools" if wired else "agent tools",
+                "note",
+                f"{len(unwired)} {'more ' if wired else ''}agent tools can be wired here: "
+                "`tb install --list` names them",
+                "`tb install <tool>` wires one",
+            )
+        )
     return findings
 
 
@@ -320,7 +332,7 @@ def _user_step_findings(label: str, tool: str, repo: Path) -> list[Finding]:
     return [
         Finding(
             f"{label}: {step.name}",
-            "ok" if step.done else "problem",
+            "ok" if step.done else "step",
             step.detail,
             None if step.done else step.fix,
         )
@@ -359,6 +371,8 @@ def check_retrieval(ctx: DoctorContext) -> list[Finding]:
         found.append(Finding("index", "ok", index.detail))
     elif index.state == "stale":
         found.append(Finding("index", "note", index.detail))
+    elif index.state == "missing":  # built by the first search, or `tb install`, `tb reindex`
+        found.append(Finding("index", "note", index.detail, "`tb reindex` builds it now"))
     else:
         found.append(
             Finding("index", "problem", f"{index.state}: {index.detail}", "run `tb reindex`")

@@ -13,6 +13,7 @@ from teambrain_schema.lint import regenerate_index
 from teambrain_schema.paths import BrainLayout, MachineLayout
 
 from .._console.context import machine, require_repo
+from .._console.output import emit_json
 
 PROMPTS_README = """\
 # Distiller prompts
@@ -83,19 +84,31 @@ def init_machine(home: MachineLayout, created: list[str]) -> None:
 
 
 @click.command("init")
-def command() -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print what was created as JSON.")
+def command(as_json: bool = False) -> None:
     """Create .teambrain/ in this git repository and the machine-local directories.
 
     Idempotent: what exists is left alone, so a second run changes nothing.
+
+    \b
+    Examples:
+      tb init
+      tb init --json
     """
     layout = BrainLayout(require_repo())
     created: list[str] = []
     init_brain(layout, created)
     init_machine(machine(), created)
+    if as_json:
+        emit_json({"ok": True, "repository": str(layout.repo_root), "created": created})
+        return
     if not created:
         click.echo(f"teambrain is already initialised in {layout.repo_root}; nothing changed.")
         return
     click.echo(f"Initialised teambrain in {layout.repo_root}:")
     for label in created:
         click.echo(f"  created {label}")
-    click.echo("Next: write memories under .teambrain/memories/, run `tb lint`, commit.")
+    click.echo(
+        "Next: `tb install <tool>` wires your agent tool (`tb install --list`); `tb import` "
+        "brings in the instructions you already have; commit .teambrain/."
+    )

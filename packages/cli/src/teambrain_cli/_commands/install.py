@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from .._agent_tools.install import adapter_notes, apply_install, plan_install
@@ -15,6 +17,7 @@ from .._agent_tools.registry import (
     supported_tools,
 )
 from .._console.context import require_repo
+from .._console.output import emit_json
 
 
 @click.command("install")
@@ -23,16 +26,27 @@ from .._console.context import require_repo
 @click.option(
     "--list", "list_tools", is_flag=True, help="List every supported tool and what it gets; exit."
 )
-def command(tool: str | None, dry_run: bool, list_tools: bool) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
+def command(tool: str | None, dry_run: bool, list_tools: bool, as_json: bool = False) -> None:
     """Merge teambrain into TOOL's config in this repository: an MCP server named `teambrain`
     (`tb serve`) and, where the tool has hooks, capture hooks running `tb-capture TOOL`.
 
     Other servers and hooks are kept, as are comments and layout; running it again changes
     nothing. Prints what changed as a diff. Unknown TOOL: exit 1 with the supported list.
-    `--list` prints every supported tool, its files and whether it has hooks.
+    `--list` prints every supported tool, its files and whether it has hooks. The brain's
+    search index is built too when it is missing, so the first agent session need not wait.
+
+    \b
+    Examples:
+      tb install claude-code
+      tb install cursor --dry-run     the diff, nothing written
+      tb install --list
     """
     if list_tools:
-        _print_tools()
+        if as_json:
+            emit_json({"ok": True, "tools": _tools_json()})
+        else:
+            _print_tools()
         _warn_left_out_plugins()
         return
     if tool is None:
@@ -50,6 +64,23 @@ def command(tool: str | None, dry_run: bool, list_tools: bool) -> None:
         # Written before anything is printed: output piped into `head` (which closes the pipe
         # early) must not stop the install half-way through reporting it.
         apply_install(plan)
+    index = None if dry_run else ensure_index(repo)
+    pending = [step for step in user_steps(adapter.name, repo) if not step.done]
+    if as_json:
+        emit_json(
+            {
+                "ok": True, "tool": adapter.name, "dry_run": dry_run, "changed": plan.changed,
+                "files": [
+                    {"path": c.display, "status": c.status, "changed": c.changed,
+                     "actions": list(c.actions)}
+                    for c in plan.files
+                ],
+                "notes": list(plan.notes),
+                "steps": [{"name": p.name, "detail": p.detail, "fix": p.fix} for p in pending],
+                "index": index,
+            }
+        )  # fmt: skip
+        return
     verb = "Would install" if dry_run else "Installing"
     click.echo(f"{verb} teambrain for {adapter.title} in {repo}:")
     for change in plan.files:
@@ -75,7 +106,8 @@ def command(tool: str | None, dry_run: bool, list_tools: bool) -> None:
             click.echo(
                 f"Check what gets recorded with `tb audit` after your next {adapter.title} session."
             )
-    pending = [step for step in user_steps(adapter.name, repo) if not step.done]
+    if index is not None:
+        click.echo(index["message"])
     if pending:
         click.echo(
             f"{adapter.title} serves no team memory here until you (and each teammate) have done "
@@ -83,6 +115,45 @@ def command(tool: str | None, dry_run: bool, list_tools: bool) -> None:
         )
         for number, step in enumerate(pending, start=1):
             click.echo(f"  {number}. {step.name}: {step.fix}")
+
+
+def ensure_index(repo: Path) -> dict[str, object] | None:
+    """Bring the brain's search index up to date (built when missing: the first agent session
+    then does not wait for it); None without a brain. Never fails the install: a problem is
+    reported and the first search builds the index instead."""
+    from teambrain_schema.paths import BrainLayout
+
+    layout = BrainLayout(repo)
+    if not layout.root.is_dir():
+        return None
+    try:
+        from teambrain_retrieval import open_retriever
+
+        notices: list[str] = []
+        retriever = open_retriever(layout, warn=notices.append)
+        try:
+            retriever.refresh(force=True)
+            documents = retriever.stats().documents
+        finally:
+            retriever.close()
+    except Exception as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
+        return {"ok": False, "documents": None,
+                "message": f"Search index not built ({reason}); the first search builds it."}  # fmt: skip
+    word = "memory" if documents == 1 else "memories"
+    return {"ok": True, "documents": documents,
+            "message": f"Search index ready: {documents} {word} indexed."}  # fmt: skip
+
+
+def _tools_json() -> list[dict[str, object]]:
+    from .._agent_tools.registry import ADAPTERS
+
+    adapters: dict[str, Adapter] = {**plugin_adapters(), **ADAPTERS}
+    return [
+        {"name": name, "title": a.title, "mcp": a.mcp.path,
+         "hooks": a.hooks.path if a.hooks is not None else None}
+        for name, a in sorted(adapters.items())
+    ]  # fmt: skip
 
 
 def _warn_left_out_plugins() -> None:

@@ -10,7 +10,7 @@ import click
 from teambrain_schema import EnvironmentProblem
 
 from .._console.context import machine, require_brain
-from .._console.output import say
+from .._console.output import emit_json, say
 
 # Without a terminal (an agent, CI, a pipe), a line at most this often while embedding.
 PLAIN_PROGRESS_EVERY_S = 10.0
@@ -19,7 +19,8 @@ PLAIN_PROGRESS_EVERY_S = 10.0
 class _EmbeddingProgress:
     """A progress bar on a terminal (stderr); when piped, a plain line every 10 seconds."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, quiet: bool = False) -> None:
+        self.quiet = quiet
         self.bar: Any = None
         self.shown = 0
         self.done = 0
@@ -28,7 +29,7 @@ class _EmbeddingProgress:
 
     def __call__(self, done: int, total: int) -> None:
         self.done, self.total = done, total
-        if total == 0:
+        if total == 0 or self.quiet:
             return
         if not sys.stderr.isatty():
             now = time.monotonic()
@@ -60,13 +61,23 @@ class _EmbeddingProgress:
     help="Regenerate INDEX.md and stop: no search index, no model (the default branch's "
     "post-merge step in CI).",
 )
-def command(prune: bool, *, index_md_only: bool = False) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
+def command(prune: bool, *, index_md_only: bool = False, as_json: bool = False) -> None:
     """Regenerate .teambrain/INDEX.md and rebuild the search index from the memory files.
 
+    Rarely needed: every search brings the index up to date with the memory files by itself.
     The search index (in $TEAMBRAIN_HOME/index.db) is derived: rebuilding loses nothing.
     Embeddings of unchanged memories come from the cache and are not computed again.
     Retirement reasons come from INDEX.md as it was and from the retirements' commit messages.
+
+    \b
+    Examples:
+      tb reindex
+      tb reindex --index-md-only      in CI after a merge: INDEX.md only, no model
+      tb reindex --prune --json
     """
+    out: dict[str, object] = {"ok": True}
+    echo = (lambda _text: None) if as_json else click.echo
     from teambrain_sync import open_repo, regenerate_index_md
 
     layout = require_brain()
@@ -76,19 +87,24 @@ def command(prune: bool, *, index_md_only: bool = False) -> None:
         repo = None
     changed = regenerate_index_md(layout, repo)
     relpath = layout.relative(layout.index_md)
-    click.echo(f"{relpath} regenerated." if changed else f"{relpath} is up to date.")
+    out["index_md"] = {"path": relpath, "changed": changed}
+    echo(f"{relpath} regenerated." if changed else f"{relpath} is up to date.")
     if index_md_only:
+        if as_json:
+            emit_json(out)
         return
     from teambrain_retrieval import open_retriever, prune_index
 
     if prune:
-        for brain in prune_index(machine()):
-            click.echo(f"Forgot brain {brain}: its repository is no longer on this machine.")
+        forgotten = prune_index(machine())
+        out["pruned"] = [str(brain) for brain in forgotten]
+        for brain in forgotten:
+            echo(f"Forgot brain {brain}: its repository is no longer on this machine.")
     from .._console.trust import ask_to_approve
 
     ask_to_approve(layout, machine(), ("retrieval.embedder", "org_brain"))
     retriever = open_retriever(layout)
-    progress = _EmbeddingProgress()
+    progress = _EmbeddingProgress(quiet=as_json)
     try:
         report = retriever.rebuild(progress)
     except KeyboardInterrupt:
@@ -112,6 +128,13 @@ def command(prune: bool, *, index_md_only: bool = False) -> None:
         )
     indexed = report.added + report.changed
     status = retriever.embedder_status() if indexed else retriever.stats().embedder
+    out["search_index"] = {
+        "memories": indexed, "newly_embedded": report.embedded, "embedder": status,
+        "seconds": round(report.seconds, 3), "skipped": list(report.problems),
+    }  # fmt: skip
+    if as_json:
+        emit_json(out)
+        return
     click.echo(
         f"Search index rebuilt: {indexed} memories ({report.embedded} newly embedded, "
         f"embedder {status}) in {report.seconds:.1f} s."
