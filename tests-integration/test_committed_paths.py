@@ -9,15 +9,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from untrusted import LIMIT_S, TB, run_bounded
 
-TB = str(Path(sys.executable).parent / "tb")
-LIMIT_S = 30  # "within seconds": generous for a loaded 2-core machine; a hang never returns
 MEMORY = """---
 id: 01KB2F0A1S9Y4Q7V3C8D5E6F01
 class: convention
@@ -34,20 +32,9 @@ Run `make build` before a release; the entry point is `app.main` in `src/app.py`
 
 def run(repo: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
     """The installed ``tb`` with an open, silent stdin; fails the test if it hangs."""
-    started = time.monotonic()
-    process = subprocess.Popen(
-        [TB, *args], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, env={**os.environ, "TEAMBRAIN_DEBUG": ""},
-    )  # fmt: skip
-    try:
-        out, err = process.communicate(timeout=LIMIT_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.communicate()
-        pytest.fail(f"tb {' '.join(args)} hung for {LIMIT_S} s")
-    done = subprocess.CompletedProcess(process.args, process.returncode, out, err)
-    assert "Traceback" not in err and "internal error" not in err, err
-    return done, time.monotonic() - started
+    done, seconds = run_bounded(repo, *args)
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+    return done, seconds
 
 
 def _brain(repo: Path, tb: Any, git_run: Any) -> None:

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from untrusted import on_a_terminal
 
 TB = str(Path(sys.executable).parent / "tb")
 AttackerHost = Any  # the attacker_host fixture (tests-integration/conftest.py)
@@ -199,41 +198,13 @@ def test_an_approvals_file_others_can_write_approves_nothing(
     assert refused.returncode == 0 and "nothing is approved" in refused.stderr
 
 
-def _on_a_terminal(args: list[str], cwd: Path, answer: bytes) -> tuple[int, str]:
-    """Run the installed ``tb`` on a pseudo-terminal, answer its question, return its output."""
-    pid, fd = pty.fork()
-    if pid == 0:  # pragma: no cover - the child
-        os.chdir(cwd)
-        os.execv(TB, [TB, *args])
-    output = b""
-    answered = False
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.5)
-        if not ready:
-            continue
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        output += chunk
-        if not answered and b"[y/N]" in output:
-            os.write(fd, answer)
-            answered = True
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    return os.waitstatus_to_exitcode(status), output.decode("utf-8", "replace")
-
-
 @pytest.mark.parametrize("answer", [b"y\n", b"n\n"])
 def test_on_a_terminal_a_verb_asks_before_sending(
     repo: Path, tb: Any, git_run: Any, attacker_host: AttackerHost, answer: bytes
 ) -> None:
     _brain(repo, tb, git_run)
     _point_embedder_at(repo, git_run, attacker_host.url, key_env="HOME")
-    code, output = _on_a_terminal(["relevant", "-q", "payment gateway"], repo, answer)
+    code, output = on_a_terminal(repo, ["relevant", "-q", "payment gateway"], answer)
     assert code == 0, output
     assert "wants to send data off this machine" in output and attacker_host.url in output
     state = json.loads(tb("trust", "--json", cwd=repo).stdout)["settings"][0]["state"]
@@ -250,7 +221,7 @@ def test_trust_on_a_terminal_lists_then_asks(
     _brain(repo, tb, git_run)
     assert "sends nothing off this machine" in tb("trust", cwd=repo).stderr
     _point_embedder_at(repo, git_run, attacker_host.url)
-    code, output = _on_a_terminal(["trust"], repo, b"y\n")
+    code, output = on_a_terminal(repo, ["trust"], b"y\n")
     assert code == 0 and "not approved  retrieval.embedder" in output
     assert json.loads(tb("trust", "--json", cwd=repo).stdout)["settings"][0]["state"] == "approved"
     revoked = tb("trust", "--revoke", cwd=repo)

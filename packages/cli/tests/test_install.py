@@ -115,9 +115,26 @@ def test_a_symlinked_config_is_edited_where_it_points(repo: Path, tmp_path: Path
     dotfiles.write_text('{"mcpServers": {}}\n')
     (repo / ".cursor").mkdir()
     (repo / ".cursor/mcp.json").symlink_to(dotfiles)
-    install("cursor", repo)
+    # A link out of the repository may be anyone's commit: written only when the user says so.
+    with pytest.raises(EnvironmentProblem, match=r"\.cursor/mcp\.json leads outside the repo"):
+        plan_install(resolve_adapter("cursor"), repo)
+    questions: list[str] = []
+    plan = plan_install(
+        resolve_adapter("cursor"), repo, confirm=lambda q: questions.append(q) is None
+    )
+    assert len(questions) == 1 and str(dotfiles) in questions[0]
+    apply_install(plan)
     assert (repo / ".cursor/mcp.json").is_symlink()
     assert "teambrain" in json.loads(dotfiles.read_text())["mcpServers"]
+    # A link that stays inside the repository is followed without asking.
+    inside = repo / "config" / "mcp.json"
+    inside.parent.mkdir()
+    inside.write_text("{}\n")
+    (repo / ".cursor/mcp.json").unlink()
+    (repo / ".cursor/mcp.json").symlink_to("../config/mcp.json")
+    install("cursor", repo)
+    assert (repo / ".cursor/mcp.json").is_symlink()
+    assert "teambrain" in json.loads(inside.read_text())["mcpServers"]
 
 
 def test_codex_uses_an_existing_hooks_json(repo: Path) -> None:

@@ -192,11 +192,26 @@ def test_install_keeps_everything_the_user_had(
     assert not again.changed, again.files[0].diff()
 
 
+@st.composite
+def hostile(draw: st.DrawFn) -> str:
+    """What no parser survives unaided: numbers of thousands of digits, nesting tens of
+    thousands deep, in each format's syntax (issue 32, point 6)."""
+    size = draw(st.sampled_from([300, 4301, 5000, 50_000]))
+    digits = "9" * min(size, 6000)
+    return draw(st.sampled_from([
+        '{"a": ' + digits + "}", "a = " + digits + "\n", "a: " + digits + "\n",
+        '{"a": -' + digits + ".5e3}", "a = 1" + digits + ".0\n",
+        "[" * size + "]" * size, '{"a": ' + '{"b": ' * size + "1" + "}" * size + "}",
+        "a = " + "[" * size + "]" * size + "\n", "a: " + "{b: " * size + "1" + "}" * size,
+        "".join(" " * i + "- \n" for i in range(0, min(size, 6000), 2)),
+    ]))  # fmt: skip
+
+
 @pytest.mark.parametrize(("fmt", "servers", "command_style"), CASES)
 @settings(
     max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(text=st.text(max_size=200) | st.sampled_from(["[1, 2]", "a: [", "- x\n- y\n", "a = [", "{,}", "---\na: 1\n---\nb: 2\n", "\x00", "mcpServers: 3\n", '{"mcpServers": []}', "[mcpServers]\nteambrain = 1\n"]))  # fmt: skip
+@given(text=st.text(max_size=200) | st.sampled_from(["[1, 2]", "a: [", "- x\n- y\n", "a = [", "{,}", "---\na: 1\n---\nb: 2\n", "\x00", "mcpServers: 3\n", '{"mcpServers": []}', "[mcpServers]\nteambrain = 1\n"]) | hostile())  # fmt: skip
 def test_any_file_is_merged_or_named_and_left_alone(
     tmp_path: Path, fmt: str, servers: str, command_style: str, text: str
 ) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,19 +28,24 @@ NEW_FILE_MODE = 0o644
 class _Config:
     """One config file being edited: JSON, JSONC, TOML or YAML, with the same small interface."""
 
-    def __init__(self, path: Path, display: str, fmt: str) -> None:
+    def __init__(self, path: Path, display: str, fmt: str, before: str | None) -> None:
         self.path = path
         self.display = display
         self.format = fmt
         self.actions: list[str] = []
-        try:
-            self.before: str | None = path.read_text("utf-8") if path.exists() else None
-        except UnicodeDecodeError:
-            raise self.broken("not UTF-8 text") from None
-        except OSError as exc:
-            raise EnvironmentProblem(f"{display}: cannot read ({exc.strerror or exc})") from None
+        self.before = before
         text = self.before if self.before is not None and self.before.strip() else None
         self._edited = False
+        kind = {"yaml": "YAML", "toml": "TOML", "jsonc": "JSONC"}.get(fmt, "JSON")
+        try:
+            self._parse(text, fmt, kind)
+        except RecursionError:  # a parser that recursed: 50,000 nested levels
+            raise self.broken(f"not valid {kind} (nested too deeply)") from None
+        except ValueError as exc:  # a parser's own error, or int() of 4,300+ digits
+            why = "a number too long to read" if "digits" in str(exc) else _one_line(exc)
+            raise self.broken(f"not valid {kind} ({why})") from None
+
+    def _parse(self, text: str | None, fmt: str, kind: str) -> None:
         if fmt == "yaml":
             self._yaml, self._tree, self._yaml_head = _load_yaml(text or "", self)
             return
@@ -55,7 +61,6 @@ class _Config:
         try:
             self._json = JsoncDocument(text or "{}\n", comments=fmt == "jsonc")
         except JsoncError as exc:
-            kind = "JSONC" if fmt == "jsonc" else "JSON"
             raise self.broken(f"not valid {kind} ({exc})") from None
         if self._json.root.kind != "object":
             raise self.broken("expected a JSON object at the top level")
@@ -157,6 +162,8 @@ def _load_yaml(text: str, config: _Config) -> tuple[Any, Any, str]:
     from ruamel.yaml.comments import CommentedMap
     from ruamel.yaml.error import YAMLError
 
+    if _flow_depth(text) > MAX_YAML_FLOW_DEPTH:  # ruamel spends seconds on 50,000 `[`s
+        raise config.broken(f"not valid YAML (nested more than {MAX_YAML_FLOW_DEPTH} levels)")
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     yaml.width = 4096  # never fold a long line the user wrote on one line
@@ -178,6 +185,39 @@ def _load_yaml(text: str, config: _Config) -> tuple[Any, Any, str]:
     mapping, sequence, offset = _yaml_indents(text)
     yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
     return yaml, tree, head
+
+
+MAX_YAML_FLOW_DEPTH = 200
+
+
+def _flow_depth(text: str) -> int:
+    """How deep ``[`` and ``{`` nest in ``text`` outside quotes and comments (one linear pass:
+    a file nested tens of thousands deep is refused before the YAML parser sees it)."""
+    depth = deepest = 0
+    quote = ""
+    comment = escaped = False
+    previous = "\n"
+    for char in text:
+        if comment:
+            comment = char != "\n"
+        elif quote:
+            if escaped:
+                escaped = False
+            elif char == "\\" and quote == '"':
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and previous in " \t\n":
+            comment = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+        previous = char
+    return deepest
 
 
 def _yaml_indents(text: str) -> tuple[int, int, int]:
@@ -430,18 +470,25 @@ def adapter_notes(adapter: Adapter) -> str | None:
     return next((spec.notes for spec in loaded.adapters if spec.name == adapter.name), None)
 
 
-def plan_install(adapter: Adapter, repo_root: Path, *, home: Path | None = None) -> InstallPlan:
+def plan_install(
+    adapter: Adapter, repo_root: Path, *, home: Path | None = None, confirm: Confirm | None = None
+) -> InstallPlan:
     """Read and merge every file ``adapter`` needs; raises :class:`EnvironmentProblem` (exit 2)
-    naming the first file that cannot be merged. Nothing is written."""
+    naming the first file that cannot be merged. Nothing is written.
+
+    A file of the repository that a symlink leads outside of it is written only if ``confirm``
+    (the question, on a terminal) says yes; without ``confirm`` it stops the install.
+    """
     user_home = home or Path.home()
     configs: dict[Path, _Config] = {}
 
     def open_config(relpath: str, fmt: str) -> _Config:
-        path = _located(relpath, repo_root, user_home)
-        if path.is_symlink():
-            path = path.resolve()  # edit the file a dotfiles symlink points at, keep the link
+        located = _located(relpath, repo_root, user_home)
+        # The file a symlink points at is edited and the link kept (dotfiles), but only a
+        # regular file, and never outside the repository through a committed link unasked.
+        path, before = _write_target(located, repo_root, user_home, confirm)
         if path not in configs:
-            configs[path] = _Config(path, _display(path, repo_root, user_home), fmt)
+            configs[path] = _Config(path, _display(path, repo_root, user_home), fmt, before)
         return configs[path]
 
     notes: list[str] = []
@@ -452,9 +499,9 @@ def plan_install(adapter: Adapter, repo_root: Path, *, home: Path | None = None)
     _merge_mcp(open_config(mcp_path, adapter.mcp.format), adapter, notes)
     scripts: list[FileChange] = []
     if adapter.hooks is not None and adapter.hooks.shape == "script":
-        scripts = _hook_scripts(adapter, repo_root, user_home, notes)
+        scripts = _hook_scripts(adapter, repo_root, user_home, notes, confirm)
     elif adapter.hooks is not None and adapter.hooks.shape == "plugin":
-        scripts = [_hook_plugin(adapter, repo_root, user_home, notes)]
+        scripts = [_hook_plugin(adapter, repo_root, user_home, notes, confirm)]
     elif adapter.hooks is not None:
         wiring = adapter.hooks
         hooks_path, hooks_format = wiring.path, wiring.format
@@ -488,13 +535,77 @@ def _located(relpath: str, repo_root: Path, home: Path) -> Path:
     return home / relpath[2:] if relpath.startswith("~/") else repo_root / relpath
 
 
-def _owned_text(path: Path) -> str | None:
-    """A hook file's text; None when there is none, "" when it cannot be read (then it is not
-    ours, whatever it is)."""
+Confirm = Callable[[str], bool]
+# ~/.claude.json keeps every project's history and grows to megabytes; no config is larger.
+MAX_CONFIG_FILE_BYTES = 64 * 1024 * 1024
+
+
+def _write_target(
+    path: Path, repo_root: Path, home: Path, confirm: Confirm | None
+) -> tuple[Path, str | None]:
+    """The file an edit of ``path`` writes, and its text now (None: it does not exist yet).
+
+    Symlinks are followed (a dotfiles link stays a link), but a repository file is written
+    outside the repository through a link — committed by anyone — only after ``confirm`` said
+    yes, and only a regular file is ever read or replaced: a link to a device, a FIFO or a
+    socket stops the install with one line (a FIFO would block it, ``/dev/zero`` never end,
+    and as root a device would be replaced by a file). Raises :class:`EnvironmentProblem`.
+    """
+    from teambrain_schema.local_files import FileTooLarge, NotARegularFile, read_local_bytes
+
+    display = _display(path, repo_root, home)
+    real = Path(os.path.realpath(path))
+    if path.is_relative_to(repo_root) and not real.is_relative_to(repo_root.resolve()):
+        question = (
+            f"{display} is a link that leads outside the repository, to {real}: "
+            "write teambrain's entries there?"
+        )
+        if confirm is None or not confirm(question):
+            raise EnvironmentProblem(
+                f"{display} leads outside the repository through a link (to {real}): nothing "
+                "was written; remove the link, or run `tb install` on a terminal to be asked"
+            )
     try:
-        return path.read_text("utf-8") if path.exists() else None
-    except (OSError, UnicodeDecodeError):
-        return ""
+        data = read_local_bytes(real, max_bytes=MAX_CONFIG_FILE_BYTES)
+    except FileNotFoundError:
+        return real, None
+    except NotARegularFile as exc:
+        via = f" (through a link to {real})" if real != path else ""
+        kind = str(exc).removesuffix(", not a file")
+        raise EnvironmentProblem(
+            f"{display} is {kind}{via}, not a config file: nothing was written"
+        ) from None
+    except FileTooLarge:
+        raise EnvironmentProblem(
+            f"{display}: larger than {MAX_CONFIG_FILE_BYTES // 1024**2} MB, not a config "
+            "file: nothing was written"
+        ) from None
+    except OSError as exc:
+        raise EnvironmentProblem(f"{display}: cannot read ({exc.strerror or exc})") from None
+    try:
+        return real, data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise EnvironmentProblem(
+            f"{display}: not UTF-8 text; fix it and run `tb install` again (nothing was written)"
+        ) from None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text[:200] or exc.__class__.__name__
+
+
+def _owned_text(
+    path: Path, repo_root: Path, home: Path, confirm: Confirm | None
+) -> tuple[Path, str | None]:
+    """A hook file's real path and text (None when there is none; "" when it is not UTF-8,
+    then it is not ours, whatever it is). Raises as :func:`_write_target` does."""
+    try:
+        return _write_target(path, repo_root, home, confirm)
+    except EnvironmentProblem as exc:
+        if "not UTF-8" not in exc.message:
+            raise
+        return Path(os.path.realpath(path)), ""
 
 
 def plugin_source(adapter: Adapter) -> str:
@@ -508,13 +619,16 @@ def plugin_source(adapter: Adapter) -> str:
     return text.replace("__TOOL__", adapter.name).replace("__TITLE__", adapter.title)
 
 
-def _hook_plugin(adapter: Adapter, repo_root: Path, home: Path, notes: list[str]) -> FileChange:
+def _hook_plugin(
+    adapter: Adapter, repo_root: Path, home: Path, notes: list[str], confirm: Confirm | None
+) -> FileChange:
     """The tool's plugin file: written when missing, updated when it is ours and older, and a
     file of the user's own at that path is left alone."""
     assert adapter.hooks is not None
-    path = _located(adapter.hooks.path, repo_root, home)
+    path, before = _owned_text(
+        _located(adapter.hooks.path, repo_root, home), repo_root, home, confirm
+    )
     display = _display(path, repo_root, home)
-    before = _owned_text(path)
     wanted = plugin_source(adapter)
     events = ", ".join(adapter.hooks.events)
     if before is None:
@@ -528,7 +642,7 @@ def _hook_plugin(adapter: Adapter, repo_root: Path, home: Path, notes: list[str]
 
 
 def _hook_scripts(
-    adapter: Adapter, repo_root: Path, home: Path, notes: list[str]
+    adapter: Adapter, repo_root: Path, home: Path, notes: list[str], confirm: Confirm | None
 ) -> list[FileChange]:
     """One executable per event in the tool's hooks folder. A tool runs one file per event, so
     a user's own hook for an event is never replaced: the note says how to add ours to it."""
@@ -537,14 +651,13 @@ def _hook_scripts(
     base = _located(folder, repo_root, home)
     changes = []
     for event in adapter.hooks.events:
-        path = base / event
-        display = _display(path, repo_root, home)
         theirs = [
             candidate
             for candidate in (base / f"{event}{suffix}" for suffix in SCRIPT_SUFFIXES)
             if candidate.is_file() or candidate.is_symlink()
         ]
-        before = _owned_text(path)
+        path, before = _owned_text(base / event, repo_root, home, confirm)
+        display = _display(path, repo_root, home)
         wanted = hook_script(adapter, event)
         if before is None and not theirs:
             changes.append(FileChange(path, display, None, wanted, [f"added hook {event} ({adapter.hook_command})"], 0o755))  # fmt: skip

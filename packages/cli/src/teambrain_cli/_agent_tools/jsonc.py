@@ -16,6 +16,8 @@ from typing import Any
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _WHITESPACE = " \t\r\n"
 MISSING: Any = object()
+# No setting of any tool is a number this long; Python's int() refuses 4,300 digits and more.
+MAX_NUMBER_CHARS = 400
 
 
 class JsoncError(ValueError):
@@ -123,6 +125,8 @@ class _Parser:
         if match and match.end() > self.pos:
             start, self.pos = self.pos, match.end()
             number = match.group(0)
+            if len(number) > MAX_NUMBER_CHARS:  # int() refuses 4,300+ digits (ValueError)
+                raise self.fail(f"a number of {len(number):,} characters", start)
             value: Any = int(number) if number.lstrip("-").isdigit() else float(number)
             return Node("number", start, self.pos, value=value)
         raise self.fail(f"unexpected character {char!r}")

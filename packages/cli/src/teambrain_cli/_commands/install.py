@@ -18,6 +18,7 @@ from .._agent_tools.registry import (
 )
 from .._console.context import require_repo
 from .._console.output import emit_json
+from .._console.trust import interactive
 
 
 @click.command("install")
@@ -59,7 +60,19 @@ def command(tool: str | None, dry_run: bool, list_tools: bool, as_json: bool = F
     finally:
         _warn_left_out_plugins()
     repo = require_repo()
-    plan = plan_install(adapter, repo)
+    asked: list[str] = []
+
+    def confirm(question: str) -> bool:
+        """A repository file that a (committed) link leads outside the repository: a dry run
+        shows where it would go; a real install asks on a terminal, and refuses elsewhere."""
+        asked.append(question)
+        if dry_run:
+            return True
+        return interactive() and click.confirm(question, default=False, err=True)
+
+    plan = plan_install(adapter, repo, confirm=confirm)
+    if dry_run:
+        plan.notes += [f"{q.removesuffix('?')} (`tb install` asks first)" for q in asked]
     if plan.changed and not dry_run:
         # Written before anything is printed: output piped into `head` (which closes the pipe
         # early) must not stop the install half-way through reporting it.
