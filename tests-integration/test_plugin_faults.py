@@ -127,6 +127,10 @@ def _use_embedder(repo: Path, name: str) -> None:
     text = yaml.read_text()
     assert "    plugin: null" in text
     yaml.write_text(text.replace("    plugin: null", f"    plugin: {name}", 1))
+    # A plugin gets memory text: brain.yaml choosing one needs this machine's approval first.
+    tb = str(Path(sys.executable).parent / "tb")
+    subprocess.run([tb, "trust", "--yes", "retrieval.embedder"], cwd=repo, check=True,
+                   capture_output=True, timeout=60)  # fmt: skip
 
 
 def _one_line_naming(stderr: str, name: str) -> None:
