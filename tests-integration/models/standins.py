@@ -15,8 +15,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import select
+import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -101,6 +104,11 @@ class Spy:
         exchange: Exchange | None = None,
     ) -> None:
         connection, response = self.open_upstream(method, path, body)
+        done = threading.Event()
+        if exchange is not None:
+            threading.Thread(
+                target=watch_client, args=(handler, connection, exchange, done), daemon=True
+            ).start()
         try:
             handler.send_response(response.status)
             kind = response.getheader("content-type", "application/json")
@@ -117,7 +125,7 @@ class Spy:
             handler.end_headers()
             if exchange is not None:
                 exchange.status = response.status
-            for event in sse_events(response):
+            for event in sse_events_until_closed(response):
                 if exchange is not None:
                     note_openai_event(exchange, event)
                 try:
@@ -128,7 +136,35 @@ class Spy:
                         exchange.client_closed = True
                     return  # closing upstream below tells the server to stop
         finally:
+            done.set()
             connection.close()
+
+
+def watch_client(
+    handler: BaseHTTPRequestHandler,
+    upstream: http.client.HTTPConnection,
+    exchange: Exchange,
+    done: threading.Event,
+) -> None:
+    """Notice a client that hangs up while the server is still thinking (before the first
+    token, nothing is written that could fail), and hang up upstream too, as the client's own
+    closed connection would have reached the server directly."""
+    client = handler.connection
+    while not done.is_set():
+        ready, _, _ = select.select([client], [], [], 0.2)
+        if not ready or done.is_set():
+            continue
+        try:
+            gone = client.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            gone = True
+        if gone:
+            exchange.client_closed = True
+            if upstream.sock is not None:
+                with contextlib.suppress(OSError):
+                    upstream.sock.shutdown(socket.SHUT_RDWR)
+            return
+        done.wait(0.2)
 
 
 def sse_events(response: http.client.HTTPResponse) -> Iterator[str]:
@@ -137,6 +173,14 @@ def sse_events(response: http.client.HTTPResponse) -> Iterator[str]:
         line = raw.decode("utf-8", "replace").rstrip("\r\n")
         if line.startswith("data:"):
             yield line[5:].strip()
+
+
+def sse_events_until_closed(response: http.client.HTTPResponse) -> Iterator[str]:
+    """:func:`sse_events`, ending quietly when the upstream side was shut down."""
+    try:
+        yield from sse_events(response)
+    except (OSError, http.client.HTTPException, ValueError):
+        return
 
 
 def note_openai_event(exchange: Exchange, event: str) -> None:

@@ -510,8 +510,9 @@ def test_a_copy_of_the_prompts_example_is_dropped(brain, machine, session) -> No
     from teambrain_distill._prompts import EXAMPLE_TITLE
 
     session("s-1").intent("x").tool("test", "t.py", 0).end().write()
-    answer = {"candidates": [proposal(EXAMPLE_TITLE), proposal("A fine title")]}
+    copied = f" {EXAMPLE_TITLE.upper()}."  # through the real ollama stand-in: with a full stop
+    answer = {"candidates": [proposal(EXAMPLE_TITLE), proposal(copied), proposal("A fine title")]}
     report = run(brain, machine, ScriptedDriver({"s-1": [answer]}))
     assert [c.title for c in report.candidates] == ["A fine title"]
-    assert report.dropped[0].title == EXAMPLE_TITLE
-    assert "example" in report.dropped[0].detail
+    assert [d.title for d in report.dropped] == [EXAMPLE_TITLE, copied.strip()]
+    assert all("example" in d.detail for d in report.dropped)

@@ -533,7 +533,7 @@ def _consider(
         ),
         commits=list(dict.fromkeys(commits[c] for c in proposal.evidence.commits if c in commits)),
     )
-    if proposal.title.casefold() == EXAMPLE_TITLE.casefold():
+    if _letters(proposal.title) == _letters(EXAMPLE_TITLE):
         detail = "copies the example candidate of the prompt, not something the session showed"
         report.dropped.append(DroppedProposal(facts.sid, proposal.title, "invalid", detail))
         return
@@ -570,6 +570,12 @@ def _consider(
             evidence={"sessions": list(evidence.sessions), "commits": list(evidence.commits)},
         )
     )
+
+
+def _letters(text: str) -> str:
+    """``text`` reduced to its lower-case letters and digits (a copy with a full stop added
+    is still a copy)."""
+    return "".join(char for char in text.casefold() if char.isalnum())
 
 
 def draft_front(draft: Any, now: dt.datetime) -> MemoryFrontMatter:
