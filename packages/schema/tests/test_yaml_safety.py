@@ -63,3 +63,18 @@ def test_arbitrary_text_never_raises_anything_but_front_matter_error(text: str) 
 def test_scalars_ruamel_cannot_construct_are_front_matter_errors(text: str) -> None:
     with pytest.raises(FrontMatterError, match="invalid YAML value"):
         parse_memory("---\n" + text + "\n---\nbody\n")
+
+
+def test_a_number_of_thousands_of_digits_is_a_located_problem_on_either_path() -> None:
+    from teambrain_schema.frontmatter import FrontMatterError, parse_memory
+
+    big = "9" * 5000
+    with pytest.raises(YamlProblem, match="a number too long to read"):
+        load_yaml(f"a: 1\nb: {big}\n")
+    text = (
+        "---\nid: 01KB2F0A1S9Y4Q7V3C8D5E6F01\nclass: decision\nscope: team\nstatus: active\n"
+        f"priority: advisory\ntitle: A\ncreated: 2026-01-01\nttl_days: {big}\n---\n\nBody.\n"
+    )  # the fast path reads this shape; it hands the number to the safe loader
+    with pytest.raises(FrontMatterError, match="a number too long to read") as raised:
+        parse_memory(text)
+    assert raised.value.line == 9

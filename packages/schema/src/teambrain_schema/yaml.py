@@ -105,7 +105,11 @@ def load_yaml(
         # ruamel's scalar constructors can fail on odd plain scalars (e.g. `._` resolves as a
         # float and then does not convert); still bad input, not a crash.
         detail = (
-            str(exc).strip().splitlines()[0][:80] if str(exc).strip() else exc.__class__.__name__
+            "a number too long to read"  # int() of 4,300 digits or more
+            if "integer string conversion" in str(exc)
+            else str(exc).strip().splitlines()[0][:80]
+            if str(exc).strip()
+            else exc.__class__.__name__
         )
         raise YamlProblem(f"invalid YAML value ({detail})", _failing_scalar_line(text)) from None
 
