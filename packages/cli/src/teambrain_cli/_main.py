@@ -23,17 +23,27 @@ from ._console.context import check_home
 DEBUG_ENV = "TEAMBRAIN_DEBUG"
 
 
+def _verb(module: str) -> str:
+    """The verb of a ``_commands`` module: ``-`` for ``_``, and a trailing ``_`` dropped
+    (``import_.py`` is ``tb import``: a Python keyword cannot name a module)."""
+    return module.rstrip("_").replace("_", "-")
+
+
 class LazyGroup(click.Group):
     """A group whose subcommands are the modules of ``_commands``, imported on demand."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def _modules(self) -> dict[str, str]:
         names = (info.name for info in pkgutil.iter_modules(_commands.__path__))
-        return sorted(name.replace("_", "-") for name in names if not name.startswith("_"))
+        return {_verb(name): name for name in names if not name.startswith("_")}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(self._modules())
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.list_commands(ctx):
+        module_name = self._modules().get(cmd_name)
+        if module_name is None:
             return None
-        module = importlib.import_module(f"{_commands.__name__}.{cmd_name.replace('-', '_')}")
+        module = importlib.import_module(f"{_commands.__name__}.{module_name}")
         command: click.Command = module.command
         return command
 

@@ -77,6 +77,19 @@ def _lint_evidence(layout: BrainLayout, report: LintReport, brain: Brain) -> Non
     report.notes.sort(key=lambda v: (v.path, v.line, v.rule))
 
 
+EXPORT_RULE = "export-stale"
+
+
+def _lint_exported_sections(layout: BrainLayout, report: LintReport, brain: Brain) -> None:
+    """A warning per instruction file whose `tb export` section no longer matches the brain's
+    required memories."""
+    from .._instructions.export import stale_sections
+
+    for path, line, message in stale_sections(layout, brain):
+        report.violations.append(Violation(path, line, EXPORT_RULE, message, "warning"))
+    report.violations.sort(key=lambda v: (v.path, v.line, v.rule))
+
+
 EGRESS_RULE = "egress"
 
 
@@ -123,6 +136,7 @@ def command(ctx: click.Context, as_json: bool, *, strict: bool = False) -> None:
     _lint_adapters_registry(layout, report)
     _lint_staleness(layout, report, brain)
     _lint_evidence(layout, report, brain)
+    _lint_exported_sections(layout, report, brain)
     report.notes.extend(_egress_notes(layout))
     if as_json:
         emit_json(report.to_json())

@@ -1,0 +1,84 @@
+"""``tb import``: the instructions a team already wrote for its agent tools, as candidates in
+the review queue (proposed only through ``tb propose``)."""
+
+from __future__ import annotations
+
+import click
+
+from .._console.context import machine, require_brain
+from .._console.output import emit_json, fit, paint, say, terminal_width
+from .._instructions.importer import import_instructions
+
+_LABELS = {
+    "queued": "queued",
+    "would-queue": "would queue",
+    "already-queued": "in queue",
+    "in-brain": "in brain",
+    "skipped": "skipped",
+}
+
+
+@click.command("import")
+@click.argument("paths", nargs=-1, metavar="[FILE]...")
+@click.option(
+    "--auto-memory",
+    is_flag=True,
+    help="Also import Claude Code's auto memory of this project (personal notes, ~/.claude).",
+)
+@click.option("--dry-run", is_flag=True, help="Show the candidates; queue nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print what became of each piece as JSON.")
+def command(paths: tuple[str, ...], auto_memory: bool, dry_run: bool, as_json: bool) -> None:
+    """Turn existing agent instructions into memory candidates for review.
+
+    Reads CLAUDE.md, AGENTS.md, GEMINI.md, .cursor/rules/, .cursorrules, .windsurf/rules/,
+    .clinerules, .github/copilot-instructions.md and .github/instructions/, and a Cline
+    memory bank (or only the FILEs given), splits them at their headings into memory-sized
+    pieces, classes and tags each, and queues the ones that pass the checks every candidate
+    faces (schema, secrets, <private> spans removed, prompt injection, content already in the
+    brain). The files are never modified. Review with `tb candidates`, then `tb propose`.
+
+    \b
+    Examples:
+      tb import                       every instruction file found here
+      tb import CLAUDE.md --dry-run   what CLAUDE.md would give, queuing nothing
+      tb import --auto-memory         Claude Code's own notes for this project too
+      tb candidates && tb propose --all
+    """
+    layout = require_brain()
+    run = import_instructions(
+        layout, machine(), paths=paths, auto_memory=auto_memory, dry_run=dry_run
+    )
+    if as_json:
+        emit_json({"ok": True, **run.to_json()})
+        return
+    for shown, reason in run.unreadable:
+        say(f"tb: skipping {shown}: {reason}")
+    if not run.sources:
+        say("No agent instruction files found here (CLAUDE.md, AGENTS.md, GEMINI.md, "
+            ".cursor/rules/, .windsurf/rules/, .clinerules, .github/copilot-instructions.md, "
+            "memory-bank/); name files to import them.")  # fmt: skip
+    width = terminal_width()
+    for item in run.items:
+        label = _LABELS[item.result]
+        colour = {"queued": "green", "would-queue": "green", "skipped": "yellow"}.get(item.result)
+        head = paint(f"{label:<12}", fg=colour) + f"{item.memory_class:<11}"
+        click.echo(head + fit(item.title, None if width is None else width - 23))
+        where = f"{'':23}{item.source.shown}:{item.line}"
+        click.echo(fit(where + (f"  {item.candidate_id}" if item.candidate_id else ""), width))
+        if item.reason and item.result in ("skipped", "in-brain"):
+            click.echo(fit(f"{'':23}{item.reason}", width))
+    if run.personal_available:
+        say(f"note: Claude Code's auto memory for this project is at {run.personal_available[0].shown}: "
+            "add --auto-memory to import it (personal notes; reviewed like the rest)")  # fmt: skip
+    queued = run.count("would-queue" if dry_run else "queued")
+    summary = f"{len(run.sources)} file(s), {len(run.items)} piece(s): {queued} {'would be ' if dry_run else ''}queued"
+    others = (
+        (run.count("already-queued"), "already queued"),
+        (run.count("in-brain"), "already in the brain"),
+        (run.count("skipped"), "skipped"),
+    )
+    summary += "".join(f", {n} {label}" for n, label in others if n)
+    say(summary)
+    if queued and not dry_run:
+        say("Next: `tb candidates` to review them (`tb candidates drop ID` for what should not "
+            "be a memory), then `tb propose --all`.")  # fmt: skip
