@@ -354,8 +354,8 @@ def text_of(kind: str, values: tuple[str, ...]) -> str:
 def overhead(repo: Path, bodies: list[tuple[str, str, list[str], object]]) -> None:
     """Warm in-process search at 1,000 memories with the citation check, against the same
     retriever with the check switched off (the baseline), alternating, same queries."""
-    from teambrain_retrieval import HashEmbedder, open_retriever
-    from teambrain_retrieval._retriever import Retriever
+    from teambrain_retrieval import HashEmbedder, RetrieverOptions, open_retriever
+    from teambrain_retrieval._hits import HitBuilder
     from teambrain_schema import BRAIN_YAML_TEMPLATE
     from teambrain_schema.paths import MachineLayout
 
@@ -372,10 +372,10 @@ def overhead(repo: Path, bodies: list[tuple[str, str, list[str], object]]) -> No
     home = MachineLayout(repo.parent / "home")
     from teambrain_schema.paths import BrainLayout
 
-    retriever = open_retriever(
-        BrainLayout(repo), home=home, embedder=HashEmbedder(), warn=lambda _m: None,
-        refresh_interval=3600.0,
-    )  # fmt: skip
+    options = RetrieverOptions(
+        embedder=HashEmbedder(), warn=lambda _m: None, refresh_interval=3600.0
+    )
+    retriever = open_retriever(BrainLayout(repo), options, home=home)
     retriever.rebuild()
     queries = [f"notes code pkg{p} mod{m}" for p in range(12) for m in range(10)][:60]
     cold = []
@@ -386,19 +386,19 @@ def overhead(repo: Path, bodies: list[tuple[str, str, list[str], object]]) -> No
         cold.append((time.perf_counter() - started) * 1000)
     for query in queries:  # every memory the timed searches return, checked once
         retriever.search(query, 8)
-    original = Retriever._with_staleness
+    original = HitBuilder._with_staleness
     timings: dict[str, list[float]] = {"with": [], "without": []}
     for round_ in range(3):
         for mode in ("with", "without") if round_ % 2 == 0 else ("without", "with"):
             if mode == "without":
-                Retriever._with_staleness = lambda self, hits, own: hits  # type: ignore[method-assign]
+                HitBuilder._with_staleness = lambda self, hits, own: hits  # type: ignore[method-assign]
             else:
-                Retriever._with_staleness = original  # type: ignore[method-assign]
+                HitBuilder._with_staleness = original  # type: ignore[method-assign]
             for query in queries:
                 started = time.perf_counter()
                 retriever.search(query, 8)
                 timings[mode].append((time.perf_counter() - started) * 1000)
-    Retriever._with_staleness = original  # type: ignore[method-assign]
+    HitBuilder._with_staleness = original  # type: ignore[method-assign]
     with_ms, without_ms = statistics.median(timings["with"]), statistics.median(timings["without"])
     print(
         f"warm search at 1,000 memories: {with_ms:.2f} ms p50 with the citation check vs "

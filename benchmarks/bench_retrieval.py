@@ -140,10 +140,11 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def open_bench_retriever(root: Path, home: Path):  # type: ignore[no-untyped-def]
-    from teambrain_retrieval import open_retriever
+    from teambrain_retrieval import RetrieverOptions, open_retriever
     from teambrain_schema.paths import BrainLayout, MachineLayout
 
-    return open_retriever(BrainLayout(root), home=MachineLayout(home), refresh_interval=3600.0)
+    options = RetrieverOptions(refresh_interval=3600.0)
+    return open_retriever(BrainLayout(root), options, home=MachineLayout(home))
 
 
 def three_methods(
@@ -165,7 +166,7 @@ def three_methods(
         t2 = time.perf_counter()
         # The product's own hybrid (both halves side by side, the vector floor), with the
         # query embedded again rather than taken from the cache the line above filled.
-        backend._query_vectors.clear()
+        backend.embeddings._query_vectors.clear()
         t3 = time.perf_counter()
         hybrid = [rowid for rowid, _ in backend.ranked(text, CANDIDATES)]
         t4 = time.perf_counter()
@@ -285,9 +286,9 @@ def synthetic_docs(
 def seed_vectors(
     home: Path, docs: list[tuple[str, str, str]], embedder_name: str, dim: int
 ) -> None:
-    from teambrain_retrieval._backend import embed_key, embed_text
     from teambrain_retrieval._db import connect
     from teambrain_retrieval._numpy import prepare_numpy
+    from teambrain_retrieval._store import embed_key, embed_text
 
     # As the product does: a one-thread BLAS. Imported here first (BENCH_PARTS=latency),
     # numpy's spinning BLAS threads made every in-process search ~5 ms and 15 ms of CPU slower.
@@ -388,16 +389,16 @@ def latency(results: dict[str, object]) -> None:
         # One changed file: stamp scan, read + parse, FTS update, embed it (the real model).
         target = next((root / ".teambrain/memories/learnings").iterdir())
         target.write_text(target.read_text() + "\nAlso: the retry budget doubled in November.\n")
-        retriever._refresh_interval = 0.0
+        retriever.refresher.interval = 0.0
         t0 = time.perf_counter()
         refreshed = retriever.refresh()
         refresh_ms = 1000 * (time.perf_counter() - t0)
         assert refreshed.changed == 1 and refreshed.embedded == 1, refreshed
-        retriever._refresh_interval = 3600.0  # the files were just checked
+        retriever.refresher.interval = 3600.0  # the files were just checked
         t0 = time.perf_counter()
         retriever.search(claims[0], 8)  # patches the vector matrix; a cached query vector
         after_ms = 1000 * (time.perf_counter() - t0)
-        retriever._refresh_interval = 0.0
+        retriever.refresher.interval = 0.0
         t0 = time.perf_counter()
         retriever.refresh()  # stat every file, find nothing changed
         noop_ms = 1000 * (time.perf_counter() - t0)

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from teambrain_retrieval import HashEmbedder, Retriever, open_retriever
-from teambrain_schema import BRAIN_YAML_TEMPLATE
+from teambrain_retrieval import HashEmbedder, Retriever, RetrieverOptions, open_retriever
+from teambrain_schema import BRAIN_YAML_TEMPLATE, BrainConfig
 from teambrain_schema.ids import new_ulid
-from teambrain_schema.paths import BrainLayout
+from teambrain_schema.paths import BrainLayout, MachineLayout
 
 MakeMemory = Callable[..., Path]
 
@@ -98,12 +98,18 @@ TODAY = dt.date(2026, 12, 1)
 
 @pytest.fixture
 def open_test_retriever(notices: Notices) -> Callable[..., Retriever]:
-    def make(layout: BrainLayout, **kwargs: Any) -> Retriever:
-        kwargs.setdefault("embedder", HashEmbedder())
-        kwargs.setdefault("warn", notices.append)
-        kwargs.setdefault("today", lambda: TODAY)
-        kwargs.setdefault("refresh_interval", 0.0)
-        return open_retriever(layout, **kwargs)
+    def make(
+        layout: BrainLayout,
+        *,
+        config: BrainConfig | None = None,
+        home: MachineLayout | None = None,
+        **options: Any,
+    ) -> Retriever:
+        options.setdefault("embedder", HashEmbedder())
+        options.setdefault("warn", notices.append)
+        options.setdefault("today", lambda: TODAY)
+        options.setdefault("refresh_interval", 0.0)
+        return open_retriever(layout, RetrieverOptions(**options), config=config, home=home)
 
     return make
 

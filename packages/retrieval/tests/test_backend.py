@@ -33,7 +33,7 @@ def test_both_halves_honour_sources() -> None:
     only = be.search("retry budget payment client", 5, sources=["memory"])
     assert [hit.id for hit in only] == [memory.id]
     vectors = be.vector_ranking("retry budget payment client", 5, sources=["codemap"])
-    assert [be.docs([rowid])[rowid].id for rowid, _ in vectors] == [code.id]
+    assert [be.store.docs([rowid])[rowid].id for rowid, _ in vectors] == [code.id]
 
 
 def test_unrelated_vector_neighbours_do_not_fill_the_answer() -> None:
@@ -42,7 +42,7 @@ def test_unrelated_vector_neighbours_do_not_fill_the_answer() -> None:
     be = backend(related, unrelated)
     query = "redis pool connections"
     cosines = dict(be.vector_ranking(query, 5))
-    rowid = {d.id: r for r, d in be.docs(list(cosines)).items()}
+    rowid = {d.id: r for r, d in be.store.docs(list(cosines)).items()}
     # Without the floor the vector half would rank every memory, however far.
     assert set(rowid) == {related.id, unrelated.id}
     assert cosines[rowid[unrelated.id]] < VECTOR_FLOOR <= cosines[rowid[related.id]]
@@ -75,15 +75,16 @@ def test_a_document_text_is_embedded_once_and_a_stored_one_never() -> None:
     be = SqliteBackend(connect(None), [ServedBrain("b")], embedder)
     be.index([stored], "memory")
     before = embedder.embedded
-    again = be.embed_document(embed_text(stored.title, stored.body))
+    again = be.embeddings.embed_document(embed_text(stored.title, stored.body))
     assert embedder.embedded == before  # read from the vectors table
     assert (
-        again is not None and again.tolist() == be.stored_vector(stored.title, stored.body).tolist()
+        again is not None
+        and again.tolist() == be.embeddings.stored_vector(stored.title, stored.body).tolist()
     )
     draft = embed_text("retry budget", "Retry the payment client at most three times.")
-    first = be.embed_document(draft)
+    first = be.embeddings.embed_document(draft)
     assert embedder.embedded == before + 1
-    assert be.embed_document(draft) is first and embedder.embedded == before + 1
+    assert be.embeddings.embed_document(draft) is first and embedder.embedded == before + 1
 
 
 def test_lookups_by_key_never_read_the_whole_brain() -> None:
@@ -101,11 +102,11 @@ def test_lookups_by_key_never_read_the_whole_brain() -> None:
         statements.append((sql, bindings))
         return True
 
-    be.db.exec_trace = trace
+    be.store.db.exec_trace = trace
     try:
         hits = be.search("budget doubled", 5)
     finally:
-        be.db.exec_trace = None
+        be.store.db.exec_trace = None
     assert edited.id in {hit.id for hit in hits}
     lookups = [(sql, b) for sql, b in statements if " IN (" in sql and "FROM docs d" in sql]
     kinds = {kind for sql, _ in lookups for kind in ("rowid", "embed_key", "brain")
@@ -114,5 +115,7 @@ def test_lookups_by_key_never_read_the_whole_brain() -> None:
     # what the served rule hides (the write made a new snapshot).
     assert kinds == {"rowid", "embed_key", "brain"}, statements
     for sql, bindings in lookups:
-        plan = " | ".join(row[3] for row in be.db.execute(f"EXPLAIN QUERY PLAN {sql}", bindings))
+        plan = " | ".join(
+            row[3] for row in be.store.db.execute(f"EXPLAIN QUERY PLAN {sql}", bindings)
+        )
         assert "docs_by_brain" not in plan and "SCAN d" not in plan, (sql, plan)

@@ -108,7 +108,7 @@ def test_an_index_from_before_unicode_mentions_reads_them_again(tmp_path: Path) 
         id=new_ulid(), brain="b", path=".teambrain/memories/learnings/m.md", title="Menu",
         body=body, tags=["docs/résumé"], class_="learning", content_hash="h",
     )])  # fmt: skip
-    db = be.db
+    db = be.store.db
     with db:  # as the older version left it
         db.execute("UPDATE doc_paths SET mention = 'docs/men'")
         db.execute("DELETE FROM migrations WHERE name = 'm005_unicode_mentions'")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from teambrain_retrieval import embedder_egress, open_retriever, org_brain_egress
+from teambrain_retrieval import RetrieverOptions, embedder_egress, open_retriever, org_brain_egress
 from teambrain_schema import EmbedderConfig
 from teambrain_schema.brain import load_brain_config
 from teambrain_schema.egress import approve_egress
@@ -66,7 +66,7 @@ def _remote_brain(
 
 
 def _open(layout: BrainLayout, notices: list[str]) -> Any:
-    return open_retriever(layout, warn=notices.append, refresh_interval=0.0)
+    return open_retriever(layout, RetrieverOptions(warn=notices.append, refresh_interval=0.0))
 
 
 def test_an_unapproved_remote_embedder_is_never_contacted(

@@ -63,6 +63,7 @@ PUBLIC_API = [
     "RRF_K",
     "RefreshReport",
     "Retriever",
+    "RetrieverOptions",
     "ServedBrain",
     "Similar",
     "Situation",

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings, strategies as st
-from teambrain_retrieval import HashEmbedder, Retriever, _retriever as retriever_module
+from teambrain_retrieval import HashEmbedder, Retriever, _refresher as refresher_module
 from teambrain_retrieval._scan import change_signals, scan_stamps, stamps_digest
 from teambrain_schema.paths import BrainLayout, MachineLayout
 
@@ -129,7 +129,7 @@ def test_an_older_writer_of_the_files_table_voids_the_digest(
 @pytest.fixture
 def large(monkeypatch: pytest.MonkeyPatch) -> None:
     """Treat every brain as one whose full scan is too dear to run on every call."""
-    monkeypatch.setattr(retriever_module, "_SCAN_FREE_S", -1.0)
+    monkeypatch.setattr(refresher_module, "_SCAN_FREE_S", -1.0)
 
 
 def test_signals_move_when_a_file_is_added_or_git_moves(layout: BrainLayout, write: Write) -> None:
@@ -185,7 +185,7 @@ def test_a_large_brain_sees_an_in_place_edit_at_its_next_full_scan(
     assert titles(retriever.search("invoices", 5)) == []
     # ...until the periodic full scan, at most _SCAN_MAX_INTERVAL_S later.
     for source in retriever._sources:
-        source.last_scan -= retriever_module._SCAN_MAX_INTERVAL_S
+        source.last_scan -= refresher_module._SCAN_MAX_INTERVAL_S
     assert titles(retriever.search("invoices", 5)) == ["Retry budget"]
 
 

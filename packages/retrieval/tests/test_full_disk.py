@@ -46,7 +46,7 @@ def test_a_search_that_cannot_write_the_index_answers_from_memory(
     make_memory("Rollback plan", "Roll back with the release script's undo.")
     again = open_test_retriever(layout, embedder=embedder)
     monkeypatch.setattr(again.backend, "upsert", failure)
-    monkeypatch.setattr(again.backend, "mark_indexed", failure)
+    monkeypatch.setattr(again.backend.store, "mark_indexed", failure)
     hits = again.search("rollback undo", 3)
     assert hits[0].memory.title == "Rollback plan"
     assert again.in_memory is not None and "full" in again.in_memory

@@ -126,7 +126,7 @@ def test_a_committed_model_file_runs_only_once_approved(
 ) -> None:
     import subprocess
 
-    from teambrain_retrieval import embedder_egress, open_retriever
+    from teambrain_retrieval import RetrieverOptions, embedder_egress, open_retriever
     from teambrain_schema.brain import load_brain_config
     from teambrain_schema.egress import approve_egress
     from teambrain_schema.paths import BrainLayout, machine_layout
@@ -141,7 +141,7 @@ def test_a_committed_model_file_runs_only_once_approved(
     notices: list[str] = []
 
     def embedder_in_use() -> str:
-        retriever = open_retriever(layout, warn=notices.append)
+        retriever = open_retriever(layout, RetrieverOptions(warn=notices.append))
         try:
             return retriever.embedder_status()
         finally:

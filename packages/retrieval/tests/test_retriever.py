@@ -73,14 +73,15 @@ def _shared_retriever(
     factory: pytest.TempPathFactory, new_brain: NewBrain, write: Write
 ) -> Retriever:
     if "r" not in _SHARED:
-        from teambrain_retrieval import open_retriever
+        from teambrain_retrieval import RetrieverOptions, open_retriever
 
         layout = new_brain(factory.mktemp("shared") / "repo")
         for title in ("AND OR NOT", "NEAR(a b)", "col:value -minus", 'quote " here', "*^()"):
             write(layout, title, f"Body about {title} and more words.")
-        _SHARED["r"] = open_retriever(
-            layout, embedder=HashEmbedder(), warn=lambda _m: None, refresh_interval=60.0
+        options = RetrieverOptions(
+            embedder=HashEmbedder(), warn=lambda _m: None, refresh_interval=60.0
         )
+        _SHARED["r"] = open_retriever(layout, options)
     return _SHARED["r"]
 
 
@@ -151,7 +152,7 @@ def test_filters_hold_for_the_vector_side_too(
     retriever = open_test_retriever(layout)
     retriever.refresh()
     ranked = retriever.backend.vector_ranking("zebra giraffe", 10)
-    docs = retriever.backend.docs([rowid for rowid, _ in ranked])
+    docs = retriever.backend.store.docs([rowid for rowid, _ in ranked])
     assert {doc.title for doc in docs.values()} == {"Beta"}
 
 
@@ -571,14 +572,16 @@ def test_patched_vectors_match_a_full_rebuild(
 
     monkeypatch.setattr(SqliteBackend, "_patched_matrix", spy)
     in_place: list[bool] = []
-    original_in_place = SqliteBackend._patched_in_place
+    import teambrain_retrieval._backend as backend_module
 
-    def spy_in_place(self: SqliteBackend, *args: object) -> object:
-        result = original_in_place(self, *args)  # type: ignore[arg-type]
+    original_in_place = backend_module.patched_in_place
+
+    def spy_in_place(*args: object) -> object:
+        result = original_in_place(*args)  # type: ignore[arg-type]
         in_place.append(result is not None)
         return result
 
-    monkeypatch.setattr(SqliteBackend, "_patched_in_place", spy_in_place)
+    monkeypatch.setattr(backend_module, "patched_in_place", spy_in_place)
     paths = [make_memory(f"Note {i}", f"Words about topic {i} and caching.") for i in range(6)]
     live = open_test_retriever(layout)
     live.search("caching", 3)  # builds the vector matrix
@@ -592,8 +595,8 @@ def test_patched_vectors_match_a_full_rebuild(
         for query in queries:
             want = fresh.backend.vector_ranking(query, 10)
             assert sorted(
-                (round(s, 5), live.backend.docs([r])[r].path) for r, s in got[query]
-            ) == sorted((round(s, 5), fresh.backend.docs([r])[r].path) for r, s in want)
+                (round(s, 5), live.backend.store.docs([r])[r].path) for r, s in got[query]
+            ) == sorted((round(s, 5), fresh.backend.store.docs([r])[r].path) for r, s in want)
 
     paths[0].write_text(paths[0].read_text().replace("topic 0", "new words entirely"))
     same_as_fresh()
@@ -743,8 +746,8 @@ def test_an_answer_embeds_for_a_bounded_time_and_finds_the_rest_by_keywords(
     layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever,
     notices: list[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    import teambrain_retrieval._retriever as module
-    from teambrain_retrieval._backend import EMBED_BATCH
+    import teambrain_retrieval._refresher as module
+    from teambrain_retrieval._embedding import EMBED_BATCH
 
     for index in range(EMBED_BATCH * 3):
         make_memory(f"Memory {index}", f"Note number {index} on the zebra{index} topic.")
@@ -755,7 +758,7 @@ def test_an_answer_embeds_for_a_bounded_time_and_finds_the_rest_by_keywords(
     assert hits and hits[0].memory.title == f"Memory {EMBED_BATCH * 3 - 1}"  # by keywords
     assert embedder.texts == EMBED_BATCH
     assert any("not embedded yet" in notice for notice in notices)
-    retriever._refresh_interval = 0.0
+    retriever.refresher.interval = 0.0
     retriever.search("zebra1", 1)
     assert embedder.texts == 2 * EMBED_BATCH  # the next answer goes on where this one stopped
 
@@ -763,7 +766,7 @@ def test_an_answer_embeds_for_a_bounded_time_and_finds_the_rest_by_keywords(
 def test_an_interrupted_rebuild_keeps_what_it_embedded_and_the_next_embeds_the_rest(
     layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
 ) -> None:
-    from teambrain_retrieval._backend import EMBED_BATCH
+    from teambrain_retrieval._embedding import EMBED_BATCH
 
     total = EMBED_BATCH * 4
     for index in range(total):

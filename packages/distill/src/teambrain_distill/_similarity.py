@@ -33,7 +33,7 @@ def open_index(
     built in memory, with a copy of index.db in ``scratch`` as its embedding cache.
     """
     try:
-        from teambrain_retrieval import open_retriever
+        from teambrain_retrieval import RetrieverOptions, open_retriever
 
         if scratch is not None:
             for suffix in ("", "-wal"):
@@ -43,11 +43,11 @@ def open_index(
             from teambrain_schema.egress import load_approvals
 
             # The scratch home holds a copy of the index only: approvals are this machine's.
-            return open_retriever(
-                layout, home=MachineLayout(scratch), ephemeral=True, warn=warn,
-                approvals=load_approvals(machine, layout.repo_root),
-            )  # fmt: skip
-        return open_retriever(layout, home=machine, warn=warn)
+            options = RetrieverOptions(
+                ephemeral=True, warn=warn, approvals=load_approvals(machine, layout.repo_root)
+            )
+            return open_retriever(layout, options, home=MachineLayout(scratch))
+        return open_retriever(layout, RetrieverOptions(warn=warn), home=machine)
     except Exception as exc:  # any failure here only costs the similarity checks
         warn(f"similarity checks unavailable ({exc.__class__.__name__}: {exc}); exact checks only")
         return None
@@ -84,14 +84,16 @@ def pair_scores(retriever: Retriever) -> PairScores:
 
     def vector(text: str) -> Any:
         if text not in cache:
-            cache[text] = retriever.backend.embed_document(text)
+            cache[text] = retriever.backend.embeddings.embed_document(text)
         return cache[text]
 
     def scores(
         draft: tuple[str, str], others: Sequence[tuple[str, str]]
     ) -> list[tuple[float | None, float]]:
         text = embed_text(*draft)
-        mine = retriever.backend.embed_document(text)  # usually just embedded by similar()
+        mine = retriever.backend.embeddings.embed_document(
+            text
+        )  # usually just embedded by similar()
         terms = set(query_terms(text))
         result: list[tuple[float | None, float]] = []
         for other in others:

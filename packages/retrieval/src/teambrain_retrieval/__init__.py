@@ -2,7 +2,8 @@
 
 The entry point is :func:`open_retriever`, which gives a :class:`Retriever` for one brain:
 ``search``, ``search_paths``, ``context``, ``similar``, ``memory``, ``refresh``, ``rebuild``,
-``stats``. :class:`SqliteBackend` is the contract's RetrievalBackend underneath. Embedders
+``stats``, opened as :class:`RetrieverOptions` say. :class:`SqliteBackend` is the
+contract's RetrievalBackend underneath. Embedders
 plug in through :func:`register_embedder`.
 
 Names load lazily, so importing this package costs nothing until a name is used (apsw, numpy
@@ -19,10 +20,11 @@ _EXPORTS: dict[str, str] = {
     # the facade
     "open_retriever": "_retriever",
     "Retriever": "_retriever",
-    "Hit": "_retriever",
-    "Similar": "_retriever",
-    "ContextPack": "_retriever",
-    "RefreshReport": "_retriever",
+    "RetrieverOptions": "_retriever",
+    "Hit": "_hits",
+    "Similar": "_hits",
+    "ContextPack": "_hits",
+    "RefreshReport": "_refresher",
     "brain_id_for": "_retriever",
     "org_brain_root": "_retriever",
     "org_brain_egress": "_retriever",
@@ -34,8 +36,8 @@ _EXPORTS: dict[str, str] = {
     "gather_situation": "_situation",
     # the backend and its pieces
     "SqliteBackend": "_backend",
-    "ServedBrain": "_backend",
-    "embed_text": "_backend",
+    "ServedBrain": "_store",
+    "embed_text": "_store",
     "fuse_rrf": "_fusion",
     "RRF_K": "_fusion",
     "CANDIDATES": "_fusion",
@@ -77,11 +79,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, before=_register_local)
 
 
 if TYPE_CHECKING:  # explicit re-exports for type checkers
-    from ._backend import (
-        ServedBrain as ServedBrain,
-        SqliteBackend as SqliteBackend,
-        embed_text as embed_text,
-    )
+    from ._backend import SqliteBackend as SqliteBackend
     from ._duplicates import (
         DUPLICATE_COSINE as DUPLICATE_COSINE,
         DUPLICATE_TERM_OVERLAP as DUPLICATE_TERM_OVERLAP,
@@ -99,6 +97,7 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         register_embedder as register_embedder,
     )
     from ._fusion import CANDIDATES as CANDIDATES, RRF_K as RRF_K, fuse_rrf as fuse_rrf
+    from ._hits import ContextPack as ContextPack, Hit as Hit, Similar as Similar
     from ._inventory import (
         IndexedBrain as IndexedBrain,
         IndexInventory as IndexInventory,
@@ -113,16 +112,15 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
     )
     from ._pathmatch import extract_mentions as extract_mentions, path_score as path_score
     from ._query import query_terms as query_terms, sanitise_fts_query as sanitise_fts_query
+    from ._refresher import RefreshReport as RefreshReport
     from ._retriever import (
-        ContextPack as ContextPack,
-        Hit as Hit,
-        RefreshReport as RefreshReport,
         Retriever as Retriever,
-        Similar as Similar,
+        RetrieverOptions as RetrieverOptions,
         brain_id_for as brain_id_for,
         open_retriever as open_retriever,
         org_brain_egress as org_brain_egress,
         org_brain_root as org_brain_root,
     )
     from ._situation import Situation as Situation, gather_situation as gather_situation
+    from ._store import ServedBrain as ServedBrain, embed_text as embed_text
     from ._trim import Trimmed as Trimmed, trim_to_budget as trim_to_budget

@@ -1,7 +1,9 @@
-"""The saved vector matrix of a brain (``cache/vectors-<key>.npz``) read as untrusted input.
+"""The saved vector matrix of a brain (``cache/vectors-<key>.npz``), written for the next process
+and read as untrusted input.
 
-A process saves the matrix it built so the next one need not read every vector row; the file
-is derived, so a file that does not validate is discarded and rebuilt, never an error. Reading
+A process saves the matrix it built so the next one need not read every vector row, while
+index.db's write counter (its generation) is unchanged; the file is derived, so a file that
+does not validate is discarded and rebuilt, never an error. Reading
 it never blocks on a FIFO or follows a final symlink, never unpickles, and checks what the
 backend relies on: every array present with its dtype and shape, one row per id, the
 embedder's dimension, finite values, and a CRC-32 of the arrays written with them (a file
@@ -10,9 +12,19 @@ mixed from two saves, truncated or flipped fails it).
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
 import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ._numpy import prepare_numpy
+from ._vectors import NO_EXPIRY, VectorMatrix, excluded_mask, writable_float32
 
 FIELDS = ("generation", "complete", "rowids", "ids", "sources", "matrix", "expires")
 CHECKSUM = "checksum"
@@ -109,3 +121,77 @@ def _check(arrays: dict[str, Any], dim: int | None) -> None:
         raise MatrixFileDamaged("a row appears twice")
     if not np.isfinite(matrix).all():
         raise MatrixFileDamaged("the matrix holds NaN or infinite values")
+
+
+def cache_file(directory: Path, embedder: str, served: Sequence[tuple[str, Sequence[str]]]) -> Path:
+    """Where the matrix of ``embedder``'s vectors for these (brain, scopes) is saved."""
+    key = json.dumps([embedder, [[brain, list(scopes)] for brain, scopes in served]])
+    name = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return directory / f"vectors-{name}.npz"
+
+
+@dataclass
+class SavedMatrix:
+    """A vector matrix saved to a private file, valid for one generation of the index."""
+
+    generation: int
+    complete: bool
+    arrays: dict[str, Any]
+
+    @classmethod
+    def load(
+        cls, path: Path, generation: int, dim: int | None, warn: Callable[[str], None]
+    ) -> SavedMatrix | None:
+        """The matrix saved at ``path`` for ``generation``; None when there is none. A file
+        that does not validate is deleted (it is rebuilt and saved again), said once."""
+        prepare_numpy()
+        try:
+            arrays = read_matrix_file(path, generation, dim)
+        except MatrixFileDamaged as exc:
+            warn(f"discarded the damaged vectors cache {path} ({exc.reason}); rebuilding it")
+            with contextlib.suppress(OSError):
+                path.unlink()
+            return None
+        if arrays is None:
+            return None
+        return cls(generation, bool(arrays["complete"]), arrays)
+
+    @staticmethod
+    def save(path: Path, vectors: VectorMatrix, generation: int, complete: bool) -> None:
+        import numpy as np
+        from teambrain_schema.private_dirs import ensure_private_dir
+
+        ensure_private_dir(path.parent)
+        arrays = {
+            "generation": np.int64(generation), "complete": np.bool_(complete),
+            "rowids": np.array(vectors.rowids, dtype=np.int64),
+            "ids": np.array(vectors.ids, dtype=np.str_), "sources": vectors.sources,
+            "matrix": vectors.matrix, "expires": vectors.expires,
+        }  # fmt: skip
+        arrays[CHECKSUM] = np.uint32(checksum(arrays))
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".vectors-", suffix=".npz")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                np.savez(handle, **arrays)
+            os.replace(temp, path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
+
+    def matrix_for(self, excluded: frozenset[str]) -> VectorMatrix | None:
+        a = self.arrays
+        ids = [str(i) for i in a["ids"]]
+        if not ids:
+            return None
+        expires = a["expires"]
+        return VectorMatrix(
+            rowids=[int(r) for r in a["rowids"]],
+            ids=ids,
+            sources=a["sources"],
+            # Read from the file into memory of its own (the saved matrix is used once), so it
+            # is already writable and edits can patch it in place: copying 30 MB cost 50 ms.
+            matrix=writable_float32(a["matrix"]),
+            expires=expires,
+            excluded=excluded_mask(ids, excluded),
+            any_expiry=bool((expires != NO_EXPIRY).any()),
+        )

@@ -1,61 +1,48 @@
 """The facade the CLI and the MCP server use: a fresh, filtered, hybrid view of one brain.
 
 ``open_retriever(layout)`` gives a :class:`Retriever` for the brain of one repository (plus
-the org brain named in its brain.yaml). Every read first checks the memory files' stamps and
-re-reads only what was added, changed, removed or retired, so answers follow the working tree
-without ``tb reindex``.
+the org brain named in its brain.yaml); :class:`RetrieverOptions` says how (time travel, the
+embedder, notices, the clock). Each query goes down one way: the :class:`~._refresher.Refresher`
+brings the index up to date with the files, :class:`~._backend.SqliteBackend` ranks, and
+:class:`~._hits.HitBuilder` turns the ranked rows into answers. Opening index.db, and moving a
+damaged one aside and rebuilding it, is done here too.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime as dt
 import functools
 import threading
-import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import apsw
 
-from ._backend import DocRow, Progress, ServedBrain, SqliteBackend, embed_text, say_once
+from ._backend import SqliteBackend
 from ._db import IndexCorrupt, connect, is_damage, move_aside, storage_trouble
 from ._duplicates import is_near_duplicate, term_overlap
 from ._embedders import Embedder, EmbedderUnavailable, embedder_egress, make_embedder
 from ._fusion import CANDIDATES, RRF_K, fuse_rrf
-from ._git import blob_id, head_blobs, head_commit
+from ._git import head_commit
+from ._hits import ContextPack, Hit, HitBuilder, Similar
+from ._notices import say_once
 from ._numpy import prepare_numpy
 from ._pathmatch import path_score
 from ._query import query_terms
-from ._scan import Signals, Stamp, change_signals, read_doc, scan_stamps, stamps_digest
+from ._refresher import BrainSource, Refresher, RefreshReport
 from ._situation import Situation
+from ._store import DocRow, ServedBrain, embed_text
 from ._trim import effective_budget, trim_to_budget
 
 if TYPE_CHECKING:
-    from teambrain_schema import (
-        BrainConfig,
-        IndexableDoc,
-        IndexStats,
-        Memory,
-        MemoryContextResult,
-        MemoryResult,
-        Provenance,
-    )
-    from teambrain_schema.citation_checker import CitationChecker
+    from teambrain_schema import BrainConfig, IndexStats
     from teambrain_schema.egress import Approvals, Egress
     from teambrain_schema.paths import BrainLayout, MachineLayout
 
-# Freshness checks may take at most ~2% of the time between them (large brains, hot loops).
-_SCAN_SHARE = 50.0
-_SCAN_FREE_S = 0.002
-_SCAN_MAX_INTERVAL_S = 2.0
-_MEMORY_CACHE = 4096
-# Seconds an answer may spend embedding memories that are new since the last one (a pull of a
-# few hundred); the rest is embedded by later answers or `tb reindex`.
-ANSWER_EMBED_BUDGET_S = 2.0
+    from ._embedding import Progress
 
 TRUST_HINT = "`tb trust` shows it and asks"
 ORG_BRAIN_SENDS = "its org-scoped memories, served to this repository's agents"
@@ -98,122 +85,31 @@ def org_brain_egress(config: BrainConfig, repo_root: Path) -> Egress | None:
 
 
 @dataclass(frozen=True)
-class RefreshReport:
-    """What a refresh or rebuild did."""
+class RetrieverOptions:
+    """How a :class:`Retriever` reads its brain (all optional).
 
-    added: int = 0
-    changed: int = 0
-    removed: int = 0
-    unchanged: int = 0
-    embedded: int = 0
-    problems: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    rebuilt: bool = False
-    scanned: bool = True
+    ``ephemeral=True`` keeps the index in memory (time travel over a brain materialised from
+    an old commit) while embeddings still come from the content-hash cache in index.db;
+    ``commit`` then names the commit answers are read at, and ``brain_id`` the brain they are
+    answers of. ``embedder`` overrides brain.yaml (an :class:`Embedder`, or None for keyword
+    search only); ``warn`` receives one-line notices (default: stderr, once each); ``today``
+    is the clock TTLs are judged by; ``refresh_interval`` fixes how often the files are checked
+    (default: every time for small brains, adaptively for very large ones). Settings that send
+    data off the machine (a remote embedder, an org brain outside the repository) are used only
+    when this machine approved them for ``trust_root`` (default: the layout's repository;
+    ``approvals`` default: ``$TEAMBRAIN_HOME/trust.json``); otherwise search runs on keywords,
+    or without the org brain, and ``warn`` says why.
+    """
 
-    @property
-    def touched(self) -> int:
-        """Files whose documents were added, changed or removed."""
-        return self.added + self.changed + self.removed
-
-    def merged(self, other: RefreshReport) -> RefreshReport:
-        """The sum of two reports (the brain and its org brain)."""
-        return RefreshReport(
-            self.added + other.added, self.changed + other.changed,
-            self.removed + other.removed, self.unchanged + other.unchanged,
-            self.embedded + other.embedded, [*self.problems, *other.problems],
-            self.seconds + other.seconds, self.rebuilt or other.rebuilt,
-            self.scanned or other.scanned,
-        )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Hit:
-    """A served memory, its score and where it was read."""
-
-    memory: Memory
-    score: float
-    provenance: Provenance
-    # Why the memory may be out of date: citations the repository no longer bears out.
-    stale: tuple[str, ...] = ()
-
-    @property
-    def id(self) -> str:
-        return self.memory.id
-
-    def to_result(self) -> MemoryResult:
-        """The memory as an agent receives it (body inside the rendering rule's fence)."""
-        from teambrain_schema import MemoryResult
-        from teambrain_schema.render import render_memory
-
-        front = self.memory.front
-        return MemoryResult(
-            id=front.id,
-            title=front.title,
-            body=render_memory(front.id, self.memory.body),
-            class_=front.class_,
-            provenance=self.provenance,
-            priority=front.priority,
-            tags=list(front.tags),
-            stale=list(self.stale) or None,
-        )
-
-
-@dataclass(frozen=True)
-class Similar:
-    """A live memory close to a draft: cosine (None without vectors), term overlap and the
-    verdict of the near-duplicate guard."""
-
-    hit: Hit
-    cosine: float | None
-    fts_strength: float
-    is_duplicate: bool
-
-
-@dataclass(frozen=True)
-class ContextPack:
-    """What ``memory_context()`` returns: required memories, then relevant ones, within budget."""
-
-    required: list[Hit]
-    relevant: list[Hit]
-    token_estimate: int
-    budget: int
-    over_budget: bool = False
-    notes: list[str] = field(default_factory=list)
-
-    def to_result(self) -> MemoryContextResult:
-        """The MCP result model."""
-        from teambrain_schema import MemoryContextResult
-
-        return MemoryContextResult(
-            required=[hit.to_result() for hit in self.required],
-            relevant=[hit.to_result() for hit in self.relevant],
-            token_estimate=self.token_estimate,
-            budget=self.budget,
-            over_budget=self.over_budget,
-            notes=list(self.notes),
-        )
-
-
-@dataclass
-class _BrainSource:
-    """One brain a retriever serves, and what it last saw of its files."""
-
-    layout: BrainLayout
-    brain_id: str
-    display: str
-    scopes: tuple[str, ...]
-    stamps: dict[str, Stamp] | None = None
-    last_scan: float = 0.0
-    scan_cost: float = 0.0
-    # The folders the last scan listed, and the change signals taken just before it.
-    folders: list[str] = field(default_factory=list)
-    signals: Signals | None = None
-    # What the index holds for this brain, remembered between refreshes while no other
-    # process has written to index.db (``data_version`` unchanged).
-    known: dict[str, tuple[int, int, str, str | None]] | None = None
-    indexed: set[str] | None = None
-    data_version: int | None = None
+    ephemeral: bool = False
+    commit: str | None = None
+    brain_id: str | None = None
+    embedder: Embedder | str | None = "config"
+    warn: Callable[[str], None] | None = None
+    today: Callable[[], dt.date] | None = None
+    refresh_interval: float | None = None
+    trust_root: Path | None = None
+    approvals: Approvals | None = None
 
 
 def _recovering(method: Callable[P, R]) -> Callable[P, R]:
@@ -255,46 +151,45 @@ class Retriever:
         layout: BrainLayout,
         config: BrainConfig,
         home: MachineLayout,
-        *,
-        ephemeral: bool = False,
-        commit: str | None = None,
-        brain_id: str | None = None,
-        embedder: Embedder | str | None = "config",
-        warn: Callable[[str], None] | None = None,
-        today: Callable[[], dt.date] | None = None,
-        refresh_interval: float | None = None,
-        trust_root: Path | None = None,
-        approvals: Approvals | None = None,
+        options: RetrieverOptions | None = None,
     ) -> None:
+        options = options or RetrieverOptions()
         self.layout = layout
         # The repository whose approvals apply (a brain materialised from an old commit is
         # still that repository's) and this machine's approvals, read once per retriever.
-        self.trust_root = trust_root or layout.repo_root
-        self._approvals_read = approvals
+        self.trust_root = options.trust_root or layout.repo_root
+        self._approvals_read = options.approvals
         self.config = config
         self.home = home
-        self.ephemeral = ephemeral
-        self.brain_id = brain_id or brain_id_for(layout.repo_root)
-        self._commit_override = commit
-        self._warn = warn or say_once
-        self._today = today
-        self._refresh_interval = refresh_interval
+        self.ephemeral = options.ephemeral
+        self.brain_id = options.brain_id or brain_id_for(layout.repo_root)
+        self._commit_override = options.commit
+        self._warn = options.warn or say_once
+        self._today = options.today
         self._lock = threading.RLock()
-        # Parsed memories by stored row: validating front-matter again on every answer is the
-        # slowest part of turning hits into results.
-        self._memories: dict[tuple[int, str, str, str], Memory] = {}
-        # Blob ids in HEAD's tree of the files answers cited, by (brain, HEAD commit); None for
-        # a path HEAD does not hold. Looked up for the hits of each answer only, in one git call.
-        self._head_blobs: dict[tuple[str, str], dict[str, str | None]] = {}
-        self._checker: CitationChecker | None = None
         self._embedder_reason = "none: keyword search only (retrieval.embedder.provider: none)"
-        self._embedder = self._choose_embedder(embedder)
+        self._embedder = self._choose_embedder(options.embedder)
         self._sources = [self._main_source(), *self._org_sources()]
         # Why this process indexes in memory instead of in index.db (None: it does not).
         self.in_memory: str | None = None
         self._memory_said = False
         self.db: apsw.Connection = self._open_db()
         self.backend = self._make_backend()
+        self.refresher = Refresher(
+            self.db,
+            self.backend,
+            self._sources,
+            warn=self._warn,
+            interval=options.refresh_interval,
+        )
+        self.hits = HitBuilder(
+            self.backend.store,
+            self._sources,
+            brain_id=self.brain_id,
+            repo_root=layout.repo_root,
+            ephemeral=self.ephemeral,
+            commit=self._commit_override,
+        )
 
     # ------------------------------------------------------------------ set-up
 
@@ -337,11 +232,11 @@ class Retriever:
             self._warn(f"semantic search is off, using keyword search only: {exc.reason}")
             return None
 
-    def _main_source(self) -> _BrainSource:
+    def _main_source(self) -> BrainSource:
         name = self.config.name or self.layout.repo_root.resolve().name
-        return _BrainSource(self.layout, self.brain_id, name, tuple(self.config.scopes))
+        return BrainSource(self.layout, self.brain_id, name, tuple(self.config.scopes))
 
-    def _org_sources(self) -> list[_BrainSource]:
+    def _org_sources(self) -> list[BrainSource]:
         from teambrain_schema.paths import BrainLayout
 
         path = org_brain_root(self.config, self.layout.repo_root)
@@ -366,7 +261,7 @@ class Retriever:
             if not self.ephemeral
             else f"{brain_id_for(org.repo_root)}#org-of:{self.brain_id}"
         )
-        return [_BrainSource(org, org_id, org.repo_root.resolve().name, ("org",))]
+        return [BrainSource(org, org_id, org.repo_root.resolve().name, ("org",))]
 
     def _open_db(self) -> apsw.Connection:
         if self.ephemeral:
@@ -405,8 +300,8 @@ class Retriever:
                 self.db.close()
             self.db, self._vectors_table = db, "vectors"
             self.backend = self._make_backend()
-            for source in self._sources:
-                source.stamps, source.known, source.indexed = None, None, None
+            self.hits.store = self.backend.store
+            self.refresher.reattach(self.db, self.backend)
 
     def _copy_vectors(self, source: apsw.Connection | None, target: apsw.Connection) -> None:
         """The cached embeddings of this embedder from index.db (``source``, or a read-only
@@ -465,11 +360,8 @@ class Retriever:
             self._recover_file()
             self.db = connect(self.home.index_db)
             self.backend = self._make_backend()
-            for source in self._sources:
-                source.stamps, source.known, source.indexed = None, None, None
-            # Index the files again now, so what the caller retries (stats, context) sees them.
-            for source in self._sources:
-                self._refresh_source(source, force=True)
+            self.hits.store = self.backend.store
+            self.refresher.reopen(self.db, self.backend)
 
     def _make_backend(self) -> SqliteBackend:
         served = [ServedBrain(s.brain_id, s.scopes) for s in self._sources]
@@ -493,210 +385,12 @@ class Retriever:
             return self._commit_override
         return head_commit(self.layout.repo_root)
 
-    def _data_version(self) -> int:
-        row = self.db.execute("PRAGMA data_version").fetchone()
-        return int(row[0]) if row else 0
-
-    def _due(self, source: _BrainSource, now: float) -> bool:
-        if source.stamps is None:
-            return True
-        if self._refresh_interval is not None:
-            return now - source.last_scan >= self._refresh_interval
-        if source.scan_cost <= _SCAN_FREE_S:
-            return True
-        # A large brain: a dozen stats say whether files were added, removed or renamed or
-        # git moved (a pull is served on the very next call); files rewritten in place are
-        # caught by a full scan every so often.
-        if change_signals(source.layout, source.folders) != source.signals:
-            return True
-        return now - source.last_scan >= min(_SCAN_MAX_INTERVAL_S, _SCAN_SHARE * source.scan_cost)
-
-    def _refresh_source(self, source: _BrainSource, *, force: bool) -> RefreshReport:
-        started = time.perf_counter()
-        # Signals taken before the scan: a change made while it runs is seen next time.
-        signals = change_signals(source.layout, source.folders)
-        folders: list[str] = []
-        stamps = scan_stamps(source.layout, folders)
-        if folders != source.folders:
-            source.folders = folders
-            signals = change_signals(source.layout, folders)
-        source.signals = signals
-        source.scan_cost = time.perf_counter() - started
-        source.last_scan = time.monotonic()
-        if not force and stamps == source.stamps:
-            return RefreshReport(unchanged=len(stamps), seconds=source.scan_cost, scanned=True)
-        digest = stamps_digest(stamps)
-        if not force and source.known is None and self._digest_matches(source, digest):
-            # A new process, and the index already matches these files (another process or
-            # an earlier run indexed them): nothing to compare file by file.
-            source.stamps = stamps
-            return RefreshReport(
-                unchanged=len(stamps), problems=self._stored_problems(source),
-                seconds=time.perf_counter() - started,
-            )  # fmt: skip
-        report = self._apply_changes(source, stamps, force=force, digest=digest)
-        source.stamps = stamps
-        return RefreshReport(
-            report.added, report.changed, report.removed, report.unchanged, report.embedded,
-            report.problems, time.perf_counter() - started, report.rebuilt,
-        )  # fmt: skip
-
-    def _digest_matches(self, source: _BrainSource, digest: str) -> bool:
-        row = self.db.execute(
-            "SELECT digest FROM scan_digests WHERE brain = ?", (source.brain_id,)
-        ).fetchone()
-        return row is not None and row[0] == digest
-
-    def _stored_problems(self, source: _BrainSource) -> list[str]:
-        return [
-            f"{path}: {problem}"
-            for path, problem in self.db.execute(
-                "SELECT path, problem FROM files WHERE brain = ? AND problem IS NOT NULL "
-                "ORDER BY path",
-                (source.brain_id,),
-            )
-        ]
-
-    def _apply_changes(
-        self,
-        source: _BrainSource,
-        stamps: dict[str, Stamp],
-        *,
-        force: bool = False,
-        digest: str | None = None,
-    ) -> RefreshReport:
-        db = self.db
-        previous: dict[str, Stamp] | None = None
-        if (
-            source.known is not None
-            and source.indexed is not None
-            and source.data_version == self._data_version()
-        ):
-            # Updated in place only after the writes below succeeded.
-            known, indexed = source.known, source.indexed
-            previous = None if force else source.stamps
-        else:
-            known = {
-                path: (mtime, size, sha, problem)
-                for path, mtime, size, sha, problem in db.execute(
-                    "SELECT path, mtime_ns, size, sha256, problem FROM files WHERE brain = ?",
-                    (source.brain_id,),
-                )
-            }
-            indexed = {
-                path
-                for (path,) in db.execute(
-                    "SELECT path FROM docs WHERE brain = ? AND source = 'memory'",
-                    (source.brain_id,),
-                )
-            }
-        added = changed = unchanged = 0
-        upserts: list[IndexableDoc] = []
-        drop: list[str] = []
-        file_rows: list[tuple[str, str, int, int, str, str | None]] = []
-        problems: list[str] = []
-        if previous is None:
-            todo: Iterable[tuple[str, Stamp]] = stamps.items()
-        else:
-            # Nothing else wrote to the index since the last scan: only files whose stamp
-            # moved since then can have changed (set operations, not a loop over every file).
-            moved = {path for path, _ in stamps.items() - previous.items()}
-            todo = [(path, stamps[path]) for path in sorted(moved)]
-            unchanged = len(stamps) - len(moved)
-            problems.extend(
-                f"{path}: {entry[3]}"
-                for path, entry in known.items()
-                if entry[3] is not None and path not in moved and path in stamps
-            )
-        for path, (mtime, size) in todo:
-            before = known.get(path)
-            if (
-                before is not None
-                and before[:2] == (mtime, size)
-                and (path in indexed or before[3] is not None)
-            ):
-                unchanged += 1
-                if before[3]:
-                    problems.append(f"{path}: {before[3]}")
-                continue
-            result = read_doc(source.layout, path, source.brain_id)
-            file_rows.append((source.brain_id, path, mtime, size, result.sha256, result.problem))
-            if before is not None and before[2] == result.sha256 and path in indexed:
-                unchanged += 1  # touched, not changed (a checkout, a save without edits)
-                continue
-            if result.doc is None:
-                problems.append(f"{path}: {result.problem}")
-                if result.problem and "symlink" in result.problem:  # never served: say so
-                    self._warn(f"not serving {path}: {result.problem}")
-                if path in indexed:
-                    drop.append(path)
-                    changed += 1
-                continue
-            upserts.append(result.doc)
-            if path in indexed:
-                changed += 1
-            else:
-                added += 1
-        gone = sorted(known.keys() - stamps.keys())
-        removed_docs = [path for path in gone if path in indexed]
-        orphan_docs = sorted(indexed - stamps.keys() - known.keys())
-        self.backend.upsert(upserts)
-        self.backend.remove_paths(source.brain_id, [*drop, *removed_docs, *orphan_docs])
-        with db:
-            db.executemany(
-                "INSERT OR REPLACE INTO files(brain, path, mtime_ns, size, sha256, problem) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                file_rows,
-            )
-            db.executemany(
-                "DELETE FROM files WHERE brain = ? AND path = ?",
-                [(source.brain_id, path) for path in gone],
-            )
-            if digest is not None and not self._digest_matches(source, digest):
-                # The files table now holds exactly these stamps (written only when it is
-                # news: every write makes the other processes sharing index.db reload).
-                db.execute(
-                    "INSERT OR REPLACE INTO scan_digests(brain, digest) VALUES (?, ?)",
-                    (source.brain_id, digest),
-                )
-        recorded = self.db.execute(
-            "SELECT 1 FROM brains WHERE brain = ?", (source.brain_id,)
-        ).fetchone()
-        if file_rows or gone or orphan_docs or recorded is None:
-            # Nothing to record when nothing changed: writing would make every other process
-            # sharing index.db rebuild its caches.
-            self.backend.mark_indexed(source.brain_id, source.layout.repo_root.as_posix())
-        for gone_path in gone:
-            known.pop(gone_path, None)
-        for _brain, path, mtime, size, sha, problem in file_rows:
-            known[path] = (mtime, size, sha, problem)
-        indexed.difference_update([*drop, *removed_docs, *orphan_docs])
-        indexed.update(doc.path for doc in upserts)
-        source.known, source.indexed = known, indexed
-        source.data_version = self._data_version()
-        return RefreshReport(
-            added=added, changed=changed, removed=len(removed_docs) + len(orphan_docs),
-            unchanged=unchanged, problems=problems,
-        )  # fmt: skip
-
     @_recovering
     def refresh(self, *, force: bool = False) -> RefreshReport:
         """Bring the index up to date with the memory files: only files added, changed,
         removed or retired since the last look are read again; new texts are embedded."""
         with self._lock:
-            now = time.monotonic()
-            report = RefreshReport(scanned=False)
-            for source in self._sources:
-                if force or self._due(source, now):
-                    report = report.merged(self._refresh_source(source, force=force))
-            embedded = (
-                self.backend.ensure_vectors(budget_s=ANSWER_EMBED_BUDGET_S)
-                if self.backend.vectors_pending
-                else 0
-            )
-            if embedded:
-                report = report.merged(RefreshReport(embedded=embedded, scanned=False))
-            return report
+            return self.refresher.refresh(force=force)
 
     @_recovering
     def rebuild(self, progress: Progress | None = None) -> RefreshReport:
@@ -706,148 +400,12 @@ class Retriever:
         ``progress(done, total)`` follows the embedding, the slow part.
         """
         with self._lock:
-            started = time.perf_counter()
-            report = RefreshReport()
-            # One transaction: a rebuild that cannot finish (a full disk) leaves the index as
-            # it was, not emptied. Embedding follows in batches that each commit.
-            with self.db:
-                for source in self._sources:
-                    self.backend.clear_brain(source.brain_id)
-                    self.db.execute("DELETE FROM files WHERE brain = ?", (source.brain_id,))
-                    source.stamps, source.known, source.indexed = None, None, None
-                    report = report.merged(self._refresh_source(source, force=True))
-            embedded = self.backend.ensure_vectors(progress)
-            return RefreshReport(
-                report.added, report.changed, report.removed, report.unchanged, embedded,
-                report.problems, time.perf_counter() - started, True,
-            )  # fmt: skip
-
-    # ------------------------------------------------------------------ answers
-
-    def _display(self, brain: str) -> str:
-        for source in self._sources:
-            if source.brain_id == brain:
-                return source.display
-        return brain
-
-    def _prefetch_blobs(self, docs: Iterable[DocRow], heads: dict[str, str | None]) -> None:
-        """Look up, in one ``git ls-tree`` per brain, the HEAD blobs of ``docs`` not known yet."""
-        wanted: dict[str, list[str]] = {}
-        for doc in docs:
-            wanted.setdefault(doc.brain, []).append(doc.path)
-        for brain, paths in wanted.items():
-            if brain == self.brain_id and self._commit_override is not None:
-                continue
-            source = next((s for s in self._sources if s.brain_id == brain), None)
-            if source is None:
-                continue
-            if brain not in heads:
-                heads[brain] = head_commit(source.layout.repo_root)
-            head = heads[brain]
-            if head is None:
-                continue
-            if len(self._head_blobs) > 8:
-                self._head_blobs.clear()
-            blobs = self._head_blobs.setdefault((brain, head), {})
-            missing = [p for p in dict.fromkeys(paths) if p not in blobs]
-            if missing:
-                found = head_blobs(source.layout.repo_root, *missing)
-                blobs.update({p: found.get(p) for p in missing})
-
-    def _committed_at(self, brain: str, path: str, heads: dict[str, str | None]) -> str | None:
-        """The commit a served file can be cited at: HEAD, when the file is exactly as it is
-        in HEAD's tree; None when it is uncommitted or edited since (no commit holds it)."""
-        if brain == self.brain_id and self._commit_override is not None:
-            return self._commit_override  # read from a brain materialised at that commit
-        source = next((s for s in self._sources if s.brain_id == brain), None)
-        if source is None:
-            return None
-        if brain not in heads:
-            heads[brain] = head_commit(source.layout.repo_root)
-        head = heads[brain]
-        if head is None:
-            return None
-        blobs = self._head_blobs.setdefault((brain, head), {})
-        if path not in blobs:
-            blobs[path] = head_blobs(source.layout.repo_root, path).get(path)
-        committed = blobs[path]
-        if committed is None:
-            return None
-        try:
-            data = (source.layout.repo_root / path).read_bytes()
-        except OSError:
-            return None
-        return head if blob_id(data, sha256=len(committed) == 64) == committed else None
-
-    def _hits(self, ranked: Sequence[tuple[int, float]]) -> list[Hit]:
-        from teambrain_schema import Memory, MemoryFrontMatter, Provenance
-
-        docs = self.backend.docs([rowid for rowid, _ in ranked])
-        heads: dict[str, str | None] = {}
-        self._prefetch_blobs(docs.values(), heads)
-        hits: list[Hit] = []
-        own: list[int] = []
-        seen: set[str] = set()
-        for rowid, score in ranked:
-            doc = docs.get(rowid)
-            if doc is None or doc.id in seen:
-                continue
-            seen.add(doc.id)
-            cache_key = (doc.rowid, doc.content_hash, doc.path, doc.doc_json)
-            memory = self._memories.get(cache_key)
-            if memory is None:
-                front = MemoryFrontMatter.model_validate_json(_front_json(doc))
-                memory = Memory.model_construct(front=front, body=doc.body, path=doc.path)
-                if len(self._memories) >= _MEMORY_CACHE:
-                    self._memories.clear()
-                self._memories[cache_key] = memory
-            front = memory.front
-            provenance = Provenance(
-                path=doc.path,
-                commit=self._committed_at(doc.brain, doc.path, heads),
-                created=front.created,
-                evidence=front.evidence,
-                brain=self._display(doc.brain),
-            )
-            if doc.brain == self.brain_id:
-                own.append(len(hits))
-            hits.append(Hit(memory, score, provenance))
-        return self._with_staleness(hits, own)
-
-    def _with_staleness(self, hits: list[Hit], own: list[int]) -> list[Hit]:
-        """The hits at ``own`` (this brain's) with the reasons each may be stale: its citations
-        checked against the repository at the commit served. An org brain's memories cite
-        other repositories and are not checked here."""
-        if not own:
-            return hits
-        checker = self._citation_checker()
-        asked = []
-        for i in own:
-            evidence = hits[i].memory.front.evidence
-            commits = list(evidence.commits) if evidence else []
-            asked.append((hits[i].memory.body, commits, hits[i].provenance.path))
-        try:
-            reasons = checker.stale_reasons(asked)
-        except (OSError, UnicodeError):  # a check is advice: never the reason an answer fails
-            return hits
-        out = list(hits)
-        for i, why in zip(own, reasons, strict=True):
-            if why:
-                out[i] = dataclasses.replace(hits[i], stale=why)
-        return out
-
-    def _citation_checker(self) -> CitationChecker:
-        if self._checker is None:
-            from teambrain_schema.citation_checker import CitationChecker
-
-            # A time-travel retriever reads a brain materialised elsewhere: the code it cites
-            # is the repository's own, at the commit served.
-            root = Path(self.brain_id) if self.ephemeral else self.layout.repo_root
-            self._checker = CitationChecker(root, commit=self._commit_override)
-        return self._checker
+            return self.refresher.rebuild(progress)
 
     def _fresh(self) -> None:
         self.refresh()
+
+    # ------------------------------------------------------------------ answers
 
     @_recovering
     def search(self, query: str, k: int = 8) -> list[Hit]:
@@ -855,11 +413,11 @@ class Retriever:
         reciprocal rank (k=60), filtered; fresh (the files are checked first). Never raises
         on odd query text."""
         self._fresh()
-        return self._hits(self.backend.ranked(query, max(k, 0)))[:k]
+        return self.hits.build(self.backend.ranked(query, max(k, 0)))[:k]
 
     def _path_ranking(self, globs: Sequence[str]) -> list[tuple[int, float]]:
         best: dict[int, float] = {}
-        mentions = self.backend.path_mentions()
+        mentions = self.backend.store.path_mentions()
         for pattern in globs:
             for rowid, mention in mentions:
                 score = path_score(pattern, mention)
@@ -867,7 +425,7 @@ class Retriever:
                     best[rowid] = score
         if not best:
             return []
-        docs = self.backend.docs(list(best))
+        docs = self.backend.store.docs(list(best))
         live = {rowid for rowid, doc in docs.items() if self.backend.is_live_row(doc)}
         scored = [
             (rowid, score + (0.1 if docs[rowid].memory_class == "map" else 0.0))
@@ -881,7 +439,7 @@ class Retriever:
         """Memories about these files or folders (paths named in bodies and tags; map
         memories first among equals), best first."""
         self._fresh()
-        return self._hits(self._path_ranking([g for g in globs if g.strip()]))[:k]
+        return self.hits.build(self._path_ranking([g for g in globs if g.strip()]))[:k]
 
     @_recovering
     def search_combined(self, query: str | None, globs: Sequence[str], k: int = 8) -> list[Hit]:
@@ -892,7 +450,7 @@ class Retriever:
             lists.append([rowid for rowid, _ in self._path_ranking(globs)])
         if query and query.strip():
             lists.append([rowid for rowid, _ in self.backend.ranked(query, CANDIDATES)])
-        return self._hits(fuse_rrf(lists, k=RRF_K, depth=CANDIDATES))[:k]
+        return self.hits.build(fuse_rrf(lists, k=RRF_K, depth=CANDIDATES))[:k]
 
     @_recovering
     def required(self) -> list[Hit]:
@@ -901,7 +459,7 @@ class Retriever:
         order = {"decision": 0, "convention": 1, "map": 2, "learning": 3}
         docs = self.backend.live_docs("d.priority = 'required'")
         docs.sort(key=lambda d: (order.get(d.memory_class or "", 9), d.created or "", d.id))
-        return self._hits([(doc.rowid, 1.0) for doc in docs])
+        return self.hits.build([(doc.rowid, 1.0) for doc in docs])
 
     @_recovering
     def context(self, situation: Situation, budget: int | None = None) -> ContextPack:
@@ -919,7 +477,7 @@ class Retriever:
         if situation.changed_paths:
             lists.append([rowid for rowid, _ in self._path_ranking(situation.changed_paths)])
         ranked = fuse_rrf(lists, k=RRF_K, depth=CANDIDATES)
-        relevant = [hit for hit in self._hits(ranked) if hit.id not in required_ids]
+        relevant = [hit for hit in self.hits.build(ranked) if hit.id not in required_ids]
         trimmed = trim_to_budget(
             required,
             relevant,
@@ -942,11 +500,11 @@ class Retriever:
         cosine ≥ 0.88, or shares ≥ 80% of its words, or has the same content."""
         self._fresh()
         text = embed_text(title, body)
-        vector = self.backend.embed_document(text)
+        vector = self.backend.embeddings.embed_document(text)
         cosines = dict(self.backend.vector_ranking_for(vector, CANDIDATES))
         fts = [rowid for rowid, _ in self.backend.fts_ranking(text, CANDIDATES)]
         candidates = list(dict.fromkeys([*cosines, *fts]))
-        docs = self.backend.docs(candidates)
+        docs = self.backend.store.docs(candidates)
         draft_terms = set(query_terms(text))
         scored = []
         for rowid in candidates:
@@ -961,7 +519,7 @@ class Retriever:
             duplicate = same or is_near_duplicate(cosine, overlap, body)
             scored.append((rowid, max(cosine or 0.0, overlap), cosine, overlap, duplicate))
         scored.sort(key=lambda item: -item[1])
-        hits = {hit.id: hit for hit in self._hits([(r, s) for r, s, *_ in scored])}
+        hits = {hit.id: hit for hit in self.hits.build([(r, s) for r, s, *_ in scored])}
         result = []
         for rowid, _score, cosine, overlap, duplicate in scored:
             hit = hits.get(docs[rowid].id)
@@ -973,7 +531,7 @@ class Retriever:
         prepare_numpy()
         import numpy as np
 
-        other = self.backend.stored_vector(doc.title, doc.body)
+        other = self.backend.embeddings.stored_vector(doc.title, doc.body)
         if other is None or other.shape != vector.shape:
             return None
         return float(np.dot(vector, other))
@@ -983,7 +541,7 @@ class Retriever:
         """The live (served) memory with this id, or None."""
         self._fresh()
         docs = self.backend.live_docs("d.id = ?", [memory_id])
-        hits = self._hits([(docs[0].rowid, 1.0)]) if docs else []
+        hits = self.hits.build([(docs[0].rowid, 1.0)]) if docs else []
         return hits[0] if hits else None
 
     @_recovering
@@ -994,38 +552,28 @@ class Retriever:
     def embedder_status(self) -> str:
         """``local:minilm-l6-int8`` when the embedder works (it is loaded to find out), else
         ``none: <why>``."""
-        backend = self.backend
-        if backend.embedder is not None:
-            loader = getattr(backend.embedder, "load", None)
+        embeddings = self.backend.embeddings
+        if embeddings.embedder is not None:
+            loader = getattr(embeddings.embedder, "load", None)
             try:
                 if callable(loader):
                     loader()
                 else:
-                    backend.embed_query("status")
+                    embeddings.embed_query("status")
             except EmbedderUnavailable as exc:
-                backend._note_unavailable(exc.reason)
-        if backend.embedder is None:
-            return backend.degraded or self._embedder_reason
-        return backend.embedder.name
+                embeddings.note_unavailable(exc.reason)
+        if embeddings.embedder is None:
+            return embeddings.degraded or self._embedder_reason
+        return embeddings.embedder.name
 
     def warm_up(self, query: str | None = None) -> None:
         """Begin loading the embedding model in the background (a process about to search
         overlaps the load with reading the index); ``query``, when known, is embedded too."""
-        self.backend.warm_up(query or None)
+        self.backend.embeddings.warm_up(query or None)
 
     def close(self) -> None:
         """Close the index connection."""
         self.db.close()
-
-
-def _front_json(doc: DocRow) -> str:
-    import json
-
-    data = json.loads(doc.doc_json)
-    keep = ("id", "class", "scope", "status", "priority", "title", "created", "evidence",
-            "supersedes", "tags", "ttl_days")  # fmt: skip
-    front = {key: data[key] for key in keep if key in data and data[key] is not None}
-    return json.dumps(front)
 
 
 def _same_text(title: str, body: str, doc: DocRow) -> bool:
@@ -1037,32 +585,14 @@ def _same_text(title: str, body: str, doc: DocRow) -> bool:
 
 def open_retriever(
     layout: BrainLayout,
+    options: RetrieverOptions | None = None,
     *,
     config: BrainConfig | None = None,
     home: MachineLayout | None = None,
-    ephemeral: bool = False,
-    commit: str | None = None,
-    brain_id: str | None = None,
-    embedder: Embedder | str | None = "config",
-    warn: Callable[[str], None] | None = None,
-    today: Callable[[], dt.date] | None = None,
-    refresh_interval: float | None = None,
-    trust_root: Path | None = None,
-    approvals: Approvals | None = None,
 ) -> Retriever:
-    """A :class:`Retriever` for the brain at ``layout``.
+    """A :class:`Retriever` for the brain at ``layout``, read as ``options`` say.
 
     ``config`` defaults to the brain's brain.yaml, ``home`` to ``$TEAMBRAIN_HOME``.
-    ``ephemeral=True`` keeps the index in memory (time travel over a brain materialised from
-    an old commit) while embeddings still come from the content-hash cache in index.db;
-    ``commit`` then names the commit answers are read at. ``embedder`` overrides brain.yaml
-    (an :class:`Embedder`, or None for keyword search only); ``warn`` receives one-line
-    notices (default: stderr, once each); ``refresh_interval`` fixes how often the files are
-    checked (default: every time for small brains, adaptively for very large ones).
-    Settings that send data off the machine (a remote embedder, an org brain outside the
-    repository) are used only when this machine approved them for ``trust_root`` (default:
-    the layout's repository; ``approvals`` default: ``$TEAMBRAIN_HOME/trust.json``);
-    otherwise search runs on keywords, or without the org brain, and ``warn`` says why.
     """
     from teambrain_schema.brain import load_brain_config
     from teambrain_schema.paths import machine_layout
@@ -1071,13 +601,5 @@ def open_retriever(
         layout,
         config if config is not None else load_brain_config(layout),
         home if home is not None else machine_layout(),
-        ephemeral=ephemeral,
-        commit=commit,
-        brain_id=brain_id,
-        embedder=embedder,
-        warn=warn,
-        today=today,
-        refresh_interval=refresh_interval,
-        trust_root=trust_root,
-        approvals=approvals,
+        options,
     )

@@ -32,14 +32,14 @@ def build_retriever(
 ) -> Retriever:
     """The retriever this verb reads through: the working tree's brain, or with ``commit`` a
     brain materialised from that commit (an in-memory index; provenance carries the commit)."""
-    from teambrain_retrieval import open_retriever
+    from teambrain_retrieval import RetrieverOptions, open_retriever
 
     if commit is None:
         return open_retriever(layout)
-    return open_retriever(
-        layout, config=config, ephemeral=True, commit=commit, brain_id=brain_id,
-        trust_root=trust_root,
-    )  # fmt: skip
+    options = RetrieverOptions(
+        ephemeral=True, commit=commit, brain_id=brain_id, trust_root=trust_root
+    )
+    return open_retriever(layout, options, config=config)
 
 
 def _config_at(layout: BrainLayout, repo_root: Path) -> BrainConfig:
@@ -65,7 +65,7 @@ def open_brain(ref: str | None, at: str | None) -> Iterator[Retriever]:
         ask_to_approve(layout, machine(), ("retrieval.embedder", "org_brain"))
         yield build_retriever(layout)
         return
-    from teambrain_retrieval import brain_id_for, open_retriever
+    from teambrain_retrieval import RetrieverOptions, brain_id_for, open_retriever
     from teambrain_schema.paths import BrainLayout
     from teambrain_sync import (
         brain_at,
@@ -84,7 +84,7 @@ def open_brain(ref: str | None, at: str | None) -> Iterator[Retriever]:
     with contextlib.ExitStack() as stack:
         if checkout_matches(repo, commit.sha):
             # The checkout holds exactly that brain: its warm index answers, pinned to the commit.
-            retriever = open_retriever(BrainLayout(repo.root), commit=commit.sha)
+            retriever = open_retriever(BrainLayout(repo.root), RetrieverOptions(commit=commit.sha))
         else:
             snapshot = stack.enter_context(brain_at(repo, commit))
             retriever = build_retriever(

@@ -27,14 +27,15 @@ def near_duplicate_guard(repo: GitRepo) -> NearDuplicateGuard:
         drafts: Sequence[MemoryDraft],
         proposed: Sequence[OpenMemory] = (),
     ) -> list[list[SimilarMemory]]:
-        from teambrain_retrieval import open_retriever
+        from teambrain_retrieval import RetrieverOptions, open_retriever
         from teambrain_schema.paths import BrainLayout
         from teambrain_sync import SimilarMemory, checkout_matches
 
         if checkout_matches(repo, commit):
-            retriever = open_retriever(BrainLayout(repo.root), commit=commit)
+            retriever = open_retriever(BrainLayout(repo.root), RetrieverOptions(commit=commit))
         else:
-            retriever = open_retriever(layout, ephemeral=True, commit=commit, trust_root=repo.root)
+            options = RetrieverOptions(ephemeral=True, commit=commit, trust_root=repo.root)
+            retriever = open_retriever(layout, options)
         try:
             return [
                 [

@@ -38,11 +38,11 @@ def retrieval_status(
                 {"name": provider},
             ),
         )
-    from teambrain_retrieval import open_retriever
+    from teambrain_retrieval import RetrieverOptions, open_retriever
 
     notices: list[str] = []
     try:
-        retriever = open_retriever(layout, home=home, warn=notices.append)
+        retriever = open_retriever(layout, RetrieverOptions(warn=notices.append), home=home)
     except TeambrainError:
         raise
     except Exception as exc:  # one broken component must not hide the rest of the snapshot

@@ -1,0 +1,350 @@
+"""Keeping the index in step with the memory files, without ``tb reindex``.
+
+Before each answer the :class:`Refresher` checks the files' stamps (cheaply, and adaptively for
+very large brains) and re-reads only what was added, changed, removed or retired; what it
+remembers of each brain (its stamps, what the index holds) lives in a :class:`BrainSource`.
+New texts are then embedded for a bounded time. Its bookkeeping tables are ``files`` (one stamp
+per file) and ``scan_digests`` (a digest of all stamps, so a new process can skip the
+comparison when another one already indexed these files).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ._scan import Signals, Stamp, change_signals, read_doc, scan_stamps, stamps_digest
+
+if TYPE_CHECKING:
+    import apsw
+    from teambrain_schema import IndexableDoc
+    from teambrain_schema.paths import BrainLayout
+
+    from ._backend import SqliteBackend
+    from ._embedding import Progress
+
+# Freshness checks may take at most ~2% of the time between them (large brains, hot loops).
+_SCAN_SHARE = 50.0
+_SCAN_FREE_S = 0.002
+_SCAN_MAX_INTERVAL_S = 2.0
+# Seconds an answer may spend embedding memories that are new since the last one (a pull of a
+# few hundred); the rest is embedded by later answers or `tb reindex`.
+ANSWER_EMBED_BUDGET_S = 2.0
+
+
+@dataclass(frozen=True)
+class RefreshReport:
+    """What a refresh or rebuild did."""
+
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    embedded: int = 0
+    problems: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    rebuilt: bool = False
+    scanned: bool = True
+
+    @property
+    def touched(self) -> int:
+        """Files whose documents were added, changed or removed."""
+        return self.added + self.changed + self.removed
+
+    def merged(self, other: RefreshReport) -> RefreshReport:
+        """The sum of two reports (the brain and its org brain)."""
+        return RefreshReport(
+            self.added + other.added, self.changed + other.changed,
+            self.removed + other.removed, self.unchanged + other.unchanged,
+            self.embedded + other.embedded, [*self.problems, *other.problems],
+            self.seconds + other.seconds, self.rebuilt or other.rebuilt,
+            self.scanned or other.scanned,
+        )  # fmt: skip
+
+
+@dataclass
+class BrainSource:
+    """One brain a retriever serves, and what it last saw of its files."""
+
+    layout: BrainLayout
+    brain_id: str
+    display: str
+    scopes: tuple[str, ...]
+    stamps: dict[str, Stamp] | None = None
+    last_scan: float = 0.0
+    scan_cost: float = 0.0
+    # The folders the last scan listed, and the change signals taken just before it.
+    folders: list[str] = field(default_factory=list)
+    signals: Signals | None = None
+    # What the index holds for this brain, remembered between refreshes while no other
+    # process has written to index.db (``data_version`` unchanged).
+    known: dict[str, tuple[int, int, str, str | None]] | None = None
+    indexed: set[str] | None = None
+    data_version: int | None = None
+
+    def forget(self) -> None:
+        """Look at every file again next time (the index was rebuilt or replaced)."""
+        self.stamps, self.known, self.indexed = None, None, None
+
+
+class Refresher:
+    """Brings ``backend`` up to date with the files of ``sources`` (see the module docstring).
+
+    ``interval`` fixes how often the files are checked (None: every time for small brains,
+    adaptively for very large ones).
+    """
+
+    def __init__(
+        self,
+        db: apsw.Connection,
+        backend: SqliteBackend,
+        sources: list[BrainSource],
+        *,
+        warn: Callable[[str], None],
+        interval: float | None = None,
+    ) -> None:
+        self.db = db
+        self.backend = backend
+        self.sources = sources
+        self.interval = interval
+        self._warn = warn
+
+    def reattach(self, db: apsw.Connection, backend: SqliteBackend) -> None:
+        """Keep another index from now on (every file is looked at again next time)."""
+        self.db, self.backend = db, backend
+        for source in self.sources:
+            source.forget()
+
+    def reopen(self, db: apsw.Connection, backend: SqliteBackend) -> None:
+        """Index every file again into a new index (the old one was damaged)."""
+        self.reattach(db, backend)
+        # Index the files again now, so what the caller retries (stats, context) sees them.
+        for source in self.sources:
+            self._refresh_source(source, force=True)
+
+    def _data_version(self) -> int:
+        row = self.db.execute("PRAGMA data_version").fetchone()
+        return int(row[0]) if row else 0
+
+    def _due(self, source: BrainSource, now: float) -> bool:
+        if source.stamps is None:
+            return True
+        if self.interval is not None:
+            return now - source.last_scan >= self.interval
+        if source.scan_cost <= _SCAN_FREE_S:
+            return True
+        # A large brain: a dozen stats say whether files were added, removed or renamed or
+        # git moved (a pull is served on the very next call); files rewritten in place are
+        # caught by a full scan every so often.
+        if change_signals(source.layout, source.folders) != source.signals:
+            return True
+        return now - source.last_scan >= min(_SCAN_MAX_INTERVAL_S, _SCAN_SHARE * source.scan_cost)
+
+    def _refresh_source(self, source: BrainSource, *, force: bool) -> RefreshReport:
+        started = time.perf_counter()
+        # Signals taken before the scan: a change made while it runs is seen next time.
+        signals = change_signals(source.layout, source.folders)
+        folders: list[str] = []
+        stamps = scan_stamps(source.layout, folders)
+        if folders != source.folders:
+            source.folders = folders
+            signals = change_signals(source.layout, folders)
+        source.signals = signals
+        source.scan_cost = time.perf_counter() - started
+        source.last_scan = time.monotonic()
+        if not force and stamps == source.stamps:
+            return RefreshReport(unchanged=len(stamps), seconds=source.scan_cost, scanned=True)
+        digest = stamps_digest(stamps)
+        if not force and source.known is None and self._digest_matches(source, digest):
+            # A new process, and the index already matches these files (another process or
+            # an earlier run indexed them): nothing to compare file by file.
+            source.stamps = stamps
+            return RefreshReport(
+                unchanged=len(stamps), problems=self._stored_problems(source),
+                seconds=time.perf_counter() - started,
+            )  # fmt: skip
+        report = self._apply_changes(source, stamps, force=force, digest=digest)
+        source.stamps = stamps
+        return RefreshReport(
+            report.added, report.changed, report.removed, report.unchanged, report.embedded,
+            report.problems, time.perf_counter() - started, report.rebuilt,
+        )  # fmt: skip
+
+    def _digest_matches(self, source: BrainSource, digest: str) -> bool:
+        row = self.db.execute(
+            "SELECT digest FROM scan_digests WHERE brain = ?", (source.brain_id,)
+        ).fetchone()
+        return row is not None and row[0] == digest
+
+    def _stored_problems(self, source: BrainSource) -> list[str]:
+        return [
+            f"{path}: {problem}"
+            for path, problem in self.db.execute(
+                "SELECT path, problem FROM files WHERE brain = ? AND problem IS NOT NULL "
+                "ORDER BY path",
+                (source.brain_id,),
+            )
+        ]
+
+    def _apply_changes(
+        self,
+        source: BrainSource,
+        stamps: dict[str, Stamp],
+        *,
+        force: bool = False,
+        digest: str | None = None,
+    ) -> RefreshReport:
+        db = self.db
+        previous: dict[str, Stamp] | None = None
+        if (
+            source.known is not None
+            and source.indexed is not None
+            and source.data_version == self._data_version()
+        ):
+            # Updated in place only after the writes below succeeded.
+            known, indexed = source.known, source.indexed
+            previous = None if force else source.stamps
+        else:
+            known = {
+                path: (mtime, size, sha, problem)
+                for path, mtime, size, sha, problem in db.execute(
+                    "SELECT path, mtime_ns, size, sha256, problem FROM files WHERE brain = ?",
+                    (source.brain_id,),
+                )
+            }
+            indexed = {
+                path
+                for (path,) in db.execute(
+                    "SELECT path FROM docs WHERE brain = ? AND source = 'memory'",
+                    (source.brain_id,),
+                )
+            }
+        added = changed = unchanged = 0
+        upserts: list[IndexableDoc] = []
+        drop: list[str] = []
+        file_rows: list[tuple[str, str, int, int, str, str | None]] = []
+        problems: list[str] = []
+        if previous is None:
+            todo: Iterable[tuple[str, Stamp]] = stamps.items()
+        else:
+            # Nothing else wrote to the index since the last scan: only files whose stamp
+            # moved since then can have changed (set operations, not a loop over every file).
+            moved = {path for path, _ in stamps.items() - previous.items()}
+            todo = [(path, stamps[path]) for path in sorted(moved)]
+            unchanged = len(stamps) - len(moved)
+            problems.extend(
+                f"{path}: {entry[3]}"
+                for path, entry in known.items()
+                if entry[3] is not None and path not in moved and path in stamps
+            )
+        for path, (mtime, size) in todo:
+            before = known.get(path)
+            if (
+                before is not None
+                and before[:2] == (mtime, size)
+                and (path in indexed or before[3] is not None)
+            ):
+                unchanged += 1
+                if before[3]:
+                    problems.append(f"{path}: {before[3]}")
+                continue
+            result = read_doc(source.layout, path, source.brain_id)
+            file_rows.append((source.brain_id, path, mtime, size, result.sha256, result.problem))
+            if before is not None and before[2] == result.sha256 and path in indexed:
+                unchanged += 1  # touched, not changed (a checkout, a save without edits)
+                continue
+            if result.doc is None:
+                problems.append(f"{path}: {result.problem}")
+                if result.problem and "symlink" in result.problem:  # never served: say so
+                    self._warn(f"not serving {path}: {result.problem}")
+                if path in indexed:
+                    drop.append(path)
+                    changed += 1
+                continue
+            upserts.append(result.doc)
+            if path in indexed:
+                changed += 1
+            else:
+                added += 1
+        gone = sorted(known.keys() - stamps.keys())
+        removed_docs = [path for path in gone if path in indexed]
+        orphan_docs = sorted(indexed - stamps.keys() - known.keys())
+        self.backend.upsert(upserts)
+        self.backend.remove_paths(source.brain_id, [*drop, *removed_docs, *orphan_docs])
+        with db:
+            db.executemany(
+                "INSERT OR REPLACE INTO files(brain, path, mtime_ns, size, sha256, problem) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                file_rows,
+            )
+            db.executemany(
+                "DELETE FROM files WHERE brain = ? AND path = ?",
+                [(source.brain_id, path) for path in gone],
+            )
+            if digest is not None and not self._digest_matches(source, digest):
+                # The files table now holds exactly these stamps (written only when it is
+                # news: every write makes the other processes sharing index.db reload).
+                db.execute(
+                    "INSERT OR REPLACE INTO scan_digests(brain, digest) VALUES (?, ?)",
+                    (source.brain_id, digest),
+                )
+        recorded = self.db.execute(
+            "SELECT 1 FROM brains WHERE brain = ?", (source.brain_id,)
+        ).fetchone()
+        if file_rows or gone or orphan_docs or recorded is None:
+            # Nothing to record when nothing changed: writing would make every other process
+            # sharing index.db rebuild its caches.
+            self.backend.store.mark_indexed(source.brain_id, source.layout.repo_root.as_posix())
+        for gone_path in gone:
+            known.pop(gone_path, None)
+        for _brain, path, mtime, size, sha, problem in file_rows:
+            known[path] = (mtime, size, sha, problem)
+        indexed.difference_update([*drop, *removed_docs, *orphan_docs])
+        indexed.update(doc.path for doc in upserts)
+        source.known, source.indexed = known, indexed
+        source.data_version = self._data_version()
+        return RefreshReport(
+            added=added, changed=changed, removed=len(removed_docs) + len(orphan_docs),
+            unchanged=unchanged, problems=problems,
+        )  # fmt: skip
+
+    def refresh(self, *, force: bool = False) -> RefreshReport:
+        """Bring the index up to date with the memory files: only files added, changed,
+        removed or retired since the last look are read again; new texts are embedded."""
+        now = time.monotonic()
+        report = RefreshReport(scanned=False)
+        for source in self.sources:
+            if force or self._due(source, now):
+                report = report.merged(self._refresh_source(source, force=force))
+        embedded = (
+            self.backend.ensure_vectors(budget_s=ANSWER_EMBED_BUDGET_S)
+            if self.backend.embeddings.pending
+            else 0
+        )
+        if embedded:
+            report = report.merged(RefreshReport(embedded=embedded, scanned=False))
+        return report
+
+    def rebuild(self, progress: Progress | None = None) -> RefreshReport:
+        """Forget everything indexed for these brains and index them again from the files.
+
+        Cached embeddings are kept (they are keyed by content), so only new texts are embedded;
+        ``progress(done, total)`` follows the embedding, the slow part.
+        """
+        started = time.perf_counter()
+        report = RefreshReport()
+        # One transaction: a rebuild that cannot finish (a full disk) leaves the index as
+        # it was, not emptied. Embedding follows in batches that each commit.
+        with self.db:
+            for source in self.sources:
+                self.backend.clear_brain(source.brain_id)
+                self.db.execute("DELETE FROM files WHERE brain = ?", (source.brain_id,))
+                source.forget()
+                report = report.merged(self._refresh_source(source, force=True))
+        embedded = self.backend.ensure_vectors(progress)
+        return RefreshReport(
+            report.added, report.changed, report.removed, report.unchanged, embedded,
+            report.problems, time.perf_counter() - started, True,
+        )  # fmt: skip
