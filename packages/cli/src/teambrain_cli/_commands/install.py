@@ -140,10 +140,10 @@ def ensure_index(repo: Path) -> dict[str, object] | None:
     if not layout.root.is_dir():
         return None
     try:
-        from teambrain_retrieval import open_retriever
+        from teambrain_retrieval import RetrieverOptions, open_retriever
 
         notices: list[str] = []
-        retriever = open_retriever(layout, warn=notices.append)
+        retriever = open_retriever(layout, RetrieverOptions(warn=notices.append))
         try:
             retriever.refresh(force=True)
             documents = retriever.stats().documents

@@ -83,12 +83,14 @@ def _similar_proposed(
         ),
         key=lambda item: (-item[0], item[1]),
     )
-    mine = retriever.backend.embed_document(text) if scored else None
+    mine = retriever.backend.embeddings.embed_document(text) if scored else None
     found = []
     for rank, (overlap, _, other) in enumerate(scored):
         cosine = None
         if mine is not None and rank < MAX_EMBEDDED_PROPOSALS:
-            theirs = retriever.backend.embed_document(embed_text(other.title, other.body))
+            theirs = retriever.backend.embeddings.embed_document(
+                embed_text(other.title, other.body)
+            )
             if theirs is not None and mine.shape == theirs.shape:
                 cosine = float(mine @ theirs)
         if not is_near_duplicate(cosine, overlap, draft.body):
