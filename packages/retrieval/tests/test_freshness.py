@@ -130,6 +130,10 @@ def test_an_older_writer_of_the_files_table_voids_the_digest(
 def large(monkeypatch: pytest.MonkeyPatch) -> None:
     """Treat every brain as one whose full scan is too dear to run on every call."""
     monkeypatch.setattr(refresher_module, "_SCAN_FREE_S", -1.0)
+    # The periodic full scan comes only when a test moves the clock: on a loaded machine the
+    # measured scan cost (and so the interval) would otherwise let one arrive between two calls.
+    monkeypatch.setattr(refresher_module, "_SCAN_SHARE", 1e9)
+    monkeypatch.setattr(refresher_module, "_SCAN_MAX_INTERVAL_S", 3600.0)
 
 
 def test_signals_move_when_a_file_is_added_or_git_moves(layout: BrainLayout, write: Write) -> None:
