@@ -29,8 +29,61 @@ def _verb(module: str) -> str:
     return module.rstrip("_").replace("_", "-")
 
 
+# The one line each verb gets in `tb --help` (whole: click would cut a docstring's first
+# sentence at 45 characters with "..."). A verb missing here shows its docstring's first line.
+SUMMARIES = {
+    "audit": "Show exactly what capture recorded on this machine",
+    "candidates": "The review queue: list, show and drop candidates before `tb propose`",
+    "completion": "Print the shell completion script for bash, zsh or fish",
+    "digest": "The weekly report: is the brain used, does it help (small cells hidden)",
+    "distill": "Turn captured sessions into memory candidates (the only step that calls a model)",
+    "doctor": "Is teambrain ready here? Each problem comes with a one-line fix",
+    "export": "Write the required memories into a marked section of AGENTS.md",
+    "import": "Turn CLAUDE.md, AGENTS.md, rules files… into candidates for review",
+    "init": "Create .teambrain/ in this repository and the machine-local folders",
+    "install": "Wire teambrain's MCP server and capture hooks into an agent tool",
+    "lint": "Check the brain: schema, paths, secrets, supersedes chains, INDEX.md",
+    "list": "List the brain's memories, one line each (filter by class, tag, staleness…)",
+    "metrics": "Local health: memories, index freshness, serve heartbeat, last 7 days",
+    "propose": "Turn candidates into memory files on a branch and open a review",
+    "reindex": "Regenerate INDEX.md and the search index (rarely needed)",
+    "relevant": "The memories relevant to a question or to some files",
+    "retire": "Retire a memory, with a reason, as a reviewed commit",
+    "serve": "Run the MCP server on stdio (agent tools start it)",
+    "show": "Show one memory: body, provenance, history in git, staleness",
+    "trust": "Show and approve what brain.yaml sends off this machine",
+    "verify": "Re-prove the privacy promises on this machine, with evidence",
+}
+
+
 class LazyGroup(click.Group):
     """A group whose subcommands are the modules of ``_commands``, imported on demand."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Each verb with its whole one-line summary (never cut with "...")."""
+        rows = []
+        for name in self.list_commands(ctx):
+            summary = SUMMARIES.get(name)
+            if summary is None:
+                command = self.get_command(ctx, name)
+                summary = command.get_short_help_str(limit=200) if command else ""
+            rows.append((name, summary))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """As click's, with the closest verb suggested for a mistyped one."""
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=1, cutoff=0.5)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise click.UsageError(f"No such command {name!r}.{hint}", ctx)
+        return super().resolve_command(ctx, args)
 
     def _modules(self) -> dict[str, str]:
         names = (info.name for info in pkgutil.iter_modules(_commands.__path__))
@@ -78,11 +131,17 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
         ctx.exit()
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
               help="Show the version of tb and of each teambrain package, and exit.")  # fmt: skip
 def cli() -> None:
     """teambrain: shared, reviewable memory for your team's AI coding agents.
+
+    Start with `tb init`, `tb install <tool>` and `tb doctor`; `tb <verb> --help` shows each
+    verb's options and examples; every verb is documented in docs/cli/.
 
     Exit codes: 0 ok · 1 user error · 2 environment error · 3 lint/validation failure.
     """
@@ -124,6 +183,10 @@ def _report(message: str, code: int, argv: list[str]) -> int:
 def run(argv: list[str] | None = None) -> int:
     """Run ``tb`` with ``argv`` and return the exit code (never raises for expected failures)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if not args and "_TB_COMPLETE" not in os.environ:  # bare `tb`: the help, and success
+        with cli.make_context("tb", ["--help"], resilient_parsing=True) as ctx:
+            click.echo(cli.get_help(ctx))
+        return ExitCode.OK
     for position, arg in enumerate(args, 1):
         if "\x00" in arg:  # no file name, ref or text can hold one; the OS would refuse it
             return _report(f"argument {position} contains a NUL byte", ExitCode.USER_ERROR, args)

@@ -214,7 +214,13 @@ def resolve_adapter(name: str) -> Adapter:
     for adapter in plugin_adapters().values():  # read installed packages only when needed
         if wanted == adapter.name or wanted in adapter.aliases:
             return adapter
-    raise UserError(f"unknown tool {name!r}; supported: {', '.join(supported_tools())}")
+    import difflib
+
+    names = supported_tools()
+    aliases = [alias for adapter in ADAPTERS.values() for alias in adapter.aliases]
+    close = difflib.get_close_matches(wanted, [*names, *aliases], n=1, cutoff=0.6)
+    hint = f" (did you mean {resolve_adapter(close[0]).name!r}?)" if close else ""
+    raise UserError(f"unknown tool {name!r}{hint}; supported: {', '.join(names)}")
 
 
 _CLAUDE_DOCS = "https://code.claude.com/docs/en"

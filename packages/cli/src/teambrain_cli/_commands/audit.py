@@ -57,6 +57,12 @@ def command(last: bool, as_json: bool) -> None:
 
     Sessions not written to for capture.retention_days (user/config.toml, default 30) are pruned
     first, and the count is reported.
+
+    \b
+    Examples:
+      tb audit
+      tb audit --last-session
+      tb audit --json
     """
     home = machine()
     retention = load_user_config(home).retention_days

@@ -91,6 +91,12 @@ def command(
     --out, composes a Slack message and posts it when a webhook is configured (the variable
     named by digest.slack_webhook_env in $TEAMBRAIN_HOME/user/config.toml), else prints it as
     a dry run.
+
+    \b
+    Examples:
+      tb digest                                  dry run of the Slack message
+      tb digest --since 7d --format markdown --out reports/week.md
+      tb digest --format json
     """
     window = resolve_window(since, until)
     if repo == ".":

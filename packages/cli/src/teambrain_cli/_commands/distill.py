@@ -138,6 +138,12 @@ def command(
 
     Exits 0 when done (a cost-cap stop included), 2 when the model or its fixtures are
     unavailable, 3 when the model's answers stayed invalid after the allowed retries.
+
+    \b
+    Examples:
+      tb distill
+      tb distill --since 7d --dry-run
+      tb distill --json
     """
     from teambrain_distill import DistillOptions, distill, parse_since
 

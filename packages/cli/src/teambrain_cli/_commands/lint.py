@@ -129,6 +129,12 @@ def command(ctx: click.Context, as_json: bool, *, strict: bool = False) -> None:
     evidence commits a squash or rebase merge rewrote (or that are unverifiable here), and
     each brain.yaml setting that sends data off this machine, with its approval here.
     Exits 0 when clean (warnings allowed, unless --strict) and 3 on any violation.
+
+    \b
+    Examples:
+      tb lint
+      tb lint --strict          in CI: warnings fail too
+      tb lint --json
     """
     layout = require_brain()
     brain = load_brain(layout)  # parsed once for the rules and the citation check

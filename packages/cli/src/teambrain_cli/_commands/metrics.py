@@ -25,7 +25,13 @@ from .._reports.status import NO_BRAIN, retrieval_status, serve_status
 def command(as_json: bool) -> None:
     """Local health and context-efficiency snapshot: memories, index freshness, serve
     heartbeat, embedder, and the last 7 days of sessions (the digest's figures, the same
-    small-cell suppression: fewer than 5 sessions shows `<5`)."""
+    small-cell suppression: fewer than 5 sessions shows `<5`).
+
+    \b
+    Examples:
+      tb metrics
+      tb metrics --json
+    """
     now = dt.datetime.now(dt.UTC)
     home = machine()
     layout = find_brain()

@@ -11,8 +11,9 @@ from teambrain_schema.ids import is_ulid, new_ulid
 from teambrain_schema.paths import MachineLayout
 
 from .._console.context import machine
-from .._console.output import emit_json, say
+from .._console.output import emit_json, fit, fit_middle, say, terminal_width
 from .._proposals.guard import near_duplicate_guard
+from .._proposals.queue import find_candidate
 from .._proposals.review import open_target, report_review, report_tidied, target_json
 
 if TYPE_CHECKING:
@@ -60,9 +61,10 @@ def _select(
     chosen: list[Candidate] = []
     for candidate_id in dict.fromkeys(ids):
         found = load_candidate(candidate_id, machine=home) if is_ulid(candidate_id) else None
-        if found is None:
-            raise UserError(f"no candidate {candidate_id} in {home.candidates}")
-        chosen.append(found)
+        if found is None:  # a prefix or suffix of an id, as `tb candidates` accepts
+            found = find_candidate(home, candidate_id)
+        if found.candidate_id not in {c.candidate_id for c in chosen}:
+            chosen.append(found)
     if propose_all:
         chosen.extend(c for c in listing.candidates if c.status == "pending")
     return chosen, listing.candidates
@@ -114,12 +116,21 @@ def _draft_candidates(
     return found
 
 
-def _line(outcome: Outcome) -> str:
+def _line(outcome: Outcome, width: int | None = None) -> str:
+    """One outcome: what happened and the title, then which candidate became which memory (each
+    id labelled) and where, or why not; paths cut in the middle to fit a terminal."""
     label = _LABELS[outcome.result]
-    head = f"{label:<14}{outcome.candidate.candidate_id}  {outcome.candidate.draft.title!r}"
-    if outcome.result in ("proposed", "would-propose"):
-        return f"{head}\n{'':14}-> {outcome.path}"
-    return f"{head}\n{'':14}{outcome.reason}"
+    room = None if width is None else width - 14
+    lines = [f"{label:<14}{fit(repr(outcome.candidate.draft.title), room)}"]
+    ids = f"candidate {outcome.candidate.candidate_id}"
+    if outcome.memory_id:
+        ids += f" → memory {outcome.memory_id}"
+    lines.append(f"{'':14}{ids}")
+    if outcome.result in ("proposed", "would-propose") and outcome.path:
+        lines.append(f"{'':14}{fit_middle(outcome.path, room)}")
+    elif outcome.reason:
+        lines.append(f"{'':14}{outcome.reason}")
+    return "\n".join(lines)
 
 
 def _exit_code(run: ProposeRun) -> int:
@@ -184,6 +195,14 @@ def command(
 
     Exit codes: 0 ok (duplicates are not failures) · 1 bad arguments · 2 no git, no repository
     or the push failed · 3 a candidate was rejected (the others are still proposed).
+
+    \b
+    Examples:
+      tb propose --all --dry-run        what would be proposed
+      tb propose --all
+      tb propose 1D8C --no-push       one candidate, branch kept local
+      tb propose --draft my-memory.md
+      tb propose --fix-citations
     """
     from teambrain_capture import SpoolLedger, repo_join_key
     from teambrain_sync import propose_candidates
@@ -296,7 +315,7 @@ def _print_human(run: ProposeRun) -> None:
         say("No candidates to propose.")
         return
     for outcome in run.outcomes:
-        click.echo(_line(outcome))
+        click.echo(_line(outcome, terminal_width()))
         for similar in outcome.similar if outcome.result != "rejected" else ():
             click.echo(f"{'':14}similar: {similar.describe()}")
         for reason in outcome.stale if outcome.result != "rejected" else ():

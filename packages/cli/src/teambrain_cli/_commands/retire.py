@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 from teambrain_schema import ExitCode
 
 from .._console.context import machine
+from .._console.ids import resolve_id
 from .._console.output import emit_json, say
 from .._proposals.review import open_target, report_review, report_tidied, target_json
+
+
+def _full_id(repo_root: Path, given: str) -> str:
+    """The memory id ``given`` names in the checkout's brain (a prefix or suffix of 4+
+    characters will do, as for `tb show`); as given when nothing here matches (the base may
+    hold it)."""
+    from teambrain_schema.brain import load_brain
+    from teambrain_schema.ids import is_ulid
+    from teambrain_schema.paths import BrainLayout
+
+    text = given.strip()
+    if is_ulid(text.upper()):
+        return text.upper()
+    layout = BrainLayout(repo_root)
+    if not layout.root.is_dir():
+        return text
+    ids = [f.document.front.id for f in load_brain(layout).files if f.document is not None]
+    return resolve_id(ids, text, what="memory", listing="tb list")
 
 
 @click.command("retire")
@@ -34,12 +55,17 @@ def command(
     with status: retired and records the reason in INDEX.md and the commit message. Your
     checkout, index and HEAD are not touched. The branch is pushed when there is a remote and
     a pull request is opened with gh when it is logged in; merging it is the approval.
+
+    \b
+    Examples:
+      tb retire 01KB2F0A1S9Y4Q7V3C8D5E6F04 "the fake clock is the default fixture now"
+      tb retire 6F04 superseded by the new logging decision --dry-run
     """
     from teambrain_sync import propose_retirement
 
     repo, target = open_target(base)
     outcome = propose_retirement(
-        repo, memory_id.strip(), " ".join(reason), target=target,
+        repo, _full_id(repo.root, memory_id), " ".join(reason), target=target,
         patch_dir=machine().proposals, dry_run=dry_run, push=not no_push,
     )  # fmt: skip
     retirement = outcome.retirement
@@ -67,8 +93,9 @@ def command(
             }
         )
     else:
-        verb = "Would retire" if dry_run else "Retired"
-        click.echo(f"{verb} {retirement.id} {retirement.title!r}")
+        # Nothing is retired until the review is merged: say what was opened, not "Retired".
+        verb = "Would propose retiring" if dry_run else "Proposed retiring"
+        click.echo(f"{verb} memory {retirement.id} {retirement.title!r}")
         click.echo(f"  {retirement.old_relpath} -> {retirement.new_relpath}")
         click.echo(f"  reason: {retirement.reason}")
         for warning in outcome.check.warnings:
@@ -78,6 +105,7 @@ def command(
         report_tidied(outcome.tidied)
         if review is not None:
             report_review(review, target)
+            say("It is retired once that review is merged.")
         else:
             say(f"Dry run: nothing committed (branch would be {outcome.branch}).")
     ctx.exit(ExitCode.ENVIRONMENT_ERROR if push_failed else ExitCode.OK)

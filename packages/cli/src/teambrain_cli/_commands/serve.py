@@ -27,6 +27,10 @@ def command(repo: Path | None, log_level: str) -> int:
     Agent tools (Claude Code, Cursor, Codex, Gemini CLI, VS Code, …) launch it in the project
     directory; its four tools are memory_context, memory_search, memory_propose and
     memory_feedback. It starts even without a brain: the tools then say to run `tb init`.
+
+    \b
+    Examples:
+      tb serve                  (agent tools run it; `tb install <tool>` wires it)
     """
     from teambrain_mcp_server import serve
 

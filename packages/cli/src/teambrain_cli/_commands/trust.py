@@ -30,6 +30,11 @@ def command(
     that destination and credential for this repository. A changed destination asks again.
     SETTING limits the command to retrieval.embedder, org_brain or distill. On a terminal it
     asks; elsewhere --yes approves. Exits 0, or 1 for an unknown SETTING.
+
+    \b
+    Examples:
+      tb trust                  what brain.yaml sends, and whether it is approved here
+      tb trust distill --yes
     """
     from teambrain_schema.brain import load_brain_config
     from teambrain_schema.egress import approve_egress, revoke_egress

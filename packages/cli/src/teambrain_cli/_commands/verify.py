@@ -58,6 +58,12 @@ def command(ctx: click.Context, as_json: bool, strict: bool) -> None:
     """Re-prove teambrain's privacy invariants on this machine.
 
     Exit 0: every check passed · 2: a check could not run (UNVERIFIED) · 3: an invariant is violated.
+
+    \b
+    Examples:
+      tb verify
+      tb verify --json
+      tb verify --strict        also the OS-sandbox egress tier
     """
     results = run_checks(strict=strict)
     code = verdict_exit_code(results)

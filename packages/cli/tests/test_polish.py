@@ -1,0 +1,99 @@
+"""What users of llm, gh and basic-memory expect of a CLI: bare `tb` helps, summaries whole,
+examples in every verb's help, suggestions for typos, the versions of all seven packages,
+shell completion, colour only on a terminal."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from teambrain_cli._main import SUMMARIES, cli, run
+
+VERBS = cli.list_commands(click.Context(cli))
+
+
+def test_bare_tb_prints_help_and_succeeds(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run([]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Usage: tb [OPTIONS] COMMAND") and "Commands:" in out
+
+
+def test_no_summary_is_cut_and_every_verb_has_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "..." not in out.split("Commands:", 1)[1]  # ("[ARGS]..." in the usage line is click's)
+    assert set(SUMMARIES) == set(VERBS)  # a new verb needs its one line
+    for verb, summary in SUMMARIES.items():
+        assert len(summary) <= 80 and not summary.endswith("."), verb
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_every_verb_help_has_examples(verb: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run([verb, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "Examples:" in out and f"tb {verb}" in out.split("Examples:", 1)[1]
+
+
+def test_a_mistyped_verb_or_tool_gets_a_suggestion(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["lnt"]) == 1
+    assert "Did you mean 'lint'?" in capsys.readouterr().err
+    assert run(["candidate"]) == 1
+    assert "Did you mean 'candidates'?" in capsys.readouterr().err
+    assert run(["install", "cursr"]) == 1
+    assert "did you mean 'cursor'?" in capsys.readouterr().err
+
+
+def test_version_lists_the_seven_packages(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["--version"]) == 0
+    out = capsys.readouterr().out
+    for name in ("cli", "mcp-server", "sync", "distill", "retrieval", "capture", "schema"):
+        assert f"teambrain-{name} " in out
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_scripts_and_completing_a_verb(
+    shell: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["completion", shell]) == 0
+    assert "_TB_COMPLETE" in capsys.readouterr().out
+    tb = Path(sys.executable).parent / "tb"
+    done = subprocess.run([str(tb)], env={**os.environ, "_TB_COMPLETE": "bash_complete",
+                          "COMP_WORDS": "tb cand", "COMP_CWORD": "1"}, capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert "candidates" in done.stdout
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    from teambrain_cli._console import output
+
+    class Tty:
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdout", Tty())
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert output.paint("x", fg="red") != "x"
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert output.paint("x", fg="red") == "x"
+    monkeypatch.delenv("NO_COLOR")
+    with open(os.devnull, "w") as devnull:
+        monkeypatch.setattr(sys, "stdout", devnull)
+        assert output.paint("x", fg="red") == "x"
+
+
+def test_fit_and_fit_middle_keep_within_the_width() -> None:
+    from teambrain_cli._console.output import fit, fit_middle
+
+    path = (
+        ".teambrain/memories/learnings/01KB2F0A1S9Y4Q7V3C8D5E6F04-test-checkout-timeout-is-flaky.md"
+    )
+    for width in (10, 40, 86, 100):
+        assert len(fit(path, width)) <= width and len(fit_middle(path, width)) <= width
+    assert fit_middle(path, 40).endswith("flaky.md") and fit(path, None) == path
