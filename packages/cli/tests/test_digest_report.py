@@ -19,6 +19,7 @@ from hypothesis import given, settings, strategies as st
 from teambrain_capture import (
     FeedbackVote,
     JoinKeys,
+    SessionSummary,
     append_event,
     make_event,
     record_feedback,
@@ -141,6 +142,8 @@ def test_every_figure_of_a_known_spool(known_spool: Path) -> None:
         # search (3 sessions) is small: context folds in with it.
         "retrievals_by_via": {OTHER_KEY: 9},
         "top_memories": [{"id": IDS[0], "sessions": 6}, {"id": IDS[1], "sessions": 6}],
+        "least_served": [{"id": IDS[0], "sessions": 6}, {"id": IDS[1], "sessions": 6}],
+        "memories_served": 2,
         "avg_context_tokens": 650.0,
         "stale": [],  # a fact of the brain, filled in by `tb digest` inside a repository
     }
@@ -307,7 +310,8 @@ def test_json_shows_numbers_only_for_groups_of_five(specs: list[dict[str, Any]])
     # Figures whose value is itself a number of sessions.
     counts = (
         "/sessions/total", "/sessions/by_", "/sessions/trend/", "/memory/sessions_with",
-        "/memory/top_memories/", "/candidates/sessions_proposing", "/tests/sessions_with",
+        "/memory/top_memories/", "/memory/least_served/", "/candidates/sessions_proposing",
+        "/tests/sessions_with",
     )  # fmt: skip
     for path, value in _numeric_leaves(data):
         if path.startswith(("/window/", "/suppression/", "/spool/", "/version")):
@@ -316,6 +320,9 @@ def test_json_shows_numbers_only_for_groups_of_five(specs: list[dict[str, Any]])
             bucket = data["sessions"]["trend"][int(path.split("/")[3])]["start"]
             basis = group(lambda s, b=bucket: s.retrievals and s.started.date().isoformat() == b)
             assert len(basis) >= MIN_SESSIONS, path
+        elif path == "/memory/memories_served":  # a count of ids, each shown in 5+ sessions
+            shown = Counter(m for s in sessions for m in set(s.memory_ids))
+            assert value == sum(n >= MIN_SESSIONS for n in shown.values()), path
         elif path.startswith(counts):
             assert value >= MIN_SESSIONS, (path, value)
         elif path.startswith("/memory/retrievals_by_via/"):
@@ -384,3 +391,25 @@ def test_a_session_takes_the_first_model_it_learns() -> None:
     summary, invalid = summarise_session(records)
     assert invalid == 0 and summary is not None
     assert (summary.model, summary.activity, summary.is_empty) == ("opus", 2, False)
+
+
+def test_least_served_lists_the_memories_shown_in_fewest_sessions_of_five_or_more() -> None:
+    """Twelve memories shown in 5..16 sessions, one in 4: the top ten, the least ten (fewest
+    first, none under five), and how many were shown in five or more."""
+    ids = [f"01JDQ8M6Z1V5K7G3X9T2B4N{n:03d}" for n in range(13)]
+    sessions = []
+    for index in range(16):
+        shown = {ids[m] for m in range(12) if index < 5 + m} | ({ids[12]} if index < 4 else set())
+        sessions.append(
+            SessionSummary(
+                sid=f"s{index}", tool="codex", model="opus", repo="r", branch="b",
+                started=day(2), retrievals=1, retrievals_by_via=Counter(context=1),
+                memory_ids=shown, activity=1,
+            )
+        )  # fmt: skip
+    data = aggregate(SpoolScan(sessions=sessions), WINDOW, [], generated=NOW).to_json()
+    memory = data["memory"]
+    assert memory["memories_served"] == 12
+    assert [m["sessions"] for m in memory["top_memories"]] == list(range(16, 6, -1))
+    assert memory["least_served"] == [{"id": ids[m], "sessions": 5 + m} for m in range(10)]
+    assert ids[12] not in str(memory)  # shown in four sessions: never named

@@ -128,6 +128,10 @@ class DigestReport:
     # Memories of the brain the digest was made in whose citations the code no longer bears
     # out: (id, title, reasons). Not session data: nothing to suppress.
     stale: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
+    # The least retrieved of the memories shown in at least five sessions (fewest first), and
+    # how many memories were shown in at least five: the others were shown in fewer, or never.
+    least_memories: list[tuple[str, int]] = field(default_factory=list)
+    memories_served: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The report as plain JSON data (suppressed cells are the string ``"<5"``)."""
@@ -176,6 +180,10 @@ class DigestReport:
                 "top_memories": [
                     {"id": memory_id, "sessions": count} for memory_id, count in self.top_memories
                 ],
+                "least_served": [
+                    {"id": memory_id, "sessions": count} for memory_id, count in self.least_memories
+                ],
+                "memories_served": self.memories_served,
                 "avg_context_tokens": fig(self.avg_context_tokens),
                 "stale": [
                     {"id": memory_id, "title": title, "reasons": list(reasons)}
@@ -279,10 +287,12 @@ def aggregate(
         via_cells[via] = (sum(s.retrievals_by_via[via] for s in users), _sids(users))
 
     id_sessions: Counter[str] = Counter(mid for s in with_memory for mid in s.memory_ids)
-    top = sorted(
+    served = sorted(
         ((mid, count) for mid, count in id_sessions.items() if count >= MIN_SESSIONS),
         key=lambda item: (-item[1], item[0]),
-    )[:TOP_MEMORIES]
+    )
+    top = served[:TOP_MEMORIES]
+    least = sorted(served, key=lambda item: (item[1], item[0]))[:TOP_MEMORIES]
 
     explore_with = [float(s.tool_uses["explore"]) for s in with_memory]
     explore_without = [float(s.tool_uses["explore"]) for s in without_memory]
@@ -322,6 +332,8 @@ def aggregate(
         retrievals=figure(sum(s.retrievals for s in retrieving), len(retrieving)),
         retrievals_by_via=fold_small_cells(via_cells),
         top_memories=top,
+        least_memories=least,
+        memories_served=len(served),
         avg_context_tokens=_mean(
             [float(t) for s in with_context for t in s.context_tokens], len(with_context), 0
         ),

@@ -146,6 +146,12 @@ def render_digest_text(report: DigestReport, titles: Mapping[str, str] | None = 
             f"    {count:>4} sessions  {_memory_label(mid, titles)}"
             for mid, count in report.top_memories
         )
+    if len(report.least_memories) > 1 and report.memories_served > len(report.top_memories):
+        lines.append("  least retrieved (of those shown in 5+ sessions)")
+        lines.extend(
+            f"    {count:>4} sessions  {_memory_label(mid, titles)}"
+            for mid, count in report.least_memories
+        )
     if report.stale:
         lines.append("  may be stale (cited code moved or vanished; `tb lint`)")
         for memory_id, title, reasons in report.stale:
@@ -260,6 +266,21 @@ def render_digest_markdown(report: DigestReport, titles: Mapping[str, str] | Non
         )
     else:
         lines.append(f"No memory was retrieved in {MIN_SESSIONS} or more sessions.")
+    if len(report.least_memories) > 1 and report.memories_served > len(report.top_memories):
+        low = float(report.least_memories[-1][1])
+        lines += [""]
+        lines += _md_table(
+            [
+                f"least retrieved memory (of {report.memories_served} in {MIN_SESSIONS}+ sessions)",
+                "sessions",
+                "",
+            ],
+            [
+                [f"`{_memory_label(mid, titles)}`", str(count), bar(count, low, 12)]
+                for mid, count in report.least_memories
+            ],
+            ["---", "---:", "---"],
+        )
     if report.stale:
         lines += ["", "Memories that may be stale (their cited code moved or vanished):", ""]
         lines += [
