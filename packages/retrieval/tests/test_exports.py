@@ -46,6 +46,8 @@ def test_backend_satisfies_the_contract_protocol() -> None:
 # The whole public API of teambrain_retrieval, sorted.
 PUBLIC_API = [
     "CANDIDATES",
+    "Catalog",
+    "CatalogEntry",
     "ContextPack",
     "DEFAULT_LOCAL_MODEL",
     "DUPLICATE_COSINE",
@@ -69,6 +71,7 @@ PUBLIC_API = [
     "Situation",
     "SqliteBackend",
     "Trimmed",
+    "brain_catalog",
     "brain_id_for",
     "embed_text",
     "embedder_egress",

@@ -28,6 +28,9 @@ _EXPORTS: dict[str, str] = {
     "brain_id_for": "_retriever",
     "org_brain_root": "_retriever",
     "org_brain_egress": "_retriever",
+    "Catalog": "_catalog",
+    "CatalogEntry": "_catalog",
+    "brain_catalog": "_catalog",
     "DUPLICATE_COSINE": "_duplicates",
     "DUPLICATE_TERM_OVERLAP": "_duplicates",
     "is_near_duplicate": "_duplicates",
@@ -80,6 +83,11 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, before=_register_local)
 
 if TYPE_CHECKING:  # explicit re-exports for type checkers
     from ._backend import SqliteBackend as SqliteBackend
+    from ._catalog import (
+        Catalog as Catalog,
+        CatalogEntry as CatalogEntry,
+        brain_catalog as brain_catalog,
+    )
     from ._duplicates import (
         DUPLICATE_COSINE as DUPLICATE_COSINE,
         DUPLICATE_TERM_OVERLAP as DUPLICATE_TERM_OVERLAP,

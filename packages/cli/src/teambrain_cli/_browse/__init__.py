@@ -10,6 +10,9 @@ The API (typed results, plain data through ``to_json``):
   provenance, its history in git (who changed it, when, through which merge or pull request),
   the memories it supersedes and those superseding it, why it may be stale.
 - :func:`find_memory_id`: a full id, or an unambiguous prefix or suffix of one.
+- :func:`list_indexed` and :func:`stale_reasons`: the same rows from the search index's catalog
+  of the brain, for a large brain listed often (``tb ui``): no memory file read but the retired;
+  :func:`show_listed`, one memory of such a listing in full (only its file read).
 
 Reads only: nothing here writes to the brain, the spool or the index.
 """
@@ -23,9 +26,12 @@ from .brain import (
     MemorySummary,
     Provenance,
     find_memory_id,
+    list_indexed,
     list_memories,
     open_view,
+    show_listed,
     show_memory,
+    stale_reasons,
 )
 
 __all__ = [
@@ -37,7 +43,10 @@ __all__ = [
     "MemorySummary",
     "Provenance",
     "find_memory_id",
+    "list_indexed",
     "list_memories",
     "open_view",
+    "show_listed",
     "show_memory",
+    "stale_reasons",
 ]

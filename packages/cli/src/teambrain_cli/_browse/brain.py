@@ -5,8 +5,9 @@ history in git (:func:`show_memory`), now or as of a ref or a moment (:func:`ope
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -18,7 +19,10 @@ from .._console.context import require_brain
 from .._console.ids import resolve_id
 
 if TYPE_CHECKING:
+    from teambrain_retrieval import Catalog
     from teambrain_schema.brain import Brain, FileProblem
+    from teambrain_schema.citation_checker import CitationChecker
+    from teambrain_schema.frontmatter import MemoryDocument
     from teambrain_sync import GitRepo, HistoryEntry
 
 StatusFilter = Literal["active", "retired", "all"]
@@ -176,7 +180,6 @@ def _retirement_reasons(view: BrainView, retired: set[str]) -> dict[str, str]:
     commit message (proposals no longer touch INDEX.md; the default branch regenerates it)."""
     from teambrain_schema.brain import read_text_safely
     from teambrain_schema.index_md import parse_retirement_reasons
-    from teambrain_sync import open_repo, retirement_reasons
 
     layout = view.layout
     try:
@@ -186,9 +189,34 @@ def _retirement_reasons(view: BrainView, retired: set[str]) -> dict[str, str]:
         found = {}
     missing = retired - set(found)
     if missing:
+        from teambrain_sync import open_repo, retirement_reasons
+
         with contextlib.suppress(Exception):  # no git, no history: no reason to show
             found.update(retirement_reasons(open_repo(view.repo_root), missing))
     return found
+
+
+def _finished(view: BrainView, rows: list[MemorySummary]) -> list[MemorySummary]:
+    """``rows`` with who supersedes each and why each retired one was retired, in ``tb list``'s
+    order: active first, by class, then title."""
+    superseders: dict[str, list[str]] = {}
+    for row in rows:
+        if row.status == "active":
+            for old in row.supersedes:
+                superseders.setdefault(old, []).append(row.id)
+    reasons = _retirement_reasons(view, {row.id for row in rows if row.status == "retired"})
+    done = []
+    for row in rows:
+        by = tuple(sorted(superseders.get(row.id, ())))
+        reason = reasons.get(row.id) if row.status == "retired" else None
+        done.append(
+            dataclasses.replace(row, superseded_by=by, retired_reason=reason)
+            if by or reason
+            else row
+        )
+    done.sort(key=lambda r: (r.status != "active", _CLASS_ORDER.get(r.memory_class, 9),
+                             r.title.casefold(), r.id))  # fmt: skip
+    return done
 
 
 def _summaries(
@@ -202,20 +230,10 @@ def _summaries(
         checker = CitationChecker(view.repo_root, commit=view.commit)
         found = stale_memories(view.layout, brain=brain, checker=checker, today=today)
         stale = {memory.id: tuple(memory.reasons) for memory in found}
-    usable = [f for f in brain.files if f.is_usable and f.document is not None]
-    reasons = _retirement_reasons(
-        view, {f.document.front.id for f in usable if f.document and f.location == "retired"}
-    )
-    superseders: dict[str, list[str]] = {}
-    for brain_file in usable:
-        assert brain_file.document is not None
-        front = brain_file.document.front
-        if brain_file.location == "memories" and front.status == "active":
-            for old in front.supersedes:
-                superseders.setdefault(old, []).append(front.id)
     rows = []
-    for brain_file in usable:
-        assert brain_file.document is not None
+    for brain_file in brain.files:
+        if not brain_file.is_usable or brain_file.document is None:
+            continue
         front = brain_file.document.front
         retired = brain_file.location == "retired" or front.status == "retired"
         rows.append(
@@ -224,15 +242,85 @@ def _summaries(
                 status="retired" if retired else "active", priority=front.priority,
                 tags=tuple(front.tags), created=front.created, path=brain_file.relpath,
                 supersedes=tuple(front.supersedes),
-                superseded_by=tuple(sorted(superseders.get(front.id, ()))),
                 stale=() if retired else stale.get(front.id, ()),
                 expires_on=front.expires_on(),
-                retired_reason=reasons.get(front.id) if retired else None,
             )
         )  # fmt: skip
-    rows.sort(key=lambda r: (r.status != "active", _CLASS_ORDER.get(r.memory_class, 9),
-                             r.title.casefold(), r.id))  # fmt: skip
-    return rows
+    return _finished(view, rows)
+
+
+def list_indexed(
+    view: BrainView, catalog: Catalog, stale: Mapping[str, tuple[str, ...]] | None = None
+) -> BrainListing:
+    """:func:`list_memories`'s rows for every memory of ``view``, from the search index's
+    ``catalog`` of it (``teambrain_retrieval.brain_catalog``) instead of reading every file:
+    a large brain lists in a fraction of the time. Retired memories, whose text the index does
+    not keep, are read from their files. ``stale`` gives the reasons of the memories checked
+    (the caller decides which: :func:`stale_reasons`); the others show none."""
+    from teambrain_schema.brain import FileProblem, brain_file_from_text, read_text_safely
+    from teambrain_schema.frontmatter import MAX_MEMORY_FILE_BYTES
+
+    problems = []
+    for line in catalog.problems:
+        relpath, _, message = line.partition(": ")
+        problems.append(FileProblem(relpath, 1, "read", message))
+    rows = []
+    for entry in catalog.entries:
+        title, tags, created = entry.title, entry.tags, entry.created
+        memory_class, ttl_days = entry.memory_class, entry.ttl_days
+        if entry.retired:  # a tombstone in the index: its file says what it was
+            try:
+                root = view.layout.repo_root  # a past brain: its own copy, not today's file
+                text = read_text_safely(root / entry.path, root, max_bytes=MAX_MEMORY_FILE_BYTES)
+                found = brain_file_from_text(view.layout, entry.path, text)
+            except Exception:
+                found = None
+            if found is not None and found.document is not None:
+                front = found.document.front
+                title, tags, created = front.title, tuple(front.tags), front.created
+                memory_class, ttl_days = front.class_, front.ttl_days
+        created = created or dt.date(1970, 1, 1)
+        rows.append(
+            MemorySummary(
+                id=entry.id, title=title or entry.id, memory_class=memory_class or "learning",
+                scope=entry.scope, status="retired" if entry.retired else "active",
+                priority=entry.priority, tags=tuple(tags), created=created, path=entry.path,
+                supersedes=entry.supersedes,
+                stale=() if entry.retired or stale is None else stale.get(entry.id, ()),
+                expires_on=created + dt.timedelta(days=ttl_days) if ttl_days is not None else None,
+            )
+        )  # fmt: skip
+    rows = _finished(view, rows)
+    return BrainListing(view=view, memories=rows, total=len(rows), problems=problems)
+
+
+def stale_reasons(
+    view: BrainView, catalog: Catalog, ids: Collection[str], *,
+    checker: CitationChecker | None = None, today: dt.date | None = None,
+) -> dict[str, tuple[str, ...]]:  # fmt: skip
+    """Why each live memory of ``ids`` may be stale — its citations the repository (at the
+    view's commit) no longer bears out, its TTL run out — as :func:`list_memories` says it."""
+    from teambrain_schema.citation_checker import CitationChecker
+    from teambrain_schema.staleness import StaleMemory
+
+    checker = checker or CitationChecker(view.repo_root, commit=view.commit)
+    today = today or dt.datetime.now(dt.UTC).date()
+    wanted = [e for e in catalog.entries if e.id in ids and not e.retired and e.status == "active"]
+    found = checker.stale_reasons([(e.body, e.evidence_commits) for e in wanted])
+    reasons = {}
+    for entry, cited in zip(wanted, found, strict=True):
+        expires = (
+            entry.created + dt.timedelta(days=entry.ttl_days)
+            if entry.created and entry.ttl_days is not None else None
+        )  # fmt: skip
+        expired = expires if expires is not None and today >= expires else None
+        lines = (
+            *cited,
+            *StaleMemory(entry.id, entry.title, entry.path, expired_on=expired).reasons,
+        )
+        if lines:
+            reasons[entry.id] = lines
+    return reasons
 
 
 def list_memories(
@@ -349,18 +437,43 @@ def show_memory(
 ) -> MemoryDetail:
     """The memory ``given`` names (see :func:`find_memory_id`) in full. A user error when the
     brain has no such memory."""
-    from teambrain_schema import EnvironmentProblem
     from teambrain_schema.brain import load_brain
-    from teambrain_schema.render import render_memory
-    from teambrain_sync import memory_history, open_repo
 
     brain = load_brain(view.layout)
     files = {f.document.front.id: f for f in brain.files if f.is_usable and f.document is not None}
     memory_id = find_memory_id(list(files), given)
     rows = {r.id: r for r in _summaries(view, brain, check_citations=True, today=today)}
-    row = rows[memory_id]
     document = files[memory_id].document
     assert document is not None
+    return _detail(view, rows[memory_id], document, rows, history_limit)
+
+
+def show_listed(
+    view: BrainView, listing: BrainListing, given: str, *, history_limit: int = 50
+) -> MemoryDetail:
+    """:func:`show_memory` for a brain already listed (:func:`list_indexed`, its stale reasons
+    worked out for this memory): only this memory's file is read."""
+    from teambrain_schema.brain import brain_file_from_text, read_text_safely
+    from teambrain_schema.frontmatter import MAX_MEMORY_FILE_BYTES
+
+    rows = {row.id: row for row in listing.memories}
+    row = rows[find_memory_id(list(rows), given)]
+    root = view.layout.repo_root
+    text = read_text_safely(root / row.path, root, max_bytes=MAX_MEMORY_FILE_BYTES)
+    found = brain_file_from_text(view.layout, row.path, text)
+    if found is None or found.document is None:
+        raise UserError(f"{row.path}: not a readable memory file any more")
+    return _detail(view, row, found.document, rows, history_limit)
+
+
+def _detail(
+    view: BrainView, row: MemorySummary, document: MemoryDocument,
+    rows: Mapping[str, MemorySummary], history_limit: int,
+) -> MemoryDetail:  # fmt: skip
+    from teambrain_schema import EnvironmentProblem
+    from teambrain_schema.render import render_memory
+    from teambrain_sync import memory_history, open_repo
+
     front = document.front
     history: list[HistoryEntry] = []
     uncommitted = False
