@@ -12,7 +12,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PYTHON := $(PYTHON)
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: help uv install inspector agents lock demo test test-models lint format types imports build-check changelog-check release-check check bench schemas clean
+.PHONY: help uv install inspector agents browser lock demo test test-models lint format types imports build-check changelog-check release-check check bench schemas clean
 
 help: ## Show the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}'
@@ -50,13 +50,28 @@ AGENTS := tests-integration/agents
 agents: ## The agent CLIs the real-agent tests drive (eleven of them, from npm; needs npm)
 	$(call npm_lock_install,$(AGENTS),the agent CLIs,node node_modules/@anthropic-ai/claude-code/install.cjs && (cd node_modules/opencode-ai && node postinstall.mjs))
 
+# tb ui's browser tests (and the demo's screenshot) drive Debian's Chromium through Playwright's
+# Python package, which never downloads a browser of its own. Installed with apt-get when it is
+# missing and this is root; elsewhere the browser tests say why they are skipped.
+browser: ## Debian's chromium for tb ui's browser tests and the demo's screenshot (apt-get, when missing)
+	@if [ -n "$$TEAMBRAIN_CHROMIUM" ] || command -v chromium >/dev/null 2>&1 \
+	    || command -v chromium-browser >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1; then \
+	  :; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  echo "Installing Debian's chromium for tb ui's browser tests (apt-get)"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null \
+	    || echo "warning: could not install chromium: tb ui's browser tests will be skipped"; \
+	else \
+	  echo "chromium not found and apt-get cannot install it here: tb ui's browser tests will be skipped"; \
+	fi
+
 lock: uv ## Re-resolve uv.lock after changing dependencies
 	$(UV) lock
 
-demo: install ## The main job, end to end, in a throwaway repository
+demo: install browser ## The main job, end to end, in a throwaway repository
 	@bash demo/run.sh
 
-test: install ## Run every test (unit, property, integration)
+test: install browser ## Run every test (unit, property, integration)
 	$(BIN)/python -m pytest -n auto
 
 # The model lane: `tb distill` against a real llama-cpp-python server running SmolLM2-135M (and the

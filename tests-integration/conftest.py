@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -180,3 +181,23 @@ def attacker_host() -> Iterator[AttackerHost]:
     host = AttackerHost()
     yield host
     host.close()
+
+
+@pytest.fixture(scope="session")
+def ui_world(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The repository ``tb ui`` is tested on, built once per test process (see uiworld.py)."""
+    from uiworld import build_world
+
+    return build_world(tmp_path_factory.mktemp("ui-world"))
+
+
+@pytest.fixture(scope="session")
+def ui_server(ui_world: Any) -> Iterator[Any]:
+    """One ``tb ui --no-browser`` serving ``ui_world`` for the whole test process."""
+    from uiworld import start_ui
+
+    server = start_ui(ui_world.dev)
+    try:
+        yield server
+    finally:
+        server.stop()

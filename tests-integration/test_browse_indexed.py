@@ -13,7 +13,7 @@ from teambrain_cli._browse import (
     list_memories,
     stale_reasons,
 )
-from teambrain_retrieval import brain_catalog, open_retriever
+from teambrain_retrieval import RetrieverOptions, brain_catalog, open_retriever
 from teambrain_schema.paths import BrainLayout, MachineLayout
 
 
@@ -21,7 +21,9 @@ def test_the_index_lists_what_the_files_say(ui_world: Any) -> None:
     clone = ui_world.dev.clone
     view = BrainView(BrainLayout(clone), clone)
     from_files = list_memories(view, MemoryFilter(status="all"))
-    retriever = open_retriever(view.layout, home=MachineLayout(ui_world.dev.home), embedder=None)
+    retriever = open_retriever(
+        view.layout, RetrieverOptions(embedder=None), home=MachineLayout(ui_world.dev.home)
+    )
     try:
         catalog = brain_catalog(retriever)
     finally:
@@ -46,7 +48,9 @@ def test_one_memory_from_the_listing_is_what_tb_show_says(ui_world: Any) -> None
 
     clone = ui_world.dev.clone
     view = BrainView(BrainLayout(clone), clone)
-    retriever = open_retriever(view.layout, home=MachineLayout(ui_world.dev.home), embedder=None)
+    retriever = open_retriever(
+        view.layout, RetrieverOptions(embedder=None), home=MachineLayout(ui_world.dev.home)
+    )
     try:
         catalog = brain_catalog(retriever)
     finally:

@@ -3,96 +3,18 @@ them (each body inside the rendering rule's fence)."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 from teambrain_schema import UserError
 
-from .._console.context import require_brain
 from .._console.output import emit_json, fit, fit_middle, paint, say, terminal_width, wrap_lines
+from .._console.travel import open_brain
 
 if TYPE_CHECKING:
-    from teambrain_retrieval import Hit, Retriever
-    from teambrain_schema import BrainConfig
-    from teambrain_schema.paths import BrainLayout
+    from teambrain_retrieval import Hit
 
 MAX_K = 50
-
-
-def build_retriever(
-    layout: BrainLayout,
-    *,
-    commit: str | None = None,
-    brain_id: str | None = None,
-    config: BrainConfig | None = None,
-    trust_root: Path | None = None,
-) -> Retriever:
-    """The retriever this verb reads through: the working tree's brain, or with ``commit`` a
-    brain materialised from that commit (an in-memory index; provenance carries the commit)."""
-    from teambrain_retrieval import RetrieverOptions, open_retriever
-
-    if commit is None:
-        return open_retriever(layout)
-    options = RetrieverOptions(
-        ephemeral=True, commit=commit, brain_id=brain_id, trust_root=trust_root
-    )
-    return open_retriever(layout, options, config=config)
-
-
-def _config_at(layout: BrainLayout, repo_root: Path) -> BrainConfig:
-    """brain.yaml of a materialised brain, with a relative ``org_brain`` resolved against the
-    real repository (the org brain is served as it is now; only this brain travels)."""
-    from teambrain_schema.brain import load_brain_config
-
-    config = load_brain_config(layout)
-    org = config.org_brain
-    if org and not Path(org).expanduser().is_absolute():
-        config = config.model_copy(update={"org_brain": str(repo_root / org)})
-    return config
-
-
-@contextlib.contextmanager
-def open_brain(ref: str | None, at: str | None) -> Iterator[Retriever]:
-    """The brain now, or as it was at ``--ref`` / ``--at`` (time travel through sync)."""
-    from .._console.context import machine
-    from .._console.trust import ask_to_approve
-
-    if ref is None and at is None:
-        layout = require_brain()
-        ask_to_approve(layout, machine(), ("retrieval.embedder", "org_brain"))
-        yield build_retriever(layout)
-        return
-    from teambrain_retrieval import RetrieverOptions, brain_id_for, open_retriever
-    from teambrain_schema.paths import BrainLayout
-    from teambrain_sync import (
-        brain_at,
-        checkout_matches,
-        commit_at,
-        open_repo,
-        parse_timestamp,
-        resolve_commit,
-    )
-
-    moment = parse_timestamp(at) if at is not None else None
-    repo = open_repo(Path.cwd())
-    commit = commit_at(repo, moment, ref or "HEAD") if moment else resolve_commit(repo, ref or "")
-    when = commit.committed_at.strftime("%Y-%m-%d %H:%M:%S UTC")
-    say(f"the brain as of {commit.requested}: commit {commit.short} ({when})")
-    with contextlib.ExitStack() as stack:
-        if checkout_matches(repo, commit.sha):
-            # The checkout holds exactly that brain: its warm index answers, pinned to the commit.
-            retriever = open_retriever(BrainLayout(repo.root), RetrieverOptions(commit=commit.sha))
-        else:
-            snapshot = stack.enter_context(brain_at(repo, commit))
-            retriever = build_retriever(
-                snapshot.layout, commit=commit.sha, brain_id=brain_id_for(repo.root),
-                config=_config_at(snapshot.layout, repo.root), trust_root=repo.root,
-            )  # fmt: skip
-        stack.callback(retriever.close)
-        yield retriever
 
 
 def format_hit_human(position: int, hit: Hit, width: int | None = None) -> str:

@@ -16,12 +16,13 @@ if TYPE_CHECKING:
     from teambrain_sync import GitRepo, ProposalBranch, ReviewRequest, ReviewTarget
 
 
-def open_target(base: str | None) -> tuple[GitRepo, ReviewTarget]:
-    """The repository around the current directory and the commit a proposal starts from; exit
-    2 without git, outside a repository, or when that commit has no brain."""
+def open_target(base: str | None, start: Path | None = None) -> tuple[GitRepo, ReviewTarget]:
+    """The repository around ``start`` (default: the current directory) and the commit a
+    proposal starts from; exit 2 without git, outside a repository, or when that commit has no
+    brain."""
     from teambrain_sync import choose_target, has_brain, open_repo
 
-    repo = open_repo(Path.cwd())
+    repo = open_repo(start or Path.cwd())
     target = choose_target(repo, base)
     if not has_brain(repo, target.base.sha):
         hint = "" if base else " or pass --base <branch>"

@@ -1,0 +1,353 @@
+"""The pages and actions of ``tb ui``: routes that gather data through the services (brain,
+queue, stale, usage, sessions) and render it with autoescaping templates.
+
+Text from the brain, the spool or git is always inserted as text: Jinja2 escapes every value
+(``autoescape``), nothing is marked safe, and the guard's Content-Security-Policy forbids inline
+script besides. Actions are POST forms, refused by the guard unless they come from this page.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from .brain import SEARCH_K, Travel
+from .context import UiContext
+from .guard import Guard
+
+HERE = Path(__file__).resolve().parent
+STATIC_TYPES = {
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".svg": "image/svg+xml",
+}
+MAX_FORM_BYTES = 64 * 1024
+DEBUG_ENV = "TEAMBRAIN_DEBUG"
+
+NAV = (
+    ("brain", "Brain"),
+    ("queue", "Review queue"),
+    ("stale", "Stale"),
+    ("usage", "Usage"),
+    ("sessions", "Sessions"),
+)
+
+
+def _templates() -> Any:
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+    env = Environment(
+        loader=FileSystemLoader(HERE / "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    from teambrain_capture import safe_sid
+    from teambrain_schema.secrets import redact_secrets
+
+    env.filters["short"] = lambda sha: (sha or "")[:12]
+    env.filters["session_key"] = safe_sid
+    env.filters["redacted"] = redact_secrets  # a queued draft is checked, not yet trusted
+    env.filters["web_url"] = lambda url: (
+        url if str(url).startswith(("https://", "http://")) else None
+    )
+    env.filters["when"] = lambda moment: moment.strftime("%Y-%m-%d %H:%M UTC") if moment else ""
+    return env
+
+
+class Pages:
+    """The handlers, sharing one :class:`UiContext` and one template environment."""
+
+    def __init__(self, ctx: UiContext) -> None:
+        self.ctx = ctx
+        self.env = _templates()
+
+    # ------------------------------------------------------------------ plumbing
+
+    def render(self, template: str, request: Request, *, status: int = 200, **values: Any) -> HTMLResponse:  # fmt: skip
+        """A page: ``template`` with the values every page has (base, nav, repository)."""
+        section = template.split(".", 1)[0].split("_", 1)[0]
+        html = self.env.get_template(template).render(
+            base=self.ctx.base, nav=NAV, section=section, repo_name=self.ctx.repo_root.name,
+            repo_root=str(self.ctx.repo_root), query=dict(request.query_params),
+            link=self.link, **values,
+        )  # fmt: skip
+        return HTMLResponse(html, status_code=status)
+
+    def link(self, path: str, **params: object) -> str:
+        """An address of this server: the secret prefix, ``path`` and the non-empty params."""
+        kept = {k: v for k, v in params.items() if v not in (None, "", False)}
+        query = f"?{urlencode(kept, doseq=True)}" if kept else ""
+        return f"{self.ctx.base}{path}{query}"
+
+    def failure(self, request: Request, exc: BaseException) -> HTMLResponse:
+        """The error page: a user's mistake or an environment problem as one line (the CLI's
+        message and exit code), anything else as an internal error named in one line."""
+        from teambrain_schema import ExitCode, TeambrainError
+
+        if isinstance(exc, TeambrainError):
+            status = (
+                400 if exc.exit_code in (ExitCode.USER_ERROR, ExitCode.VALIDATION_FAILURE) else 500
+            )
+            return self.render("error.html", request, status=status, message=exc.message, code=int(exc.exit_code))  # fmt: skip
+        if os.environ.get(DEBUG_ENV):
+            traceback.print_exception(exc, file=sys.stderr)
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        message = f"internal error: {exc.__class__.__name__}{': ' + detail if detail else ''}"
+        print(f"tb ui: {message} (set {DEBUG_ENV}=1 for a traceback)", file=sys.stderr)
+        return self.render("error.html", request, status=500, message=message, code=2)
+
+    def page(self, build: Callable[[Request], Response]) -> Callable[[Request], Any]:
+        """A GET handler: ``build`` runs on a worker thread under the context's lock."""
+
+        async def handler(request: Request) -> Response:
+            def work() -> Response:
+                with self.ctx.locked():
+                    return build(request)
+
+            try:
+                return await run_in_threadpool(work)
+            except Exception as exc:
+                return self.failure(request, exc)
+
+        return handler
+
+    def action(self, act: Callable[[Request, dict[str, list[str]]], Response]) -> Callable[[Request], Any]:  # fmt: skip
+        """A POST handler: the form read (urlencoded, at most 64 KiB), then ``act`` like a page."""
+
+        async def handler(request: Request) -> Response:
+            kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+            if kind != "application/x-www-form-urlencoded":
+                return Response("refused: a form post was expected\n", 415, media_type="text/plain")
+            body = b""
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > MAX_FORM_BYTES:
+                    return Response("refused: form too large\n", 413, media_type="text/plain")
+            form = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=False)
+
+            def work() -> Response:
+                with self.ctx.locked():
+                    return act(request, form)
+
+            try:
+                return await run_in_threadpool(work)
+            except Exception as exc:
+                return self.failure(request, exc)
+
+        return handler
+
+    def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        suffix = Path(name).suffix
+        path = HERE / "static" / name
+        if "/" in name or suffix not in STATIC_TYPES or not path.is_file():
+            return Response("not found\n", 404, media_type="text/plain")
+        return Response(path.read_bytes(), media_type=STATIC_TYPES[suffix])
+
+    def not_found(self, request: Request, exc: Exception) -> Response:
+        return self.render("error.html", request, status=404, message="no such page", code=1)
+
+    # ------------------------------------------------------------------ pages
+
+    def home(self, request: Request) -> Response:
+        return RedirectResponse(self.link("/brain"), status_code=303)
+
+    def stale(self, request: Request) -> Response:
+        from .stale import stale_rows
+
+        rows = stale_rows(self.ctx.layout)
+        result = self.ctx.recall(request.query_params.get("result"))
+        return self.render("stale.html", request, rows=rows, result=result)
+
+    def fix_citations(self, request: Request, form: dict[str, list[str]]) -> Response:
+        from .stale import open_fix_review
+
+        result = open_fix_review(self.ctx.repo_root, self.ctx.machine.proposals)
+        return RedirectResponse(self.link("/stale", result=self.ctx.remember(result)), 303)
+
+    def usage(self, request: Request) -> Response:
+        from .charts import CHART_BASELINE
+        from .usage import WINDOWS, usage_page
+
+        since = request.query_params.get("since") or WINDOWS[0]
+        everywhere = request.query_params.get("repo") == "all"
+        data = usage_page(
+            self.ctx.machine, since=since, repo=None if everywhere else self.ctx.repo_key,
+            this_repo=self.ctx.repo_key, titles_of=self.titles_of,
+            link=lambda memory_id: self.link(f"/memory/{memory_id}"),
+        )  # fmt: skip
+        return self.render(
+            "usage.html", request, page=data, windows=WINDOWS, everywhere=everywhere,
+            baseline=CHART_BASELINE,
+        )  # fmt: skip
+
+    def titles_of(self, ids: list[str]) -> dict[str, str]:
+        """The titles the checkout's brain gives memory ids (ids it does not hold are left out)."""
+        rows = {row.id: row.title for row in self.ctx.listing().listing.memories}
+        return {memory_id: rows[memory_id] for memory_id in ids if memory_id in rows}
+
+    def sessions(self, request: Request) -> Response:
+        from .sessions import list_sessions
+
+        everywhere = request.query_params.get("repo") == "all"
+        rows = list_sessions(self.ctx.machine, None if everywhere else self.ctx.repo_key)
+        return self.render("sessions.html", request, rows=rows, everywhere=everywhere)
+
+    def session(self, request: Request) -> Response:
+        from .sessions import explain_session
+
+        explanation = explain_session(self.ctx.machine, request.path_params["key"])
+        if explanation is None:
+            return self.render("error.html", request, status=404, message="no such session in this machine's spool", code=1)  # fmt: skip
+        titles = self.past_titles(explanation.commits, [i for r in explanation.retrievals for i in r.ids])  # fmt: skip
+        return self.render("session.html", request, s=explanation, titles=titles)
+
+    def past_titles(self, commits: list[str], ids: list[str]) -> dict[tuple[str | None, str], str]:
+        """(commit, id) → the title that memory had at that commit, and (None, id) → its title
+        now; a commit this repository does not have names nothing."""
+        from teambrain_schema import TeambrainError
+        from teambrain_sync import open_repo, resolve_commit
+
+        titles: dict[tuple[str | None, str], str] = {
+            (None, memory_id): title for memory_id, title in self.titles_of(ids).items()
+        }
+        repo = open_repo(self.ctx.repo_root)
+        for commit in commits:
+            try:
+                past = self.ctx.past(resolve_commit(repo, commit))
+            except TeambrainError:
+                continue
+            for row in self.ctx.past_listing(past).listing.memories:
+                titles[(commit, row.id)] = row.title
+        return titles
+
+    # ------------------------------------------------------------------ the brain
+
+    def travel(self, request: Request) -> Travel | None:
+        """Where in time the page asks to be (``?ref=`` / ``?at=``), or None for now."""
+        from .._console.travel import resolve_moment
+
+        ref = request.query_params.get("ref") or None
+        at = request.query_params.get("at") or None
+        if ref is None and at is None:
+            return None
+        return Travel(ref, at, resolve_moment(ref, at, self.ctx.repo_root))
+
+    def brain(self, request: Request) -> Response:
+        from .brain import browse, search_hits, wanted_from
+
+        params = request.query_params
+        travel = self.travel(request)
+        past = self.ctx.past(travel.commit) if travel else None
+        browsed = self.ctx.past_listing(past) if past else self.ctx.listing()
+        wanted = wanted_from(params)
+        try:
+            number = int(params.get("page") or 1)
+        except ValueError:
+            number = 1
+        page = browse(browsed, wanted, number)
+        query = (params.get("q") or "").strip()
+        if query:
+            retriever = self.ctx.past_retriever(past) if past else self.ctx.retriever()
+            page.query = query
+            page.hits = search_hits(retriever.search(query, SEARCH_K))
+        keep = self.keep(request)
+
+        def here(**changes: object) -> str:
+            """This listing with some parameters changed (and back to its first page)."""
+            return self.link("/brain", **{**keep, "page": None, **changes})
+
+        return self.render("brain.html", request, page=page, wanted=wanted, travel=travel, keep=keep, here=here)  # fmt: skip
+
+    def keep(self, request: Request) -> dict[str, str]:
+        """The query parameters a link within the brain view carries on (time travel, filters)."""
+        names = ("ref", "at", "class", "tag", "scope", "priority", "status", "stale", "q")
+        return {n: v for n in names if (v := request.query_params.get(n) or "")}
+
+    def memory(self, request: Request) -> Response:
+        from .._browse import find_memory_id, show_listed
+        from .brain import marked
+
+        travel = self.travel(request)
+        browsed = self.ctx.past_listing(self.ctx.past(travel.commit)) if travel else self.ctx.listing()  # fmt: skip
+        rows = browsed.listing.memories
+        memory_id = find_memory_id([row.id for row in rows], request.path_params["memory_id"])
+        browsed.check({memory_id})
+        detail = show_listed(browsed.view, browsed.listing, memory_id)
+        detail = dataclasses.replace(detail, summary=marked(detail.summary, browsed.stale))
+        return self.render("memory.html", request, m=detail, travel=travel, keep=self.keep(request))  # fmt: skip
+
+    # ------------------------------------------------------------------ the queue
+
+    def queue(self, request: Request) -> Response:
+        from .queue import queue_view
+
+        view = queue_view(self.ctx.machine, self.ctx.layout, self.ctx.repo_key)
+        result = self.ctx.recall(request.query_params.get("result"))
+        return self.render("queue.html", request, view=view, result=result)
+
+    def propose(self, request: Request, form: dict[str, list[str]]) -> Response:
+        from .queue import propose_chosen
+
+        result = propose_chosen(
+            self.ctx.machine, self.ctx.repo_root, self.ctx.repo_key, form.get("id", []),
+            allow_similar=bool(form.get("allow_similar")),
+        )  # fmt: skip
+        return RedirectResponse(self.link("/queue", result=self.ctx.remember(result)), 303)
+
+    def drop(self, request: Request, form: dict[str, list[str]]) -> Response:
+        from .queue import drop_chosen
+
+        reason = (form.get("reason") or [""])[0].strip() or None
+        result = drop_chosen(self.ctx.machine, self.ctx.repo_key, form.get("id", []), reason)
+        return RedirectResponse(self.link("/queue", result=self.ctx.remember(result)), 303)
+
+    def warm(self) -> None:
+        """Prepare the first page before anyone asks: the index opened and refreshed, the
+        listing made, its first rows checked, the template compiled."""
+        from .brain import browse, wanted_from
+
+        with self.ctx.locked():
+            browse(self.ctx.listing(), wanted_from({}), 1)
+            self.env.get_template("brain.html")
+
+    # ------------------------------------------------------------------ the app
+
+    def routes(self) -> list[Route]:
+        page, action = self.page, self.action
+        return [
+            Route("/", page(self.home)),
+            Route("/brain", page(self.brain)),
+            Route("/memory/{memory_id}", page(self.memory)),
+            Route("/stale", page(self.stale)),
+            Route("/stale/fix", action(self.fix_citations), methods=["POST"]),
+            Route("/usage", page(self.usage)),
+            Route("/sessions", page(self.sessions)),
+            Route("/sessions/{key}", page(self.session)),
+            Route("/queue", page(self.queue)),
+            Route("/queue/propose", action(self.propose), methods=["POST"]),
+            Route("/queue/drop", action(self.drop), methods=["POST"]),
+            Route("/static/{name}", self.static),
+        ]
+
+
+def build_app(ctx: UiContext) -> tuple[Guard, Callable[[], None]]:
+    """The whole ASGI application of one run (the pages behind the guard), and what to run
+    once it listens so the first page finds everything ready."""
+    pages = Pages(ctx)
+    app = Starlette(routes=pages.routes(), exception_handlers={404: pages.not_found})
+    return Guard(app, secret=ctx.secret, port=ctx.port), pages.warm

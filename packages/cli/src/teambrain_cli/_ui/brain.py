@@ -1,0 +1,188 @@
+"""The brain view of ``tb ui``: memories by class, tag, scope, priority and status (``tb
+list``'s service), search through the retrieval agents use, one memory in full (``tb show``'s
+service), and all of it as of a ref or a moment, exactly as ``--ref``/``--at`` serve it."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .._browse import MemoryFilter, MemorySummary
+
+if TYPE_CHECKING:
+    from teambrain_retrieval import Hit
+    from teambrain_sync import ResolvedCommit
+
+    from .context import Browsed
+
+PAGE_SIZE = 100
+MAX_TAGS_SHOWN = 40
+SEARCH_K = 20
+STATUSES = ("active", "retired", "all")
+
+
+@dataclass(frozen=True)
+class Travel:
+    """Where in time a page is: what was asked for, the commit it resolved to, and when."""
+
+    ref: str | None
+    at: str | None
+    commit: ResolvedCommit
+
+    @property
+    def label(self) -> str:
+        when = self.commit.committed_at.strftime("%Y-%m-%d %H:%M UTC")
+        return f"{self.commit.requested}: commit {self.commit.short} ({when})"
+
+
+@dataclass(frozen=True)
+class Facet:
+    """One value a listing can be narrowed to, how many memories it would keep, and whether
+    it is chosen now."""
+
+    value: str
+    count: int
+    chosen: bool
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A search result as the page shows it: the memory, its rank and the fenced text the
+    agent is given."""
+
+    rank: int
+    id: str
+    title: str
+    memory_class: str
+    priority: str
+    tags: list[str]
+    path: str
+    commit: str | None
+    stale: list[str]
+    agent_view: str
+
+
+@dataclass
+class BrainPage:
+    """What the brain view shows for one set of filters (or one search)."""
+
+    rows: list[MemorySummary] = field(default_factory=list)
+    matching: int = 0
+    total: int = 0
+    page: int = 1
+    pages: int = 1
+    facets: dict[str, list[Facet]] = field(default_factory=dict)
+    query: str = ""
+    hits: list[SearchHit] | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def wanted_from(params: Mapping[str, str]) -> MemoryFilter:
+    """The filter a query string asks for (``class``, ``tag``, ``scope``, ``priority``:
+    one value each; ``status``: active, retired or all; ``stale=1``)."""
+
+    def one(name: str) -> tuple[str, ...]:
+        value = (params.get(name) or "").strip()
+        return (value,) if value else ()
+
+    status = params.get("status") or "active"
+    return MemoryFilter(
+        classes=one("class"), tags=one("tag"), scopes=one("scope"), priorities=one("priority"),
+        status=status if status in STATUSES else "active",  # type: ignore[arg-type]
+        stale=True if params.get("stale") == "1" else None,
+    )  # fmt: skip
+
+
+_DIMENSIONS: dict[str, Callable[[MemorySummary], Sequence[str]]] = {
+    # facet → the row's values for it
+    "class": lambda r: (r.memory_class,),
+    "priority": lambda r: (r.priority,),
+    "scope": lambda r: (r.scope,),
+    "tag": lambda r: r.tags,
+    "status": lambda r: (r.status,),
+}
+
+
+def _facets(rows: Sequence[MemorySummary], wanted: MemoryFilter) -> dict[str, list[Facet]]:
+    """For each dimension, the values present among the memories every *other* filter keeps.
+
+    One pass: a row the whole filter keeps counts in every dimension; a row it does not keep
+    (few, unless a filter is chosen) is tried against each dimension's filter left open."""
+    replace = dataclasses.replace
+    relaxed = {
+        "class": replace(wanted, classes=()), "priority": replace(wanted, priorities=()),
+        "scope": replace(wanted, scopes=()), "tag": replace(wanted, tags=()),
+        "status": replace(wanted, status="all"),
+    }  # fmt: skip
+    counts: dict[str, Counter[str]] = {name: Counter() for name in _DIMENSIONS}
+    for row in rows:
+        whole = wanted.matches(row)
+        for name, values in _DIMENSIONS.items():
+            if whole or relaxed[name].matches(row):
+                counts[name].update(values(row))
+    chosen = {
+        "class": wanted.classes, "priority": wanted.priorities, "scope": wanted.scopes,
+        "tag": wanted.tags,
+    }  # fmt: skip
+    facets: dict[str, list[Facet]] = {}
+    for name, picked in chosen.items():
+        ordered = sorted(counts[name].items(), key=lambda item: (-item[1], item[0]))
+        limit = MAX_TAGS_SHOWN if name == "tag" else len(ordered)
+        shown = dict(ordered[:limit])
+        shown.update({v: counts[name][v] for v in picked if v not in shown})
+        facets[name] = [Facet(value, count, value in picked) for value, count in shown.items()]
+    status = counts["status"]
+    facets["status"] = [
+        Facet("active", status["active"], wanted.status == "active"),
+        Facet("retired", status["retired"], wanted.status == "retired"),
+        Facet("all", status["active"] + status["retired"], wanted.status == "all"),
+    ]
+    return facets
+
+
+def marked(row: MemorySummary, stale: Mapping[str, tuple[str, ...]]) -> MemorySummary:
+    """``row`` with the stale reasons found for it (a live memory's only)."""
+    found = stale.get(row.id)
+    return dataclasses.replace(row, stale=found) if found and row.status == "active" else row
+
+
+def browse(browsed: Browsed, wanted: MemoryFilter, page: int) -> BrainPage:
+    """One page of the memories ``wanted`` keeps, with the facets to narrow it further; the
+    rows shown carry their stale reasons (every row does when the stale filter is on)."""
+    rows = browsed.listing.memories
+    if wanted.stale is not None:
+        browsed.check_all()
+        rows = [marked(row, browsed.stale) for row in rows]
+    kept = [row for row in rows if wanted.matches(row)]
+    pages = max(1, -(-len(kept) // PAGE_SIZE))
+    page = min(max(page, 1), pages)
+    shown = kept[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+    browsed.check({row.id for row in shown})
+    return BrainPage(
+        rows=[marked(row, browsed.stale) for row in shown],
+        matching=len(kept),
+        total=browsed.listing.total,
+        page=page,
+        pages=pages,
+        facets=_facets(rows, wanted),
+        problems=[f"{p.relpath}: {p.message}" for p in browsed.listing.problems],
+    )
+
+
+def search_hits(hits: Sequence[Hit]) -> list[SearchHit]:
+    """Retrieval's ranked hits as the page shows them, each with the agent's fenced view."""
+    found = []
+    for rank, hit in enumerate(hits, start=1):
+        result = hit.to_result()
+        front = hit.memory.front
+        found.append(
+            SearchHit(
+                rank=rank, id=front.id, title=front.title, memory_class=front.class_,
+                priority=front.priority, tags=list(front.tags), path=hit.provenance.path,
+                commit=hit.provenance.commit, stale=list(hit.stale), agent_view=result.body,
+            )
+        )  # fmt: skip
+    return found

@@ -1,0 +1,128 @@
+"""The review queue of ``tb ui``: this repository's candidates with the checks each would face
+(``tb candidates show``'s service), proposing the ticked ones (``tb propose``'s service, with
+its gates, branch and review), and dropping others (``tb candidates drop``'s service)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from teambrain_schema import Candidate, UserError
+from teambrain_schema.paths import BrainLayout, MachineLayout
+
+from .._proposals.queue import (
+    CandidateReview,
+    Dropped,
+    drop_candidates,
+    read_queue,
+    review_candidate,
+)
+
+if TYPE_CHECKING:
+    from teambrain_sync import GitRepo
+
+
+@dataclass
+class QueueView:
+    """The queue page: pending candidates with their checks (newest first), the ones already
+    proposed or dropped, and spool files that do not parse."""
+
+    pending: list[CandidateReview] = field(default_factory=list)
+    handled: list[Candidate] = field(default_factory=list)
+    broken: list[tuple[str, str]] = field(default_factory=list)
+    elsewhere: int = 0
+
+
+def _repo(root: Path) -> GitRepo | None:
+    from teambrain_schema import EnvironmentProblem
+    from teambrain_sync import open_repo
+
+    with contextlib.suppress(EnvironmentProblem):
+        return open_repo(root)
+    return None
+
+
+def queue_view(machine: MachineLayout, layout: BrainLayout, repo_key: str | None) -> QueueView:
+    """The candidates queued for this repository, each pending one reviewed as ``tb
+    candidates show`` reviews it (against the checked-out brain and open proposals)."""
+    queue = read_queue(machine, repo_key, statuses=("pending", "proposed", "rejected"))
+    repo = _repo(layout.repo_root)
+    view = QueueView(
+        broken=[(str(path), reason) for path, reason in queue.unreadable],
+        elsewhere=queue.elsewhere,
+    )
+    for candidate in reversed(queue.candidates):
+        if candidate.status == "pending":
+            view.pending.append(review_candidate(candidate, layout=layout, repo=repo))
+        else:
+            view.handled.append(candidate)
+    return view
+
+
+def _chosen(machine: MachineLayout, repo_key: str | None, ids: Sequence[str], verb: str) -> list[Candidate]:  # fmt: skip
+    if not ids:
+        raise UserError(f"tick at least one candidate to {verb}")
+    queue = read_queue(machine, repo_key, statuses=("pending", "proposed", "rejected"))
+    by_id = {c.candidate_id: c for c in queue.candidates}
+    unknown = [i for i in ids if i not in by_id]
+    if unknown:
+        raise UserError(f"no candidate {unknown[0]} in this repository's queue")
+    return [by_id[i] for i in dict.fromkeys(ids)]
+
+
+@dataclass(frozen=True)
+class ProposeResult:
+    """What proposing the ticked candidates did: ``tb propose --json``'s results, the branch
+    and where it was sent for review."""
+
+    outcomes: list[dict[str, object]]
+    branch: str | None
+    review: dict[str, object] | None
+    warnings: list[str]
+    base: str
+
+
+def propose_chosen(
+    machine: MachineLayout, repo_root: Path, repo_key: str | None, ids: Sequence[str],
+    *, allow_similar: bool = False,
+) -> ProposeResult:  # fmt: skip
+    """``tb propose <ids> [--allow-similar]``: the same service, gates and review."""
+    from teambrain_capture import SpoolLedger
+    from teambrain_sync import propose_candidates
+
+    from .._proposals.guard import near_duplicate_guard
+    from .._proposals.review import open_target
+
+    chosen = _chosen(machine, repo_key, ids, "propose")
+    spool = read_queue(machine, repo_key, statuses=("pending", "proposed", "rejected")).candidates
+    repo, target = open_target(None, repo_root)
+    run = propose_candidates(
+        chosen, repo=repo, target=target, ledger=SpoolLedger(machine),
+        patch_dir=machine.proposals, spool=spool, push=True, allow_similar=allow_similar,
+        guard=near_duplicate_guard(repo),
+    )  # fmt: skip
+    return ProposeResult(
+        outcomes=[o.to_json() for o in run.outcomes],
+        branch=run.branch,
+        review=run.review.to_json() if run.review else None,
+        warnings=list(run.warnings),
+        base=f"{target.base.requested} ({target.base.short})",
+    )
+
+
+@dataclass(frozen=True)
+class DropResult:
+    """The candidates dropped (marked rejected, kept as a record)."""
+
+    dropped: list[Dropped]
+
+
+def drop_chosen(
+    machine: MachineLayout, repo_key: str | None, ids: Sequence[str], reason: str | None
+) -> DropResult:
+    """``tb candidates drop <ids> [--reason TEXT]``: out of the queue, under propose's lock."""
+    chosen = _chosen(machine, repo_key, ids, "drop")
+    return DropResult(drop_candidates(machine, chosen, reason=reason))

@@ -1,0 +1,149 @@
+"""Running ``tb ui``: a socket on 127.0.0.1 (a random port unless one is asked for), the
+address with this run's secret printed, the browser opened when there is one, and the pages
+served until Ctrl-C."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Callable
+
+from teambrain_schema import EnvironmentProblem
+
+from .context import UiContext
+
+LOOPBACK = "127.0.0.1"
+
+
+def bind_loopback(port: int) -> socket.socket:
+    """A listening TCP socket on 127.0.0.1 only (port 0: one the system picks); a port in
+    use or not ours to take is an environment problem (exit 2)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind((LOOPBACK, port))
+        sock.listen(64)
+    except OSError as exc:
+        sock.close()
+        raise EnvironmentProblem(
+            f"cannot listen on {LOOPBACK}:{port}: {exc.strerror or exc}"
+        ) from None
+    return sock
+
+
+def can_open_browser() -> bool:
+    """Whether opening a browser can show a page to the person at this machine: a desktop
+    (macOS, Windows, an X or Wayland display) or a browser named in ``$BROWSER``. Without one,
+    Python's webbrowser would start a text browser in this very terminal."""
+    if os.environ.get("BROWSER"):
+        return True
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def open_browser(url: str) -> bool:
+    """Ask the desktop to open ``url``; False when it could not."""
+    import webbrowser
+
+    try:
+        return webbrowser.open(url, new=2)
+    except webbrowser.Error:
+        return False
+
+
+def serve(
+    ctx: UiContext,
+    sock: socket.socket,
+    *,
+    on_listening: Callable[[], None] | None = None,
+) -> None:
+    """Serve the pages on ``sock`` until interrupted (SIGINT, SIGTERM)."""
+    import uvicorn
+
+    from .app import build_app
+
+    app, warm = build_app(ctx)
+    config = uvicorn.Config(
+        app, log_level="warning", access_log=False, lifespan="off",
+        server_header=False, date_header=False, proxy_headers=False,
+        timeout_graceful_shutdown=2,
+    )  # fmt: skip
+    server = uvicorn.Server(config)
+
+    def when_listening() -> None:
+        if on_listening is not None:
+            on_listening()
+        # The first page reads the index: have it ready (a problem is reported by the page).
+        with contextlib.suppress(Exception):
+            warm()
+
+    threading.Thread(target=when_listening, daemon=True).start()
+    try:
+        server.run(sockets=[sock])
+    finally:
+        ctx.close()
+        sock.close()
+
+
+def run_ui(
+    *,
+    port: int,
+    browser: bool,
+    ref: str | None = None,
+    at: str | None = None,
+    echo: Callable[[str], None],
+    say: Callable[[str], None],
+) -> None:
+    """``tb ui``: serve the brain of the repository around the current directory; print the
+    address (``echo``, stdout) and what happens (``say``, stderr)."""
+    from urllib.parse import urlencode
+
+    from teambrain_capture import repo_join_key
+
+    from .._console.context import machine, require_brain
+    from .._console.travel import describe_moment, resolve_moment
+    from .._console.trust import ask_to_approve
+
+    layout = require_brain()
+    # Search sends nothing off this machine unless approved here (asked on a terminal only).
+    ask_to_approve(layout, machine(), ("retrieval.embedder", "org_brain"))
+    start = "brain"
+    if ref is not None or at is not None:
+        commit = resolve_moment(ref, at, layout.repo_root)  # a bad ref or moment: exit 1 now
+        say(f"tb ui: starting at {describe_moment(commit)}")
+        query = {k: v for k, v in (("ref", ref), ("at", at)) if v is not None}
+        start += "?" + urlencode(query)
+    ctx = UiContext(layout, machine(), repo_join_key(layout.repo_root))
+    sock = bind_loopback(port)
+    ctx.port = sock.getsockname()[1]
+    url = f"http://{LOOPBACK}:{ctx.port}{ctx.base}/{start}"
+    opening = browser and can_open_browser()
+
+    def when_listening() -> None:
+        if opening and not open_browser(url):
+            say("tb ui: could not open a browser: open the address above in yours.")
+
+    # uvicorn stops cleanly on SIGINT and SIGTERM, then raises the signal again for the
+    # handler it found; from the moment the address is printed, both end here, after the
+    # snapshots of past brains are removed.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        echo(url)
+        say(f"tb ui: serving the brain of {layout.repo_root} on {LOOPBACK} only; Ctrl-C stops it.")  # fmt: skip
+        if browser and not opening:
+            say("tb ui: no browser to open here: open the address above in yours.")
+        serve(ctx, sock, on_listening=when_listening)
+    except KeyboardInterrupt:
+        ctx.close()
+        sock.close()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    say("tb ui: stopped.")
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

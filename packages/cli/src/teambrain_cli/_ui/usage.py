@@ -1,0 +1,169 @@
+"""Is memory used, does it help: the digest's figures as charts.
+
+Everything here is read from ``DigestReport.to_json()`` — the very JSON ``tb digest --format
+json`` prints — and from nothing else of the spool, so the page shows exactly what the JSON
+report shows: numbers over five or more sessions, ``<5`` everywhere else.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from teambrain_schema.paths import MachineLayout
+
+from .._reports.digest import build_digest
+from .._reports.window import resolve_window
+from .charts import Bar, Chart, bar_from_json, column_chart, row_chart
+
+WINDOWS = ("7d", "30d", "90d")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One headline number of the page: its label and text as the JSON holds it."""
+
+    label: str
+    text: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class UsagePage:
+    """What the usage page shows: the window, headline figures, charts and the raw JSON."""
+
+    since: str
+    repo: str | None
+    this_repo: str | None
+    report: dict[str, Any]
+    figures: list[Figure] = field(default_factory=list)
+    charts: list[Chart] = field(default_factory=list)
+    served_note: str = ""
+
+
+def _text(value: object, unit: str = "") -> str:
+    return bar_from_json("", value, unit=unit).text
+
+
+def _breakdown(key: str, title: str, cells: Mapping[str, object]) -> Chart:
+    return row_chart(key, title, [bar_from_json(name, value) for name, value in cells.items()])
+
+
+def _memory_rows(
+    key: str, title: str, items: list[dict[str, Any]], titles: Mapping[str, str],
+    link: Callable[[str], str],
+) -> Chart:  # fmt: skip
+    bars = [
+        bar_from_json(
+            titles.get(item["id"], item["id"]),
+            item["sessions"],
+            href=link(item["id"]),
+            title=item["id"],
+        )
+        for item in items
+    ]
+    return row_chart(key, title, bars)
+
+
+def usage_page(
+    machine: MachineLayout,
+    *,
+    since: str,
+    repo: str | None,
+    this_repo: str | None,
+    titles_of: Callable[[list[str]], Mapping[str, str]],
+    link: Callable[[str], str],
+    now: dt.datetime | None = None,
+) -> UsagePage:
+    """The usage page for the window ``since``..now over ``repo`` (None: every repository):
+    the digest of this machine's spool, as its JSON report, drawn by :func:`usage_from_json`."""
+    window = resolve_window(since, None, now=now)
+    data = build_digest(machine, window, repo=repo, now=now).to_json()
+    return usage_from_json(data, since=since, repo=repo, this_repo=this_repo, titles_of=titles_of, link=link)  # fmt: skip
+
+
+def usage_from_json(
+    data: dict[str, Any],
+    *,
+    since: str,
+    repo: str | None,
+    this_repo: str | None,
+    titles_of: Callable[[list[str]], Mapping[str, str]],
+    link: Callable[[str], str],
+) -> UsagePage:
+    """The page for a digest JSON report ``data`` (``titles_of`` names memory ids, ``link``
+    makes the address of a memory's page): every figure and bar is read from ``data``."""
+    sessions, memory = data["sessions"], data["memory"]
+    feedback, context = data["feedback"], data["context_efficiency"]
+    per = "day" if data["window"]["bucket_days"] == 1 else "week"
+    trend = sessions["trend"]
+
+    def label(start: str) -> str:
+        return dt.date.fromisoformat(start).strftime("%b %d")
+
+    charts = [
+        column_chart(
+            "sessions-per-day", f"Sessions per {per}",
+            [bar_from_json(label(b["start"]), b["sessions"], title=b["start"]) for b in trend],
+        ),
+        column_chart(
+            "retrievals-per-day", f"Retrieval calls per {per}",
+            [bar_from_json(label(b["start"]), b["retrievals"], title=b["start"]) for b in trend],
+        ),
+        row_chart(
+            "with-without-memory", "Sessions with and without memory",
+            [
+                bar_from_json("with memory", memory["sessions_with_memory"]),
+                bar_from_json("without memory", memory["sessions_without_memory"]),
+            ],
+        ),
+        _breakdown("retrievals-by-call", "Retrieval calls by kind", memory["retrievals_by_via"]),
+        row_chart(
+            "feedback", "Feedback votes",
+            _feedback_bars(feedback["votes"], feedback["useful_pct"]),
+        ),
+        _breakdown("by-tool", "Sessions by tool", sessions["by_tool"]),
+        _breakdown("by-outcome", "Sessions by outcome", sessions["by_outcome"]),
+    ]  # fmt: skip
+    ids = [item["id"] for item in memory["top_memories"] + memory["least_served"]]
+    titles = titles_of(list(dict.fromkeys(ids))) if ids else {}
+    charts.append(
+        _memory_rows("most-served", "Most served memories (sessions shown each)",
+                     memory["top_memories"], titles, link)
+    )  # fmt: skip
+    if memory["memories_served"] > len(memory["top_memories"]):
+        charts.append(
+            _memory_rows("least-served", "Least served memories (of those shown in 5+ sessions)",
+                         memory["least_served"], titles, link)
+        )  # fmt: skip
+    figures = [
+        Figure("sessions", _text(sessions["total"])),
+        Figure("with memory", _text(memory["sessions_with_memory"])),
+        Figure("retrieval calls", _text(memory["retrievals"])),
+        Figure("avg context", _text(memory["avg_context_tokens"], " tokens")),
+        Figure(
+            "explore calls / session",
+            f"{_text(context['explore_per_session_with_memory'])} with · "
+            f"{_text(context['explore_per_session_without_memory'])} without",
+            note=f"change {_text(context['explore_change_pct'], '%')}",
+        ),
+        Figure("feedback votes", _text(feedback["votes"]),
+               note=f"{_text(feedback['useful_pct'], '%')} useful"),
+        Figure("median duration", _text(sessions["median_duration_min"], " min")),
+    ]  # fmt: skip
+    served = memory["memories_served"]
+    note = (
+        f"{served} memor{'y was' if served == 1 else 'ies were'} shown in 5 or more sessions; "
+        "any other was shown in fewer, or never."
+    )
+    return UsagePage(since, repo, this_repo, data, figures, charts, note)
+
+
+def _feedback_bars(votes: object, useful_pct: object) -> list[Bar]:
+    """Useful and not useful votes: worked out from the two shown figures, or both ``<5``."""
+    if isinstance(votes, (int, float)) and isinstance(useful_pct, (int, float)):
+        useful = round(votes * useful_pct / 100)
+        return [bar_from_json("useful", useful), bar_from_json("not useful", votes - useful)]
+    return [bar_from_json("useful", None), bar_from_json("not useful", None)]

@@ -1,0 +1,69 @@
+"""The brain view's facets: for each dimension, the values among the memories every other
+filter keeps, counted in one pass — checked against the definition on random brains."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections import Counter
+
+from hypothesis import given, strategies as st
+from teambrain_cli._browse import MemoryFilter, MemorySummary
+from teambrain_cli._ui.brain import _facets, wanted_from
+from teambrain_schema import MEMORY_CLASSES
+from teambrain_schema.ids import new_ulid
+
+TAGS = ["payments", "testing", "ci", "db"]
+
+rows = st.lists(
+    st.builds(
+        MemorySummary, id=st.builds(new_ulid), title=st.just("t"),
+        memory_class=st.sampled_from(MEMORY_CLASSES), scope=st.sampled_from(["team", "org"]),
+        status=st.sampled_from(["active", "retired"]), priority=st.sampled_from(["required", "advisory"]),
+        tags=st.lists(st.sampled_from(TAGS), unique=True).map(tuple), created=st.just(dt.date(2026, 1, 1)),
+        path=st.just("p"), stale=st.lists(st.just("x"), max_size=1).map(tuple),
+    ),
+    max_size=30,
+)  # fmt: skip
+filters = st.builds(
+    MemoryFilter,
+    classes=st.lists(st.sampled_from(MEMORY_CLASSES), max_size=1).map(tuple),
+    tags=st.lists(st.sampled_from(TAGS), max_size=1).map(tuple),
+    scopes=st.lists(st.sampled_from(["team", "org"]), max_size=1).map(tuple),
+    priorities=st.lists(st.sampled_from(["required", "advisory"]), max_size=1).map(tuple),
+    status=st.sampled_from(["active", "retired", "all"]),
+    stale=st.sampled_from([None, True]),
+)
+
+
+@given(rows, filters)
+def test_each_facet_counts_what_the_other_filters_keep(
+    found: list[MemorySummary], wanted: MemoryFilter
+) -> None:
+    facets = _facets(found, wanted)
+    replace = dataclasses.replace
+    for name, field, pick in (
+        ("class", {"classes": ()}, lambda r: [r.memory_class]),
+        ("priority", {"priorities": ()}, lambda r: [r.priority]),
+        ("scope", {"scopes": ()}, lambda r: [r.scope]),
+        ("tag", {"tags": ()}, lambda r: list(r.tags)),
+    ):
+        keep = replace(wanted, **field)  # type: ignore[arg-type]
+        expected = Counter(v for r in found if keep.matches(r) for v in pick(r))
+        chosen = getattr(wanted, next(iter(field)))  # shown even when it keeps nothing
+        assert {f.value: f.count for f in facets[name]} == {**dict.fromkeys(chosen, 0), **expected}
+        assert {f.value for f in facets[name] if f.chosen} == set(chosen)
+    by_status = Counter(r.status for r in found if replace(wanted, status="all").matches(r))
+    assert [(f.value, f.count, f.chosen) for f in facets["status"]] == [
+        ("active", by_status["active"], wanted.status == "active"),
+        ("retired", by_status["retired"], wanted.status == "retired"),
+        ("all", by_status["active"] + by_status["retired"], wanted.status == "all"),
+    ]
+
+
+def test_a_query_string_becomes_the_filter_tb_list_takes() -> None:
+    wanted = wanted_from({"class": "decision", "tag": "payments", "status": "all", "stale": "1"})
+    assert wanted == MemoryFilter(
+        classes=("decision",), tags=("payments",), status="all", stale=True
+    )
+    assert wanted_from({"status": "bogus", "class": " "}) == MemoryFilter()
