@@ -100,7 +100,9 @@ def main() -> int:
         first = time.perf_counter()
         status, body = get(port, f"{base}/brain")
         assert status == 200 and b"memory-row" in body, status
-        rows.append(("tb ui: the first page (100 of all rows, facets)", time.perf_counter() - first))
+        rows.append(
+            ("tb ui: the first page (100 of all rows, facets)", time.perf_counter() - first)
+        )
         rows.append(("tb ui: start to the first page served", time.perf_counter() - launched))
         for label, path in (
             ("the brain page again", "/brain"),
@@ -111,7 +113,9 @@ def main() -> int:
             rows.append((f"tb ui: {label}", median_of(lambda p=path: get(port, base + p))))  # type: ignore[misc]
         once = time.perf_counter()
         assert get(port, f"{base}/brain?stale=1")[0] == 200
-        rows.append(("tb ui: the stale filter, first time (all checked)", time.perf_counter() - once))
+        rows.append(
+            ("tb ui: the stale filter, first time (all checked)", time.perf_counter() - once)
+        )
         rows.append(("tb ui: one memory in full (tb show's service)",
                      median_of(lambda: get(port, f"{base}/memory/{some_id}"), 3)))  # fmt: skip
     finally:
