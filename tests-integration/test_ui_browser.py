@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -396,3 +397,51 @@ def test_a_memory_body_holding_markup_is_shown_as_text(
     assert "<script>" in hit.locator("pre.fenced").inner_text()
     assert page.evaluate("window.__tb_ui_pwned") is None
     assert page.locator("main script, main img").count() == 0
+
+
+def test_the_browser_is_started_on_a_private_file_never_with_the_secret(
+    browser: Any, ui_world: Any, tmp_path: Path
+) -> None:
+    """`tb ui` opens the browser through a 0600 local file, so the secret is not on the process
+    list; the page it leads to opens (a navigation from a file is not refused)."""
+    import signal
+    import stat
+    import subprocess
+
+    from teamharness import tb_executable
+
+    record = tmp_path / "browser-args"
+    fake = tmp_path / "fake-browser"
+    fake.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {record}\n')
+    fake.chmod(0o755)
+    env = {**ui_world.dev.env, "BROWSER": str(fake)}
+    process = subprocess.Popen(
+        [tb_executable(), "ui"], cwd=ui_world.dev.clone, env=env, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        secret = url.split("/")[3]
+        for _ in range(300):
+            if record.is_file() and record.read_text().strip():
+                break
+            time.sleep(0.1)
+        given = record.read_text().strip()
+        assert given.startswith("file://") and secret not in given
+        opener = Path(given.removeprefix("file://"))
+        assert stat.S_IMODE(opener.stat().st_mode) == 0o600
+        assert url in opener.read_text()
+        context = browser.new_context()
+        try:
+            tab = context.new_page()
+            tab.goto(given)
+            tab.wait_for_url(url)
+            assert tab.locator("#memory-list tr.memory-row").count() > 0
+        finally:
+            context.close()
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=60)
+    assert process.returncode == 0
+    assert not opener.exists()  # removed when the page stops

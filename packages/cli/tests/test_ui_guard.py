@@ -105,8 +105,15 @@ def test_an_action_must_say_it_comes_from_this_page() -> None:
 
 @pytest.mark.parametrize("site", ["cross-site", "same-site"])
 def test_requests_the_browser_marks_as_from_another_site_are_refused(site: str) -> None:
-    """Another port of 127.0.0.1 is "same-site" to a browser: still not this page."""
+    """Another port of 127.0.0.1 is "same-site" to a browser: still not this page. Opening the
+    page itself from a link elsewhere (a top-level navigation, GET) only shows it."""
     assert refused(scope(sec_fetch_site=site)).status == 403
+    assert refused(scope(sec_fetch_site=site, sec_fetch_mode="cors", sec_fetch_dest="empty")).status == 403  # fmt: skip
+    assert refused(scope(sec_fetch_site=site, sec_fetch_mode="navigate", sec_fetch_dest="iframe")).status == 403  # fmt: skip
+    opening = {"sec_fetch_site": site, "sec_fetch_mode": "navigate", "sec_fetch_dest": "document"}
+    assert check_request(scope(**opening), secret=SECRET, port=PORT) == "/brain"
+    posted = scope(method="POST", origin=ORIGIN, **opening)  # an action never
+    assert refused(posted).status == 403
     assert check_request(scope(sec_fetch_site="same-origin"), secret=SECRET, port=PORT)
     assert check_request(scope(sec_fetch_site="none"), secret=SECRET, port=PORT)
 
@@ -156,7 +163,7 @@ def test_refusals_and_pages_carry_the_security_headers() -> None:
         assert headers[b"referrer-policy"] == b"same-origin"
         assert headers[b"cache-control"] == b"no-store"
         assert headers[b"x-content-type-options"] == b"nosniff"
-    assert "script-src 'self'" in CONTENT_SECURITY_POLICY
+    assert "script-src 'none'" in CONTENT_SECURITY_POLICY
     assert "unsafe-inline" not in CONTENT_SECURITY_POLICY
 
 

@@ -10,12 +10,15 @@ is under it, and nothing else answers. On top of the secret:
 - ``Origin`` (when the browser sends one) must be this server, and every action (POST) must
   carry it (or a ``Referer`` of this server): another site's form cannot act;
 - ``Sec-Fetch-Site`` other than ``same-origin`` or ``none`` (typed address, bookmark) is refused
-  (another port of 127.0.0.1 is "same-site" to a browser, not same-origin);
+  (another port of 127.0.0.1 is "same-site" to a browser, not same-origin), except for opening
+  a page itself (``Sec-Fetch-Mode: navigate`` to a ``document`` with GET): following a link with
+  the secret from elsewhere — the local file ``tb ui`` opens the browser with — only shows a
+  page, which no other site can frame or read;
 - only GET, HEAD and POST are served.
 
 Every answer, refusals included, carries a Content-Security-Policy that allows nothing but this
-server's own style sheet and script (no inline script can run even if markup slipped through
-escaping), no framing, no caching, and a referrer for this server only (``same-origin``: with
+server's own style sheet and images and no script at all (none could run even if markup slipped
+through escaping), no framing, no caching, and a referrer for this server only (``same-origin``: with
 ``no-referrer`` a browser sends ``Origin: null`` with a form, and the page's own actions would
 be refused).
 """
@@ -38,7 +41,7 @@ ALLOWED_METHODS = SAFE_METHODS | {"POST"}
 ALLOWED_FETCH_SITES = frozenset({"same-origin", "none"})
 
 CONTENT_SECURITY_POLICY = (
-    "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; "
+    "default-src 'none'; style-src 'self'; script-src 'none'; img-src 'self'; "
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
 SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
@@ -76,7 +79,8 @@ def _headers(scope: Scope) -> dict[str, str]:
     found: dict[str, str] = {}
     for raw_name, raw_value in scope.get("headers", []):
         name = raw_name.decode("latin-1").lower()
-        if name in found and name in ("host", "origin", "referer", "sec-fetch-site"):
+        guarded = name in ("host", "origin", "referer") or name.startswith("sec-fetch-")
+        if guarded and name in found:
             raise Refusal(400, f"{name} header sent twice")
         found[name] = raw_value.decode("latin-1")
     return found
@@ -97,7 +101,12 @@ def check_request(scope: Scope, *, secret: str, port: int) -> str:
     if origin is not None and origin not in origins:
         raise Refusal(403, "refused: request from another origin")
     site = headers.get("sec-fetch-site")
-    if site is not None and site not in ALLOWED_FETCH_SITES:
+    opening = (
+        method in SAFE_METHODS
+        and headers.get("sec-fetch-mode") == "navigate"
+        and headers.get("sec-fetch-dest") == "document"
+    )
+    if site is not None and site not in ALLOWED_FETCH_SITES and not opening:
         raise Refusal(403, "refused: request from another site")
     if method not in SAFE_METHODS and origin is None:
         referer = headers.get("referer")

@@ -11,6 +11,7 @@ import socket
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 from teambrain_schema import EnvironmentProblem
 
@@ -45,14 +46,36 @@ def can_open_browser() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def open_browser(url: str) -> bool:
-    """Ask the desktop to open ``url``; False when it could not."""
+def opener_file(url: str) -> Path:
+    """A private local page (mode 0600) that sends the browser on to ``url``: the browser is
+    started with this file's name, so the secret never shows in the process list other users
+    of this machine can read (as Jupyter does)."""
+    import html
+    import tempfile
+
+    fd, name = tempfile.mkstemp(prefix="tb-ui-", suffix=".html")
+    target = html.escape(url, quote=True)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(
+            f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={target}">'
+            f'<title>tb ui</title><p><a href="{target}">Open the teambrain page</a></p>\n'
+        )
+    return Path(name)
+
+
+def open_browser(url: str) -> Path | None:
+    """Ask the desktop to open ``url`` (through :func:`opener_file`); the file to remove when
+    the server stops, or None when no browser could be started."""
     import webbrowser
 
+    page = opener_file(url)
     try:
-        return webbrowser.open(url, new=2)
+        if webbrowser.open(page.as_uri(), new=2):
+            return page
     except webbrowser.Error:
-        return False
+        pass
+    page.unlink(missing_ok=True)
+    return None
 
 
 def serve(
@@ -123,8 +146,13 @@ def run_ui(
     url = f"http://{LOOPBACK}:{ctx.port}{ctx.base}/{start}"
     opening = browser and can_open_browser()
 
+    opened: list[Path] = []
+
     def when_listening() -> None:
-        if opening and not open_browser(url):
+        page = open_browser(url) if opening else None
+        if page is not None:
+            opened.append(page)
+        elif opening:
             say("tb ui: could not open a browser: open the address above in yours.")
 
     # uvicorn stops cleanly on SIGINT and SIGTERM, then raises the signal again for the
@@ -142,6 +170,8 @@ def run_ui(
         sock.close()
     finally:
         signal.signal(signal.SIGTERM, previous)
+        for page in opened:
+            page.unlink(missing_ok=True)
     say("tb ui: stopped.")
 
 
