@@ -217,6 +217,13 @@ def test_the_queue_shows_each_check_a_candidate_would_face(
     # What would be proposed is ticked; what would not is not.
     assert card(TO_DROP).locator("input[name=id]").is_checked()
     assert not card(INJECTION).locator("input[name=id]").is_checked()
+    # The proposals on the remote and what became of them (tb propose's listing of them).
+    open_row = page.locator(f"#proposal-list tr[data-branch='{ui_world.open_branch}']")
+    assert open_row.get_attribute("data-state") == "open"
+    page.click("#ask-gh")  # the pull requests as gh says now
+    assert "gh=1" in page.url
+    pr = ui_world.team.pr_for(ui_world.open_branch)
+    assert open_row.locator("a").get_attribute("href") == pr["url"]
     shoot(page, shots, "queue")
 
 

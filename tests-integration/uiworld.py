@@ -63,10 +63,14 @@ class World:
     session_keys: list[str] = field(default_factory=list)
     tag_commit: str = ""
     head_commit: str = ""
+    open_branch: str = ""  # the proposal left open on the remote
+    merged_branches: list[str] = field(default_factory=list)
 
 
-def _merge_draft(team: Team, dev: Developer, draft: dict[str, Any], style: str) -> str:
+def _merge_draft(world: World, draft: dict[str, Any], style: str) -> str:
+    team, dev = world.team, world.dev
     out = dev.propose(draft)
+    world.merged_branches.append(out["branch"])
     pr = team.pr_for(out["branch"])
     team.merge(pr["number"], style, check=True)  # type: ignore[arg-type]
     dev.pull()
@@ -158,12 +162,12 @@ def build_world(root: Path) -> World:
     world = World(team, dev, repo_join_key(dev.clone) or "")
     world.tag_commit = dev.git("rev-parse", "brain-v1").strip()
     world.memory_ids[MARKUP_TITLE] = _merge_draft(
-        team, dev,
+        world,
         {"class": "learning", "title": MARKUP_TITLE, "body": MARKUP_BODY, "tags": ["security"]},
         "squash",
     )  # fmt: skip
     world.memory_ids[SUPERSEDING_TITLE] = _merge_draft(
-        team, dev,
+        world,
         {"class": "convention", "title": SUPERSEDING_TITLE, "tags": ["testing"],
          "supersedes": [F02_MAKE_TEST],
          "body": "Run `make check`: it runs the linters, the type checker and the tests; bare "
@@ -176,8 +180,8 @@ def build_world(root: Path) -> World:
     dev.git("mv", "src/shop/checkout", "src/shop/basket")
     dev.git("commit", "-q", "-m", "refactor: checkout is now the basket package")
     dev.git("push", "-q", "origin", "main")
-    dev.propose({"class": "map", "title": OPEN_PROPOSAL_TITLE,
-                 "body": "Feature flags are declared in `config/flags.yaml`, one per line."})  # fmt: skip
+    world.open_branch = dev.propose({"class": "map", "title": OPEN_PROPOSAL_TITLE,
+                 "body": "Feature flags are declared in `config/flags.yaml`, one per line."})["branch"]  # fmt: skip
     done = dev.tb("reindex")
     assert done.returncode == 0, done.stderr
     world.head_commit = dev.git("rev-parse", "HEAD").strip()

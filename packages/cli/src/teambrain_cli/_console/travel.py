@@ -65,12 +65,13 @@ def resolve_moment(ref: str | None, at: str | None, start: Path | None = None) -
 
 def snapshot_retriever(layout: BrainLayout, commit: str, repo_root: Path) -> Retriever:
     """A retriever of the brain materialised at ``layout`` from ``commit`` of the repository at
-    ``repo_root``: an in-memory index, provenance carrying the commit, the org brain as now."""
+    ``repo_root``: an in-memory index, provenance carrying the commit, the org brain as now,
+    sending off this machine only what was approved for that repository."""
     from teambrain_retrieval import brain_id_for
 
     return build_retriever(
         layout, commit=commit, brain_id=brain_id_for(repo_root),
-        config=_config_at(layout, repo_root),
+        config=_config_at(layout, repo_root), trust_root=repo_root,
     )  # fmt: skip
 
 

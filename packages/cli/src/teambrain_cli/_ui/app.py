@@ -294,11 +294,14 @@ class Pages:
     # ------------------------------------------------------------------ the queue
 
     def queue(self, request: Request) -> Response:
-        from .queue import queue_view
+        from .queue import proposals_view, queue_view
 
         view = queue_view(self.ctx.machine, self.ctx.layout, self.ctx.repo_key)
+        proposals = proposals_view(
+            self.ctx.machine, self.ctx.repo_root, ask_gh=request.query_params.get("gh") == "1"
+        )
         result = self.ctx.recall(request.query_params.get("result"))
-        return self.render("queue.html", request, view=view, result=result)
+        return self.render("queue.html", request, view=view, proposals=proposals, result=result)
 
     def propose(self, request: Request, form: dict[str, list[str]]) -> Response:
         from .queue import propose_chosen

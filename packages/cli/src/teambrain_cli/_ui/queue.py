@@ -22,7 +22,7 @@ from .._proposals.queue import (
 )
 
 if TYPE_CHECKING:
-    from teambrain_sync import GitRepo
+    from teambrain_sync import GitRepo, ProposalBranch
 
 
 @dataclass
@@ -126,3 +126,35 @@ def drop_chosen(
     """``tb candidates drop <ids> [--reason TEXT]``: out of the queue, under propose's lock."""
     chosen = _chosen(machine, repo_key, ids, "drop")
     return DropResult(drop_candidates(machine, chosen, reason=reason))
+
+
+@dataclass
+class ProposalsView:
+    """The proposal branches of this repository (on the remote as last fetched, and local),
+    each with its state against the base ``tb propose`` uses and its pull request."""
+
+    branches: list[ProposalBranch] = field(default_factory=list)
+    base: str | None = None
+    asked_gh: bool = False
+    problem: str | None = None
+
+
+def proposals_view(machine: MachineLayout, repo_root: Path, *, ask_gh: bool) -> ProposalsView:
+    """Open, merged and closed proposals (``tb propose``'s own listing of them): judged by
+    content against the base and by the pull requests ``gh`` last reported, asked again with
+    ``ask_gh`` (the forge is asked only then)."""
+    from teambrain_schema import TeambrainError
+    from teambrain_sync import choose_target, proposal_branches, pull_requests
+
+    repo = _repo(repo_root)
+    if repo is None:
+        return ProposalsView(problem="no git repository here")
+    try:
+        target = choose_target(repo, None)
+        pulls = pull_requests(repo, machine.proposals, refresh=ask_gh)
+        found = proposal_branches(repo, target.base.sha, pulls)
+    except TeambrainError as exc:
+        return ProposalsView(problem=exc.message)
+    order = {"open": 0, "merged": 1, "closed": 2}
+    found.sort(key=lambda b: (order.get(b.state, 3), b.name), reverse=False)
+    return ProposalsView(found, f"{target.base.requested} ({target.base.short})", ask_gh)
