@@ -52,6 +52,7 @@ SUMMARIES = {
     "serve": "Run the MCP server on stdio (agent tools start it)",
     "show": "Show one memory: body, provenance, history in git, staleness",
     "trust": "Show and approve what brain.yaml sends off this machine",
+    "ui": "A local web page: browse the brain, review the queue, see what is stale and used",
     "verify": "Re-prove the privacy promises on this machine, with evidence",
 }
 

@@ -19,6 +19,12 @@ def command(port: int, no_browser: bool, ref: str | None, at: str | None) -> Non
 
     Prints the address (with a secret made for this run: only that address is served) and
     opens it in your browser. Runs until Ctrl-C.
+
+    \b
+    Examples:
+      tb ui
+      tb ui --no-browser --port 8765
+      tb ui --ref v1.2
     """
     from .._ui.server import run_ui
 
