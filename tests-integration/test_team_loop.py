@@ -483,7 +483,30 @@ def test_a_supersede_of_a_memory_a_teammate_edits_is_said_where_it_is_seen(
     retired = dan.retire(FLAKY, "the fake clock is the default now", "--dry-run")
     assert any(edit_branch in n and "edits it" in n for n in retired["notes"]), retired
 
-    # Both merge cleanly, in either order; the edit is in the file but never served.
+    # Both merge cleanly; the edit is in the file but never served, and `tb lint` says so.
     team.merge(supersede_pr, "squash", check=True)
     team.merge(edit, "rebase", check=True)
-    assert team.conflicts == [] and team.lint_default()["ok"]
+    report = team.lint_default()
+    assert team.conflicts == [] and report["ok"]
+    [hidden] = [v for v in report["violations"] if v["rule"] == "superseded-edit"]
+    assert hidden["severity"] == "warning" and FLAKY in hidden["path"]
+    assert "never served" in hidden["message"]
+
+    # Nobody fetched: the edit merges first, then CI lints the supersede's merge result (a
+    # merge commit, as GitHub checks out a pull request) and says it.
+    cyd_edit = _edit_pr(team, cyd, MIGRATIONS, "Name the migration after the ticket.")
+    late = dan.propose(_draft("Migrations are generated, reviewed and named by ticket",
+                              "Generate migrations with `make migration NAME=<ticket>`.",
+                              "convention", supersedes=[MIGRATIONS]))  # fmt: skip
+    assert _result(late)["notes"] == []  # dan could not know
+    team.merge(cyd_edit, "squash", check=True)
+    maintainer = team.maintainer
+    assert maintainer is not None
+    team.default_checkout()
+    maintainer.git("fetch", "-q", "origin", late["branch"])
+    maintainer.git("merge", "-q", "--no-ff", "-m", "CI's merge result", "FETCH_HEAD")
+    ci = json.loads(maintainer.tb("lint", "--json").stdout)
+    [caught] = [
+        v for v in ci["violations"] if v["rule"] == "superseded-edit" and MIGRATIONS in v["path"]
+    ]
+    assert "since this pull request's base" in caught["message"]

@@ -78,6 +78,7 @@ from ._snapshot import (
     read_blobs,
     resolve_commit,
 )
+from ._supersedes import HiddenEdit, hidden_edits
 from ._workspace import BrainWorkspace, check_branch_name, open_workspace
 
 __all__ = [
@@ -89,6 +90,7 @@ __all__ = [
     "FixCitationsOutcome",
     "GitFailed",
     "GitRepo",
+    "HiddenEdit",
     "HistoryEntry",
     "KnownMemory",
     "MergedBy",
@@ -123,6 +125,7 @@ __all__ = [
     "gh_ready",
     "git_env",
     "has_brain",
+    "hidden_edits",
     "known_memories",
     "materialise_brain",
     "memory_history",

@@ -56,6 +56,39 @@ def _lint_staleness(layout: BrainLayout, report: LintReport, brain: Brain) -> No
     report.violations.sort(key=lambda v: (v.path, v.line, v.rule))
 
 
+HIDDEN_EDIT_RULE = "superseded-edit"
+
+
+def _lint_hidden_edits(layout: BrainLayout, report: LintReport, brain: Brain) -> None:
+    """Warnings for edits a supersede hides (issue 27 point 5): a superseded memory edited after
+    its superseder merged, or, on a pull request's merge result, superseded by the pull request
+    after the default branch edited it. Both merge cleanly; the edit is never served."""
+    live = {
+        f.document.front.id: f for f in brain.active
+        if f.document is not None and f.document.front.status == "active"
+    }  # fmt: skip
+    supersedes = {
+        memory_id: [old for old in f.document.front.supersedes if old in live]
+        for memory_id, f in live.items()
+        if f.document is not None
+    }
+    if not any(supersedes.values()):
+        return
+    from teambrain_schema import EnvironmentProblem
+    from teambrain_sync import hidden_edits, open_repo
+
+    try:
+        repo = open_repo(layout.repo_root)
+    except EnvironmentProblem:
+        return
+    relpaths = {memory_id: f.relpath for memory_id, f in live.items()}
+    for hidden in hidden_edits(repo, supersedes, relpaths):
+        report.violations.append(
+            Violation(hidden.relpath, 1, HIDDEN_EDIT_RULE, hidden.message, "warning")
+        )
+    report.violations.sort(key=lambda v: (v.path, v.line, v.rule))
+
+
 EVIDENCE_RULE = "evidence-commit"
 
 
@@ -124,7 +157,8 @@ def _egress_notes(layout: BrainLayout) -> list[Violation]:
 def command(ctx: click.Context, as_json: bool, *, strict: bool = False) -> None:
     """Check the brain. Prints one `path:line: rule: message` line per violation.
 
-    Also warns about memories the code no longer bears out (stale citations, run-out TTLs),
+    Also warns about memories the code no longer bears out (stale citations, run-out TTLs) and
+    about edits of superseded memories that are never served,
     and notes (never a failure) an INDEX.md that the default branch has yet to regenerate,
     evidence commits a squash or rebase merge rewrote (or that are unverifiable here), and
     each brain.yaml setting that sends data off this machine, with its approval here.
@@ -143,6 +177,7 @@ def command(ctx: click.Context, as_json: bool, *, strict: bool = False) -> None:
     _lint_staleness(layout, report, brain)
     _lint_evidence(layout, report, brain)
     _lint_exported_sections(layout, report, brain)
+    _lint_hidden_edits(layout, report, brain)
     report.notes.extend(_egress_notes(layout))
     if as_json:
         emit_json(report.to_json())
