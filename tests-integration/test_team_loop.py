@@ -48,6 +48,15 @@ def _edit_pr(team: Team, dev: Developer, memory_id: str, sentence: str) -> int:
     return int(done.stdout.strip().rsplit("/", 1)[1])
 
 
+def _agent_proposes(dev: Developer, draft: dict[str, Any]) -> dict[str, Any]:
+    """The developer's agent calls `memory_propose` on `tb serve`; `tb propose --all` sends it."""
+    queued = dev.call_tool("memory_propose", {"draft": draft})
+    assert queued["queued"] is True
+    out: dict[str, Any] = dev.tb_json("propose", "--all")
+    assert [r["candidate_id"] for r in out["results"]] == [queued["candidate_id"]]
+    return out
+
+
 def _same_day_prs(team: Team) -> list[int]:
     """Proposals, retirements, supersedes and an edit, opened by three machines on the same base
     without anyone fetching in between: the morning of a busy day."""
@@ -67,11 +76,13 @@ def _same_day_prs(team: Team) -> list[int]:
                 "Warm `src/shop/cache.py` before a load test; a cold cache doubles p95 latency.",
             )
         ),
-        cyd.propose(
+        # cyd's agent learned this one: queued through the real `tb serve`, then proposed.
+        _agent_proposes(
+            cyd,
             _draft(
                 "Cache misses are logged at debug level",
                 "Log cache misses at debug level, never at info: they flood the logs under load.",
-            )
+            ),
         ),
         cyd.propose(
             _draft(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from teambrain_schema import BRAIN_DIRNAME
@@ -86,14 +86,6 @@ class ProposalBranch:
     pr: PullRequest | None = None
     why: str = ""
 
-    @property
-    def tip(self) -> str:
-        """Its newest commit: the remote's copy when there is one, else the local branch."""
-        for ref, sha in self.tips.items():
-            if ref.startswith(_REMOTES):
-                return sha
-        return next(iter(self.tips.values()))
-
     def describe(self) -> str:
         """Where it stands, in a few words: ``open: PR #7 https://…``."""
         return f"{self.state}: {self.why}" if self.why else self.state
@@ -148,9 +140,10 @@ def all_branches(
     """:func:`proposal_branches`, and every other branch of a remote (``proposal`` False)
     with the changes to memories it brings, judged by content alone."""
     listing = _listing(repo, base_sha)
-    for branch in listing.branches:
+    judged = [replace(branch) for branch in listing.branches]  # the cached ones stay as git said
+    for branch in judged:
         _judge(branch, listing, (pulls or {}).get(branch.name))
-    return list(listing.branches)
+    return judged
 
 
 def _judge(branch: ProposalBranch, listing: _Listing, pr: PullRequest | None) -> None:

@@ -126,7 +126,9 @@ def propose_retirement(
     file moves to ``retired/`` with ``status: retired`` and the commit message records the
     reason, in one commit; then the branch is sent for review. The user's checkout is never touched."""
     branch = retire_branch_name(memory_id)
-    notes, tidied = _open_work_on(repo, target, patch_dir, [memory_id], push=push and not dry_run)
+    notes, tidied = _open_work_on(
+        repo, target, patch_dir, [memory_id], refresh=push and not dry_run, tidy=not dry_run
+    )
     with open_workspace(repo, target.base) as workspace:
         retirement = retire_memory(workspace, memory_id, reason)
         resent = _already_proposed(
@@ -159,12 +161,18 @@ def propose_retirement(
 
 
 def _open_work_on(
-    repo: GitRepo, target: ReviewTarget, patch_dir: Path, memory_ids: list[str], *, push: bool
+    repo: GitRepo,
+    target: ReviewTarget,
+    patch_dir: Path,
+    memory_ids: list[str],
+    *,
+    refresh: bool,
+    tidy: bool,
 ) -> tuple[list[str], tuple[ProposalBranch, ...]]:
-    """Lines naming the open proposal branches that edit or supersede ``memory_ids`` (as last
-    fetched; ``gh`` asked when ``push``), and the merged or closed local proposal branches
-    removed on the way (only when ``push``: a run that changes things)."""
-    pulls = pull_requests(repo, patch_dir, refresh=push and target.remote is not None)
+    """Lines naming the open branches that edit or supersede ``memory_ids`` (as last fetched;
+    ``gh`` asked when ``refresh``), and the merged or closed local proposal branches removed on
+    the way (when ``tidy``: a run that changes things)."""
+    pulls = pull_requests(repo, patch_dir, refresh=refresh and target.remote is not None)
     proposals = open_proposals(repo, target.base.sha, pulls)
     lines = []
     for memory_id in memory_ids:
@@ -175,7 +183,7 @@ def _open_work_on(
             f"{m.memory.id} {m.title!r}: once both merge, an edit of {memory_id} is never served"
             for m in proposals.superseding(memory_id)
         ]
-    tidied = tuple(tidy_branches(repo, proposals.branches)) if push else ()
+    tidied = tuple(tidy_branches(repo, proposals.branches)) if tidy else ()
     return lines, tidied
 
 
@@ -380,7 +388,9 @@ def propose_citation_fixes(
         if check.own:
             raise ValidationFailure(f"{check.own[0].format()} (after following moved citations)")
         # An edit a teammate's open supersede would hide (issue 27 point 5), said for review.
-        notes, _ = _open_work_on(repo, target, patch_dir, [f.id for f in fixes], push=False)
+        notes, _ = _open_work_on(
+            repo, target, patch_dir, [f.id for f in fixes], refresh=False, tidy=False
+        )
         if dry_run:
             return FixCitationsOutcome(
                 tuple(fixes), tuple(unfixed), target, branch, None, None, check, tuple(notes)

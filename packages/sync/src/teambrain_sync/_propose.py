@@ -205,11 +205,8 @@ def _identity_reason(known: KnownMemory) -> tuple[Result, str]:
     return "already-proposed", f"already proposed as {known.id} {known.on_branch()}"
 
 
-def _closed_note(known: KnownMemory) -> str:
-    return (
-        f"the same content was proposed before as {known.id} {known.on_branch()}; "
-        "proposed again for review"
-    )
+def _closed_note(known: KnownMemory, then: str = "proposed again for review") -> str:
+    return f"the same content was proposed before as {known.id} {known.on_branch()}; {then}"
 
 
 def _proposed_elsewhere(
@@ -242,7 +239,7 @@ class DraftVerdict:
             return _identity_reason(self.holder)[1] + "; `tb propose` will skip it"
         lines = list(self.edited)
         if self.closed is not None:
-            lines.append(_closed_note(self.closed).replace("proposed again", "it can be"))
+            lines.append(_closed_note(self.closed, "`tb propose` will propose it again"))
         return "; ".join(lines) or None
 
 
