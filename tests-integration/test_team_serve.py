@@ -1,0 +1,104 @@
+"""The team loop (issue 27 points 3, 7, 8, 9) with several developers on teamharness.py's
+team: clones with their own homes and identities, one bare remote, pull requests merged by the
+``gh`` stand-in in GitHub's styles, and agents on the real ``tb serve``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from teamharness import Developer, Team
+
+TeamFactory = Callable[..., Team]
+CART = "src/shop/checkout/cart.py"
+
+
+def _feature(team: Team, dev: Developer, branch: str, steps: list[tuple[str, str]]) -> list[str]:
+    """A feature branch off origin/main: each step appends code to the cart and commits it;
+    pushed, a pull request opened. The commits, oldest first."""
+    dev.git("checkout", "-q", "-b", branch, "origin/main")
+    commits = []
+    for code, message in steps:
+        path = dev.clone / CART
+        path.write_text(path.read_text("utf-8") + code, "utf-8")
+        dev.git("commit", "-q", "-am", message)
+        commits.append(dev.git("rev-parse", "HEAD").strip())
+    dev.git("push", "-q", "origin", branch)
+    dev.git("checkout", "-q", "main")
+    done = team.gh("pr", "create", "--head", branch, "--title", branch, "--body", "", who=dev)
+    assert done.returncode == 0, done.stderr
+    return commits
+
+
+def _lint(dev: Developer) -> dict[str, Any]:
+    done = dev.tb("lint", "--json")
+    assert done.returncode in (0, 3), done.stderr
+    data: dict[str, Any] = json.loads(done.stdout)
+    return data
+
+
+def _about(found: list[dict[str, Any]], memory_id: str, rule: str) -> list[str]:
+    return [v["message"] for v in found if memory_id in v["path"] and v["rule"] == rule]
+
+
+def test_squash_merged_evidence_and_a_renamed_function_across_the_team(
+    team_factory: TeamFactory,
+) -> None:
+    """Point 3. Ada's memory cites the commit of her feature branch, which the maintainer
+    squash-merges (two commits, the branch deleted). For Ada, who still has the commit, it was
+    squash-merged (a note, and --fix-citations cites the squash commit); for Bob, who never
+    fetched the branch, it is unverifiable — for neither is the memory stale. Once Bob renames
+    the function the memory names next to its file, it is stale for everyone."""
+    team = team_factory(("ada", "bob"))
+    ada, bob = team["ada"], team["bob"]
+    evidence, _ = _feature(team, ada, "feature/discounts", [
+        ("\n\ndef apply_discount(total_cents: int, percent: int) -> int:\n"
+         "    return total_cents * (100 - percent) // 100\n", "Discounts in whole percent"),
+        ("\n\nMAX_DISCOUNT = 50\n", "Cap discounts"),
+    ])  # fmt: skip
+    feature_pr = team.pr_for("feature/discounts")["number"]
+    draft = {
+        "class": "learning",
+        "title": "Discounts round down to the cent",
+        "body": f"`apply_discount()` in `{CART}` rounds down; never round up a discount.",
+        "evidence": {"sessions": [], "commits": [evidence]},
+    }
+    proposed = ada.propose(draft)
+    memory_id = proposed["results"][0]["memory_id"]
+    team.merge(team.pr_for(proposed["branch"])["number"], "squash", check=True)  # memory first
+    team.merge(feature_pr, "squash", check=True)  # then its code, the branch deleted
+    ada.pull()
+    bob.pull()
+    squash = team.default_tip()
+
+    for dev in (ada, bob):
+        found = _lint(dev)
+        assert _about(found["violations"], memory_id, "stale-citation") == [], dev.name
+    [note] = _about(_lint(ada)["notes"], memory_id, "evidence-commit")
+    assert f"was squash-merged as {squash[:12]} in pull request #{feature_pr}" in note
+    [note] = _about(_lint(bob)["notes"], memory_id, "evidence-commit")
+    assert "unverifiable" in note and "not in this clone" in note
+    hit = bob.call_tool("memory_search", {"query": "discounts round down"})["results"][0]
+    assert hit["id"] == memory_id and not hit.get("stale")
+
+    fix = ada.tb_json("propose", "--fix-citations")
+    assert fix["fixes"][0]["evidence"][0]["to"] == squash
+    team.merge(team.pr_for(fix["branch"])["number"], "rebase", check=True)
+    bob.pull()
+    assert _about(_lint(bob)["notes"], memory_id, "evidence-commit") == []  # reachable now
+
+    bob.git("checkout", "-q", "-b", "rename", "origin/main")
+    cart = bob.clone / CART
+    cart.write_text(cart.read_text("utf-8").replace("apply_discount", "discounted"), "utf-8")
+    bob.git("commit", "-q", "-am", "Shorter name")
+    bob.git("push", "-q", "origin", "rename")
+    done = team.gh("pr", "create", "--head", "rename", "--title", "rename", "--body", "", who=bob)
+    assert done.returncode == 0, done.stderr
+    team.merge(team.pr_for("rename")["number"], "merge", check=True)
+    ada.pull()
+    reason = "`apply_discount` is no longer defined in `src/shop/checkout/cart.py`"
+    assert _about(_lint(ada)["violations"], memory_id, "stale-citation") == [reason]
+    hit = ada.call_tool("memory_search", {"query": "discounts round down"})["results"][0]
+    assert hit["id"] == memory_id and hit["stale"] == [reason]
