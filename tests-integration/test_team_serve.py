@@ -8,7 +8,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from teamharness import Developer, Team
 
 TeamFactory = Callable[..., Team]
