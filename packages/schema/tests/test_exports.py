@@ -139,6 +139,7 @@ PUBLIC_API = [
     "RetrievalConfig",
     "Scope",
     "Scored",
+    "SearchCoverage",
     "SessionEndData",
     "SessionEndEvent",
     "SessionStartData",

@@ -9,6 +9,7 @@ Failures a user can fix raise :class:`TeambrainError` with a one-line message.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,9 @@ if TYPE_CHECKING:
     from teambrain_sync import GitRepo
 
 DEFAULT_SEARCH_K = 8
+# While memories wait to be embedded (a first start on a large brain, a big pull), the server
+# embeds them between answers in slices this long; an answer waits at most one slice.
+EMBED_SLICE_S = 0.25
 RetrieverFactory = Callable[[BrainLayout, MachineLayout], "Retriever"]
 
 
@@ -69,6 +73,7 @@ class BrainService:
         self._retriever: Retriever | None = None
         self._retriever_key: tuple[Path, tuple[int, int] | None] | None = None
         self._lock = threading.RLock()
+        self._embedding: threading.Thread | None = None
 
     # -- where -------------------------------------------------------------------------------
 
@@ -98,6 +103,9 @@ class BrainService:
             if self._retriever is None or self._retriever_key != key:
                 previous = self._retriever
                 self._retriever = self._retriever_factory(layout, self.machine)
+                # This server embeds what an answer leaves between answers (see
+                # _embed_in_background): a first start on a large brain answers at once.
+                self._retriever.embeds_in_background = True
                 self._retriever_key = key
                 if previous is not None:
                     previous.close()
@@ -129,6 +137,8 @@ class BrainService:
             layout, ids, commit=commit, via="context", token_estimate=result.token_estimate
         )
         self._observe(retriever)
+        if result.coverage is not None:
+            self._embed_in_background(retriever)
         return result
 
     def search(self, query: str, k: int) -> MemorySearchResult:
@@ -137,11 +147,43 @@ class BrainService:
         with self._lock:
             retriever = self.retriever()
             hits = retriever.search(query, k)
-            result = MemorySearchResult(results=[hit.to_result() for hit in hits])
+            result = MemorySearchResult(
+                results=[hit.to_result() for hit in hits], coverage=retriever.coverage()
+            )
             commit = retriever.commit
         self._record_retrieved(layout, [m.id for m in result.results], commit=commit, via="search")
         self._observe(retriever)
+        if result.coverage is not None:
+            self._embed_in_background(retriever)
         return result
+
+    # -- embedding what a partial answer could not -------------------------------------------
+
+    def _embed_in_background(self, retriever: Retriever) -> None:
+        """Embed the memories a partial answer found by keywords only, between answers, on a
+        thread of its own (one at a time): the next calls cover more without waiting."""
+        with self._lock:
+            if self._embedding is not None and self._embedding.is_alive():
+                return
+            self._embedding = threading.Thread(
+                target=self._embed_rest, args=(retriever,), name="teambrain-embed", daemon=True
+            )
+            self._embedding.start()
+
+    def _embed_rest(self, retriever: Retriever) -> None:
+        while True:
+            with self._lock:  # answers and slices take turns
+                if self._retriever is not retriever:
+                    return  # brain.yaml changed: the new retriever embeds for itself
+                try:
+                    done = retriever.embed_pending(EMBED_SLICE_S)
+                except Exception:  # a background nicety must never take the server down
+                    retriever.embeds_in_background = False  # answers embed for themselves
+                    return
+            if not done:
+                self._observe(retriever)
+                return
+            time.sleep(0.01)  # an answer waiting for the lock gets it
 
     def propose(self, draft: MemoryDraft | dict[str, Any]) -> MemoryProposeResult:
         """Validate ``draft`` and queue it in the local spool; the repository is not touched."""

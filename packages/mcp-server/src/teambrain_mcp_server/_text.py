@@ -59,10 +59,13 @@ def context_text(result: MemoryContextResult) -> str:
 def search_text(result: MemorySearchResult) -> str:
     """``memory_search`` as markdown, best match first."""
     if not result.results:
-        return "No team memory matches this query."
+        partial = f"\n\nNote: {_line(result.coverage.note)}" if result.coverage else ""
+        return "No team memory matches this query." + partial
     count = len(result.results)
     lines = [MEMORY_NOTICE, f"{count} matching memor{'y' if count == 1 else 'ies'}, best first."]
     lines += [_memory(i + 1, memory) for i, memory in enumerate(result.results)]
+    if result.coverage is not None:
+        lines.append(f"Note: {_line(result.coverage.note)}")
     return "\n\n".join(lines)
 
 

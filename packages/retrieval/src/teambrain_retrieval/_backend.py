@@ -59,6 +59,7 @@ class _Snapshot:
     counts: dict[tuple[str | None, tuple[str, ...]], tuple[dict[str, int], int]] = field(
         default_factory=dict
     )
+    coverage: tuple[int, int] | None = None  # (live documents, with a vector) while pending
 
 
 class SqliteBackend:
@@ -199,17 +200,23 @@ class SqliteBackend:
         self._changed()
 
     def ensure_vectors(
-        self, progress: Progress | None = None, *, budget_s: float | None = None
+        self,
+        progress: Progress | None = None,
+        *,
+        budget_s: float | None = None,
+        quiet: bool = False,
+        max_docs: int | None = None,
     ) -> int:
         """Embed every served document whose text has no cached vector; returns how many.
 
         With ``budget_s``, stop after the batch that passes that many seconds: the rest stays
         pending for the next call (an answer never waits minutes for a big pull to be embedded;
-        keyword search finds those memories meanwhile). On an embedder failure, search degrades
-        to keyword search (said once) — never raises.
+        keyword search finds those memories meanwhile; ``quiet``: without saying so). With
+        ``max_docs``, embed nothing when more wait (left to a background embedder). On an
+        embedder failure, search degrades to keyword search (said once) — never raises.
         """
         done, stored = self.embeddings.embed_missing(
-            self._saved_complete, progress, budget_s=budget_s
+            self._saved_complete, progress, budget_s=budget_s, quiet=quiet, max_docs=max_docs
         )
         if stored is not None:
             self._changed(keys=stored)
@@ -453,6 +460,19 @@ class SqliteBackend:
             last_indexed=self.store.last_indexed(),
             degraded=self.degraded,
         )
+
+    def embedding_coverage(self) -> tuple[int, int] | None:
+        """(live documents served, how many of them have a vector) while some may still lack
+        one; None without an embedder, or once every one has a vector (nothing is counted
+        then). Counted once per index generation."""
+        if self.embedder is None or not self.embeddings.pending:
+            return None
+        snap = self.snapshot()
+        if snap.coverage is None:
+            snap.coverage = self.store.coverage_counts(
+                self.embeddings.vectors_table, self.embedder.name
+            )
+        return snap.coverage
 
     def _counts(self) -> tuple[dict[str, int], int]:
         """Documents by source and how many have a vector, counted once per index generation."""

@@ -143,17 +143,24 @@ class Embeddings:
         progress: Progress | None = None,
         *,
         budget_s: float | None = None,
+        quiet: bool = False,
+        max_docs: int | None = None,
     ) -> tuple[int, list[str] | None]:
         """Embed every served document whose text has no cached vector: how many, and the
         embed keys stored (None when nothing was stored or the embedder failed).
 
         With ``budget_s``, stop after the batch that passes that many seconds: the rest stays
-        pending for the next call. Each batch is committed on its own, so an interruption loses
-        at most one batch.
+        pending for the next call (said once, unless ``quiet``). With ``max_docs``, embed nothing
+        when more than that many wait: they are left pending for whoever embeds in the
+        background. Each batch is committed on its own, so an interruption loses at most one
+        batch.
         """
         todo = self.missing(saved_complete)
         self._pending = {}
         if not todo or self.embedder is None:
+            return 0, None
+        if max_docs is not None and len(todo) > max_docs:
+            self._pending = dict(todo)
             return 0, None
         db = self.store.db
         done = 0
@@ -163,6 +170,8 @@ class Embeddings:
         for start in range(0, len(todo), EMBED_BATCH):
             if budget_s is not None and done and time.monotonic() - started > budget_s:
                 self._pending = dict(todo[start:])
+                if quiet:
+                    break
                 self._warn(
                     f"{len(todo) - start} memories are not embedded yet: keyword search finds "
                     "them meanwhile; `tb reindex` embeds them all (with progress)"

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING
 from ._git import blob_id, head_blobs, head_commit
 
 if TYPE_CHECKING:
-    from teambrain_schema import Memory, MemoryContextResult, MemoryResult, Provenance
+    from teambrain_schema import (
+        Memory,
+        MemoryContextResult,
+        MemoryResult,
+        Provenance,
+        SearchCoverage,
+    )
     from teambrain_schema.citation_checker import CitationChecker
 
     from ._refresher import BrainSource
@@ -80,6 +86,7 @@ class ContextPack:
     budget: int
     over_budget: bool = False
     notes: list[str] = field(default_factory=list)
+    coverage: SearchCoverage | None = None  # while some memories are not embedded yet
 
     def to_result(self) -> MemoryContextResult:
         """The MCP result model."""
@@ -92,6 +99,7 @@ class ContextPack:
             budget=self.budget,
             over_budget=self.over_budget,
             notes=list(self.notes),
+            coverage=self.coverage,
         )
 
 

@@ -32,6 +32,9 @@ _SCAN_MAX_INTERVAL_S = 2.0
 # Seconds an answer may spend embedding memories that are new since the last one (a pull of a
 # few hundred); the rest is embedded by later answers or `tb reindex`.
 ANSWER_EMBED_BUDGET_S = 2.0
+# With a server embedding in the background (``Refresher.embeds_in_background``), an answer
+# embeds only this few itself (a small pull: a fraction of a second); more wait for it.
+ANSWER_EMBED_MAX = 64
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,9 @@ class Refresher:
         self.sources = sources
         self.interval = interval
         self._warn = warn
+        # Set by a server that embeds between answers: an answer then embeds only a small
+        # pull itself and leaves a large one (a first start) to the background.
+        self.embeds_in_background = False
 
     def reattach(self, db: apsw.Connection, backend: SqliteBackend) -> None:
         """Keep another index from now on (every file is looked at again next time)."""
@@ -319,7 +325,10 @@ class Refresher:
             if force or self._due(source, now):
                 report = report.merged(self._refresh_source(source, force=force))
         embedded = (
-            self.backend.ensure_vectors(budget_s=ANSWER_EMBED_BUDGET_S)
+            self.backend.ensure_vectors(
+                budget_s=ANSWER_EMBED_BUDGET_S,
+                max_docs=ANSWER_EMBED_MAX if self.embeds_in_background else None,
+            )
             if self.backend.embeddings.pending
             else 0
         )

@@ -38,7 +38,7 @@ from ._store import DocRow, ServedBrain, embed_text
 from ._trim import effective_budget, trim_to_budget
 
 if TYPE_CHECKING:
-    from teambrain_schema import BrainConfig, IndexStats
+    from teambrain_schema import BrainConfig, IndexStats, SearchCoverage
     from teambrain_schema.egress import Approvals, Egress
     from teambrain_schema.paths import BrainLayout, MachineLayout
 
@@ -489,10 +489,50 @@ class Retriever:
             notes.append("no branch, changed paths or commits to go by; only required memories")
         if self.backend.degraded:
             notes.append(f"keyword search only ({self.backend.degraded})")
+        coverage = self.coverage()
+        if coverage is not None:
+            notes.append(coverage.note)
         return ContextPack(
             trimmed.required, trimmed.relevant, trimmed.tokens, trimmed.budget,
-            trimmed.over_budget, notes,
+            trimmed.over_budget, notes, coverage,
         )  # fmt: skip
+
+    @property
+    def embeds_in_background(self) -> bool:
+        """True when the caller embeds what answers leave (:meth:`embed_pending`, a server
+        between answers): an answer then embeds only a small pull itself."""
+        return self.refresher.embeds_in_background
+
+    @embeds_in_background.setter
+    def embeds_in_background(self, value: bool) -> None:
+        self.refresher.embeds_in_background = value
+
+    def coverage(self) -> SearchCoverage | None:
+        """How many live memories semantic search covers, while some are not embedded yet (a
+        first start on a large brain, a big pull); None once all are, or without an embedder
+        (keyword search only, said elsewhere)."""
+        from teambrain_schema import SearchCoverage
+
+        with self._lock:
+            found = self.backend.embedding_coverage()
+        if found is None or found[1] >= found[0]:
+            return None
+        total, embedded = found
+        note = (
+            f"partial answer: semantic search covers {embedded} of {total} memories so far; the "
+            f"other {total - embedded} are found by keywords only until they are embedded (a "
+            "later call covers more)"
+        )
+        return SearchCoverage(memories=total, embedded=embedded, note=note)
+
+    @_recovering
+    def embed_pending(self, budget_s: float = 0.5) -> int:
+        """Embed some of the memories that have no vector yet — batches for at most about
+        ``budget_s`` seconds — for a server to call between answers; how many (0: none left)."""
+        with self._lock:
+            if self.backend.embedder is None or not self.backend.embeddings.pending:
+                return 0
+            return self.backend.ensure_vectors(budget_s=budget_s, quiet=True)
 
     @_recovering
     def similar(self, title: str, body: str, k: int = 5) -> list[Similar]:

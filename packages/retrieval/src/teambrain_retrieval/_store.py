@@ -369,6 +369,17 @@ class DocStore:
             ) or (0,)
         return by_source, int(vectors)
 
+    def coverage_counts(self, vectors_table: str, embedder: str) -> tuple[int, int]:
+        """Live documents of the served brains, and how many of them have a vector."""
+        live, params = self.live_clause(None)
+        (total,) = self.q1(f"SELECT count(*) FROM docs d WHERE {live}", params) or (0,)
+        (embedded,) = self.q1(
+            f"SELECT count(*) FROM docs d WHERE {live} AND EXISTS (SELECT 1 FROM "
+            f"{vectors_table} v WHERE v.embedder = ? AND v.key = d.embed_key)",
+            [*params, embedder],
+        ) or (0,)
+        return int(total), int(embedded)
+
     def last_indexed(self) -> dt.datetime | None:
         """When a served brain was last brought up to date."""
         brains = [s.brain for s in self.served]

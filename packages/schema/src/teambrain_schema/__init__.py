@@ -82,6 +82,7 @@ _EXPORTS: dict[str, str] = {
     "MemoryContextResult": "_mcp",
     "MemorySearchInput": "_mcp",
     "MemorySearchResult": "_mcp",
+    "SearchCoverage": "_mcp",
     "MemoryProposeInput": "_mcp",
     "MemoryProposeResult": "_mcp",
     "MemoryFeedbackInput": "_mcp",
@@ -172,6 +173,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         MemorySearchInput as MemorySearchInput,
         MemorySearchResult as MemorySearchResult,
         Provenance as Provenance,
+        SearchCoverage as SearchCoverage,
     )
     from ._memory import (
         MAX_BODY_BYTES as MAX_BODY_BYTES,
