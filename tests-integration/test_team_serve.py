@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from teamharness import Developer, Team
 
 TeamFactory = Callable[..., Team]
@@ -101,3 +102,48 @@ def test_squash_merged_evidence_and_a_renamed_function_across_the_team(
     assert _about(_lint(ada)["violations"], memory_id, "stale-citation") == [reason]
     hit = ada.call_tool("memory_search", {"query": "discounts round down"})["results"][0]
     assert hit["id"] == memory_id and hit["stale"] == [reason]
+
+
+def _many_memories(dev: Developer, count: int) -> None:
+    """``count`` memories committed straight to the default branch and pushed (setup)."""
+    folder = dev.clone / ".teambrain" / "memories" / "learnings"
+    for index in range(count):
+        memory_id = f"01KE{index:022d}"
+        (folder / f"{memory_id}-rule-{index}.md").write_text(
+            f"---\nid: {memory_id}\nclass: learning\nscope: team\nstatus: active\n"
+            f"priority: advisory\ntitle: Checkout rule {index}\ncreated: 2026-11-16\n---\n\n"
+            f"Checkout retries payment capture at most {index % 5 + 1} times (rule {index}).\n",
+            "utf-8",
+        )
+    assert dev.tb("reindex", "--index-md-only").returncode == 0
+    dev.git("add", "-A")
+    dev.git("commit", "-q", "-m", "A large brain")
+    dev.git("push", "-q", "origin", "HEAD:main")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_a_newcomers_first_answer_says_it_is_partial(team_factory: TeamFactory) -> None:
+    """Point 8. A newcomer's first memory_context on a brain none of it embedded yet says so
+    (coverage, and a line in the text); the same running tb serve covers the whole brain a
+    little later, without tb reindex or a restart."""
+    import anyio
+    from teambrain_schema import MemoryContextResult, MemorySearchResult
+
+    team = team_factory(("ada",))
+    _many_memories(team["ada"], 120)
+    newcomer = team.add_developer("dan")
+    async with newcomer.serve() as client:
+        first = await client.call_tool("memory_context", {})
+        result = MemoryContextResult.model_validate(first.structured_content)
+        assert result.coverage is not None, result.notes
+        assert result.coverage.memories == 127 and result.coverage.embedded < 127
+        assert "partial answer" in first.content[0].text  # type: ignore[union-attr]
+        with anyio.fail_after(240):
+            while True:
+                found = await client.call_tool("memory_search", {"query": "payment capture"})
+                search = MemorySearchResult.model_validate(found.structured_content)
+                if search.coverage is None:
+                    break
+                await anyio.sleep(0.5)
+        assert search.results and "partial" not in found.content[0].text  # type: ignore[union-attr]
