@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -147,3 +148,70 @@ async def test_a_newcomers_first_answer_says_it_is_partial(team_factory: TeamFac
                     break
                 await anyio.sleep(0.5)
         assert search.results and "partial" not in found.content[0].text  # type: ignore[union-attr]
+
+
+def _org_brain(where: Path, env: dict[str, str]) -> None:
+    """An org brain repository at ``where``, made with the real ``tb init``, with one
+    org-scoped memory."""
+    import subprocess
+
+    from teamharness import tb_executable
+
+    where.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=where, env=env, check=True)
+    done = subprocess.run([tb_executable(), "init"], cwd=where, env=env, capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    memory_id = "01KF0000000000000000000001"
+    (where / ".teambrain" / "memories" / "conventions" / f"{memory_id}-rotate.md").write_text(
+        f"---\nid: {memory_id}\nclass: convention\nscope: org\nstatus: active\n"
+        "priority: advisory\ntitle: Rotate credentials quarterly\ncreated: 2026-11-16\n---\n\n"
+        "Every service rotates its credentials every quarter (org security baseline).\n",
+        "utf-8",
+    )
+    subprocess.run(["git", "add", "-A"], cwd=where, env=env, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "org brain"], cwd=where, env=env, check=True)
+
+
+def _finding(dev: Developer, name: str) -> dict[str, Any]:
+    done = dev.tb("doctor", "--json")
+    found = [f for f in json.loads(done.stdout)["findings"] if f["name"] == name]
+    assert len(found) == 1, done.stdout
+    return found[0]
+
+
+def test_each_machine_says_where_its_org_brain_is(team_factory: TeamFactory) -> None:
+    """Point 9. brain.yaml names the org brain by a path relative to the repository (the
+    team's default). Ada has it there; Bob keeps his checkouts elsewhere: tb doctor says it is
+    missing and how to say where it is, and once his user config says, it is found, approved
+    with tb trust, and served to his agent."""
+    team = team_factory(("ada", "bob"))
+    ada, bob = team["ada"], team["bob"]
+    brain_yaml = ada.clone / ".teambrain" / "brain.yaml"
+    brain_yaml.write_text(
+        brain_yaml.read_text("utf-8").replace("org_brain: null", "org_brain: ../org-brain"),
+        "utf-8",
+    )
+    ada.git("commit", "-q", "-am", "The org brain, next to each checkout by default")
+    ada.git("push", "-q", "origin", "HEAD:main")
+    _org_brain(ada.clone.parent / "org-brain", ada.env)  # where brain.yaml says
+    bob.pull()
+    elsewhere = bob.clone.parent / "src" / "acme-org-brain"
+    _org_brain(elsewhere, bob.env)
+
+    assert _finding(ada, "org brain")["status"] == "ok"
+    missing = _finding(bob, "org brain")
+    assert missing["status"] == "problem"
+    assert f"org brain not found at {bob.clone / '../org-brain'}" in missing["detail"]
+    assert "TEAMBRAIN_ORG_BRAIN" in missing["detail"] and "user/config.toml" in missing["detail"]
+    assert bob.tb("doctor").returncode == 2
+
+    user = bob.home / "user"
+    user.mkdir(parents=True, exist_ok=True)
+    (user / "config.toml").write_text(f'[org_brain]\npath = "{elsewhere}"\n', "utf-8")
+    found = _finding(bob, "org brain")
+    assert found["status"] == "ok" and str(elsewhere) in found["detail"]
+    assert bob.tb("trust", "org_brain", "--yes").returncode == 0  # outside the repository
+    hits = bob.call_tool("memory_search", {"query": "rotate credentials quarterly"})["results"]
+    assert hits[0]["title"] == "Rotate credentials quarterly"
+    assert hits[0]["provenance"]["brain"] == "acme-org-brain"

@@ -54,6 +54,7 @@ PUBLIC_API = [
     "UserConfig",
     "append_event",
     "append_jsonl",
+    "apply_machine_settings",
     "audit_session",
     "audit_sessions",
     "close_idle_sessions",

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from teambrain_capture import (
     JoinKeys,
+    apply_machine_settings,
     find_active_session,
     load_user_config,
     mark_session_active,
@@ -44,6 +45,30 @@ def test_user_config_defaults_and_errors(teambrain_home: Path) -> None:
     (user_dir() / "config.toml").write_text("[capture\n")
     with pytest.raises(EnvironmentProblem, match=r"config\.toml"):
         load_user_config()
+
+
+def test_the_org_brains_place_on_this_machine_comes_from_user_config_or_the_environment(
+    teambrain_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27 point 9: `[org_brain] path` reaches retrieval as $TEAMBRAIN_ORG_BRAIN; the
+    environment, when set, wins; a broken config changes nothing here."""
+    monkeypatch.delenv("TEAMBRAIN_ORG_BRAIN", raising=False)
+    apply_machine_settings()
+    assert "TEAMBRAIN_ORG_BRAIN" not in os.environ  # nothing configured
+    user_dir().mkdir(parents=True)
+    (user_dir() / "config.toml").write_text('[org_brain]\npath = "~/src/acme-org-brain"\n')
+    assert load_user_config().org_brain == "~/src/acme-org-brain"
+    apply_machine_settings()
+    assert os.environ["TEAMBRAIN_ORG_BRAIN"] == "~/src/acme-org-brain"
+    monkeypatch.setenv("TEAMBRAIN_ORG_BRAIN", "/elsewhere")
+    apply_machine_settings()
+    assert os.environ["TEAMBRAIN_ORG_BRAIN"] == "/elsewhere"
+    (user_dir() / "config.toml").write_text("[org_brain]\npath = 3\n")
+    with pytest.raises(EnvironmentProblem, match=r"org_brain\.path"):
+        load_user_config()
+    monkeypatch.delenv("TEAMBRAIN_ORG_BRAIN")
+    apply_machine_settings()  # broken: said by tb doctor, never raised here
+    assert "TEAMBRAIN_ORG_BRAIN" not in os.environ
 
 
 def test_active_session_lookup(tmp_path: Path, teambrain_home: Path) -> None:

@@ -84,6 +84,8 @@ PUBLIC_API = [
     "make_embedder",
     "open_retriever",
     "org_brain_egress",
+    "org_brain_location",
+    "org_brain_missing",
     "org_brain_root",
     "path_score",
     "prune_index",

@@ -14,6 +14,7 @@ from teambrain_retrieval import (
     Retriever,
     Situation,
     org_brain_egress,
+    org_brain_location,
 )
 from teambrain_schema.brain import load_brain_config
 from teambrain_schema.egress import approve_egress
@@ -191,6 +192,45 @@ def test_missing_org_brain_is_said_once_and_ignored(
     write(layout, "Local", "Local words.")
     assert titles(open_test_retriever(layout).search("local", 5)) == ["Local"]
     assert any("org_brain" in notice for notice in notices)
+
+
+def test_each_machine_says_where_its_org_brain_is(
+    tmp_path: Path,
+    notices: list[str],
+    open_test_retriever: OpenRetriever,
+    new_brain: NewBrain,
+    write: Write,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 27 point 9: the committed org_brain is the team's default; this machine's
+    $TEAMBRAIN_ORG_BRAIN says where it really is (and the missing one is named with the fix)."""
+    elsewhere = new_brain(tmp_path / "src" / "acme-org-brain")
+    write(elsewhere, "Org security baseline", "Rotate credentials quarterly.", scope="org")
+    layout = new_brain(tmp_path / "repo", "version: 1\norg_brain: ../org-brain\n")
+    write(layout, "Local credentials", "Rotate local credentials weekly.")
+    config = load_brain_config(layout)
+    assert org_brain_location(config, layout.repo_root) == (
+        layout.repo_root / "../org-brain", "brain.yaml's org_brain: ../org-brain"
+    )
+    assert titles(open_test_retriever(layout).search("rotate credentials", 5)) == [
+        "Local credentials"
+    ]
+    assert any("org brain not found at" in n and "TEAMBRAIN_ORG_BRAIN" in n for n in notices)
+    monkeypatch.setenv("TEAMBRAIN_ORG_BRAIN", str(elsewhere.repo_root / ".teambrain"))
+    assert org_brain_location(config, layout.repo_root) == (
+        elsewhere.repo_root, "$TEAMBRAIN_ORG_BRAIN"
+    )
+    # Still a destination this machine approves (the trust gate sees where it really is).
+    egress = org_brain_egress(config, layout.repo_root)
+    assert egress is not None and egress.destination == elsewhere.repo_root.resolve().as_posix()
+    approve_egress(machine_layout(), layout.repo_root, [egress])
+    assert set(titles(open_test_retriever(layout).search("rotate credentials", 5))) == {
+        "Org security baseline", "Local credentials",
+    }  # fmt: skip
+    # A brain that names no org brain is not given one by the machine.
+    none = new_brain(tmp_path / "plain")
+    write(none, "Plain", "Rotate nothing.")
+    assert org_brain_location(load_brain_config(none), none.repo_root) is None
 
 
 # ---------------------------------------------------------------- freshness

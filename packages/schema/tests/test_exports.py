@@ -213,7 +213,7 @@ PUBLIC_MODULES = {
         "read_head_sha",
         "read_ref_sha",
     ],
-    "home": ["HOME_ENV", "teambrain_home_dir"],
+    "home": ["HOME_ENV", "ORG_BRAIN_ENV", "teambrain_home_dir"],
     "ids": ["is_ulid", "new_ulid"],
     "index_md": ["parse_retirement_reasons"],
     "injection": ["InjectionFinding", "find_injections"],

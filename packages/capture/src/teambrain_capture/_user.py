@@ -33,6 +33,7 @@ class UserConfig:
 
     retention_days: int = DEFAULT_RETENTION_DAYS
     slack_webhook_env: str | None = None
+    org_brain: str | None = None  # where the org brain is checked out on this machine
 
 
 def load_user_config(machine: MachineLayout | None = None) -> UserConfig:
@@ -58,7 +59,33 @@ def load_user_config(machine: MachineLayout | None = None) -> UserConfig:
         raise EnvironmentProblem(
             f"{path}: digest.slack_webhook_env must be an environment variable name"
         )
-    return UserConfig(retention_days=retention, slack_webhook_env=webhook_env)
+    org = data.get("org_brain", {})
+    org_path = org.get("path") if isinstance(org, dict) else None
+    if org_path is not None and not (isinstance(org_path, str) and org_path.strip()):
+        raise EnvironmentProblem(f"{path}: org_brain.path must be a path (a non-empty string)")
+    return UserConfig(
+        retention_days=retention, slack_webhook_env=webhook_env,
+        org_brain=org_path.strip() if org_path else None,
+    )  # fmt: skip
+
+
+def apply_machine_settings(machine: MachineLayout | None = None) -> None:
+    """Put this machine's settings that other packages read from the environment there, unless
+    the environment already says (it wins): ``[org_brain] path`` becomes
+    ``$TEAMBRAIN_ORG_BRAIN`` (retrieval may not read ``user/``). A ``user/config.toml`` that
+    cannot be read changes nothing here (``tb doctor`` names it)."""
+    import os
+
+    from teambrain_schema.home import ORG_BRAIN_ENV
+
+    if os.environ.get(ORG_BRAIN_ENV, "").strip():
+        return
+    try:
+        config = load_user_config(machine)
+    except EnvironmentProblem:
+        return
+    if config.org_brain:
+        os.environ[ORG_BRAIN_ENV] = config.org_brain
 
 
 def record_feedback(

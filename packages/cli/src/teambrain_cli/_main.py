@@ -181,6 +181,17 @@ def _report(message: str, code: int, argv: list[str]) -> int:
     return int(code)
 
 
+def _machine_settings() -> None:
+    """This machine's settings that retrieval reads from the environment (the org brain's
+    location), from ``user/config.toml``; a home that cannot be used is the verbs' to report."""
+    from teambrain_capture import apply_machine_settings
+
+    try:
+        apply_machine_settings()
+    except TeambrainError:
+        return
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run ``tb`` with ``argv`` and return the exit code (never raises for expected failures)."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -192,6 +203,7 @@ def run(argv: list[str] | None = None) -> int:
         if "\x00" in arg:  # no file name, ref or text can hold one; the OS would refuse it
             return _report(f"argument {position} contains a NUL byte", ExitCode.USER_ERROR, args)
     try:
+        _machine_settings()
         result: Any = cli.main(args=args, prog_name="tb", standalone_mode=False)
     except click.UsageError as exc:
         hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""

@@ -91,9 +91,12 @@ def serve(repo: Path | None = None, *, log_level: str = "WARNING") -> int:
 
     def build() -> None:  # the SDK and the server load while the handshake is answered
         try:
+            from teambrain_capture import apply_machine_settings
+
             from ._handover import serve_on_wire
             from ._server import build_server
 
+            apply_machine_settings()  # the org brain's location on this machine, for retrieval
             built["server"] = build_server(repo, log_level=cast(LogLevel, level))
             built["serve"] = serve_on_wire
             ending.heartbeat = built["server"].service.heartbeat  # a signal marks it stopped

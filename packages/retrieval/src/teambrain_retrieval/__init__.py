@@ -27,6 +27,8 @@ _EXPORTS: dict[str, str] = {
     "RefreshReport": "_refresher",
     "brain_id_for": "_retriever",
     "org_brain_root": "_retriever",
+    "org_brain_location": "_retriever",
+    "org_brain_missing": "_retriever",
     "org_brain_egress": "_retriever",
     "Catalog": "_catalog",
     "CatalogEntry": "_catalog",
@@ -127,6 +129,8 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         brain_id_for as brain_id_for,
         open_retriever as open_retriever,
         org_brain_egress as org_brain_egress,
+        org_brain_location as org_brain_location,
+        org_brain_missing as org_brain_missing,
         org_brain_root as org_brain_root,
     )
     from ._situation import Situation as Situation, gather_situation as gather_situation

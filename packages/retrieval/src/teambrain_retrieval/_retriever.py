@@ -56,17 +56,48 @@ def brain_id_for(repo_root: Path) -> str:
     return repo_root.resolve().as_posix()
 
 
-def org_brain_root(config: BrainConfig, repo_root: Path) -> Path | None:
-    """The repository of the org brain ``config`` names (relative to ``repo_root``), or None
-    when it names none or does not serve the org scope."""
+def org_brain_location(config: BrainConfig, repo_root: Path) -> tuple[Path, str] | None:
+    """Where the org brain ``config`` names is on this machine, and who said so: this
+    machine's ``$TEAMBRAIN_ORG_BRAIN`` (``tb`` and ``tb serve`` set it from ``[org_brain] path``
+    in ``user/config.toml``) when set, else the committed ``org_brain`` — the team's default
+    (relative paths against ``repo_root``). None when brain.yaml names no org brain or does not
+    serve the org scope: the team decides whether, each machine where."""
+    import os
+
     from teambrain_schema import BRAIN_DIRNAME
+    from teambrain_schema.home import ORG_BRAIN_ENV
 
     if not config.org_brain or "org" not in config.scopes:
         return None
-    path = Path(config.org_brain).expanduser()
+    machine = os.environ.get(ORG_BRAIN_ENV, "").strip()
+    written, source = (
+        (machine, f"${ORG_BRAIN_ENV}")
+        if machine
+        else (config.org_brain, f"brain.yaml's org_brain: {config.org_brain}")
+    )
+    path = Path(written).expanduser()
     if not path.is_absolute():
         path = repo_root / path
-    return path.parent if path.name == BRAIN_DIRNAME else path
+    return (path.parent if path.name == BRAIN_DIRNAME else path), source
+
+
+def org_brain_missing(path: Path, source: str) -> str:
+    """One line: the org brain is not where ``source`` says, and how to tell teambrain where it
+    is on this machine."""
+    from teambrain_schema.home import ORG_BRAIN_ENV
+
+    return (
+        f"org brain not found at {path} (from {source}): clone it there, or say where it is on "
+        f"this machine with ${ORG_BRAIN_ENV} or `[org_brain] path` in "
+        "$TEAMBRAIN_HOME/user/config.toml"
+    )
+
+
+def org_brain_root(config: BrainConfig, repo_root: Path) -> Path | None:
+    """The repository of the org brain ``config`` names, where this machine has it (see
+    :func:`org_brain_location`), or None when it names none or does not serve the org scope."""
+    found = org_brain_location(config, repo_root)
+    return found[0] if found else None
 
 
 def org_brain_egress(config: BrainConfig, repo_root: Path) -> Egress | None:
@@ -239,12 +270,13 @@ class Retriever:
     def _org_sources(self) -> list[BrainSource]:
         from teambrain_schema.paths import BrainLayout
 
-        path = org_brain_root(self.config, self.layout.repo_root)
-        if path is None:
+        found = org_brain_location(self.config, self.layout.repo_root)
+        if found is None:
             return []
+        path, source = found
         org = BrainLayout(path)
         if not org.root.is_dir():
-            self._warn(f"org_brain {self.config.org_brain}: no .teambrain/ there; not served")
+            self._warn(f"{org_brain_missing(path, source)}; not served")
             return []
         if org.repo_root.resolve() == self.layout.repo_root.resolve():
             return []

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["HOME_ENV", "teambrain_home_dir"]
+__all__ = ["HOME_ENV", "ORG_BRAIN_ENV", "teambrain_home_dir"]
 
 HOME_ENV = "TEAMBRAIN_HOME"
+# Where the org brain is checked out on this machine (overrides brain.yaml's ``org_brain``);
+# ``tb`` and ``tb serve`` also take it from ``[org_brain] path`` in ``user/config.toml``.
+ORG_BRAIN_ENV = "TEAMBRAIN_ORG_BRAIN"
 
 
 def teambrain_home_dir() -> str:

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
-from teambrain_schema import BrainConfig
+from teambrain_schema import BrainConfig, TeambrainError
 from teambrain_schema.brain import ConfigProblem, load_brain_config
 from teambrain_schema.paths import BrainLayout, MachineLayout, find_repo_root
 
@@ -208,6 +208,48 @@ def check_egress(ctx: DoctorContext) -> list[Finding]:
             "check the destination, then `tb trust` (asks) or `tb trust --yes`",
         ))  # fmt: skip
     return found
+
+
+def check_user_config(ctx: DoctorContext) -> list[Finding]:
+    """``user/config.toml`` reads (when there is one): a broken one silently loses the
+    settings it holds, the org brain's place on this machine among them."""
+    from teambrain_capture import USER_CONFIG_NAME, load_user_config, user_dir
+
+    try:
+        load_user_config(ctx.machine)
+    except TeambrainError as exc:
+        path = user_dir(ctx.machine) / USER_CONFIG_NAME
+        return [Finding("user config", "problem", exc.message, f"fix or remove {path}")]
+    return []
+
+
+def check_org_brain(ctx: DoctorContext) -> list[Finding]:
+    """Where this machine has the org brain brain.yaml names (this machine's
+    ``$TEAMBRAIN_ORG_BRAIN`` or ``[org_brain] path`` in ``user/config.toml``, else the
+    committed path), and a problem when it is not there."""
+    import os
+
+    from teambrain_retrieval import org_brain_location, org_brain_missing
+    from teambrain_schema import BRAIN_DIRNAME
+    from teambrain_schema.home import ORG_BRAIN_ENV
+
+    if ctx.layout is None or ctx.config is None:
+        return []
+    found = org_brain_location(ctx.config, ctx.layout.repo_root)
+    if found is None:
+        machine = os.environ.get(ORG_BRAIN_ENV, "").strip()
+        if machine and ctx.config.org_brain is None:
+            return [Finding(
+                "org brain", "note",
+                f"this machine says the org brain is at {machine}, but brain.yaml names no "
+                "org brain (`org_brain`): not served in this repository",
+            )]  # fmt: skip
+        return []
+    path, source = found
+    if not (path / BRAIN_DIRNAME).is_dir():
+        fix = f"git clone <the org brain's URL> {path}, or export {ORG_BRAIN_ENV}=<where it is>"
+        return [Finding("org brain", "problem", org_brain_missing(path, source), fix)]
+    return [Finding("org brain", "ok", f"{path} (from {source})")]
 
 
 def check_distill_online(ctx: DoctorContext) -> Finding:
@@ -459,7 +501,8 @@ def gather(machine: MachineLayout, *, online: bool = False) -> tuple[DoctorConte
     ctx = DoctorContext(machine=machine, repo=repo, layout=layout, config=None)
     findings = [
         check_python(), check_git(), *check_repository(ctx), check_home(ctx),
-        *check_retrieval(ctx), *check_egress(ctx), check_adapters_registry(), *check_installed_tools(ctx), check_distill(ctx),
+        *check_retrieval(ctx), *check_user_config(ctx), *check_org_brain(ctx), *check_egress(ctx),
+        check_adapters_registry(), *check_installed_tools(ctx), check_distill(ctx),
         check_heartbeat(ctx), *check_staleness(ctx),
     ]  # fmt: skip
     if online:
