@@ -187,6 +187,8 @@ def test_each_machine_says_where_its_org_brain_is(team_factory: TeamFactory) -> 
     with tb trust, and served to his agent."""
     team = team_factory(("ada", "bob"))
     ada, bob = team["ada"], team["bob"]
+    for dev in (ada, bob):
+        dev.env.pop("TEAMBRAIN_ORG_BRAIN", None)  # only what each machine's own config says
     brain_yaml = ada.clone / ".teambrain" / "brain.yaml"
     brain_yaml.write_text(
         brain_yaml.read_text("utf-8").replace("org_brain: null", "org_brain: ../org-brain"),

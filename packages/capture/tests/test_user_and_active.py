@@ -52,7 +52,9 @@ def test_the_org_brains_place_on_this_machine_comes_from_user_config_or_the_envi
 ) -> None:
     """Issue 27 point 9: `[org_brain] path` reaches retrieval as $TEAMBRAIN_ORG_BRAIN; the
     environment, when set, wins; a broken config changes nothing here."""
-    monkeypatch.delenv("TEAMBRAIN_ORG_BRAIN", raising=False)
+    # Recorded first, so whatever apply_machine_settings writes is undone after the test.
+    monkeypatch.setenv("TEAMBRAIN_ORG_BRAIN", "recorded")
+    monkeypatch.delenv("TEAMBRAIN_ORG_BRAIN")
     apply_machine_settings()
     assert "TEAMBRAIN_ORG_BRAIN" not in os.environ  # nothing configured
     user_dir().mkdir(parents=True)

@@ -210,7 +210,8 @@ def test_each_machine_says_where_its_org_brain_is(
     write(layout, "Local credentials", "Rotate local credentials weekly.")
     config = load_brain_config(layout)
     assert org_brain_location(config, layout.repo_root) == (
-        layout.repo_root / "../org-brain", "brain.yaml's org_brain: ../org-brain"
+        layout.repo_root / "../org-brain",
+        "brain.yaml's org_brain: ../org-brain",
     )
     assert titles(open_test_retriever(layout).search("rotate credentials", 5)) == [
         "Local credentials"
@@ -218,7 +219,8 @@ def test_each_machine_says_where_its_org_brain_is(
     assert any("org brain not found at" in n and "TEAMBRAIN_ORG_BRAIN" in n for n in notices)
     monkeypatch.setenv("TEAMBRAIN_ORG_BRAIN", str(elsewhere.repo_root / ".teambrain"))
     assert org_brain_location(config, layout.repo_root) == (
-        elsewhere.repo_root, "$TEAMBRAIN_ORG_BRAIN"
+        elsewhere.repo_root,
+        "$TEAMBRAIN_ORG_BRAIN",
     )
     # Still a destination this machine approves (the trust gate sees where it really is).
     egress = org_brain_egress(config, layout.repo_root)
