@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_mcp_startup import BIN, RawClient
 
-SIZES = (500, 5000)
+SIZES = tuple(int(n) for n in os.environ.get("BENCH_COLD_SIZES", "500,5000").split(","))
 POLL_S = 0.5
 TOPICS = [
     "payments", "checkout", "retries", "cache", "migrations", "logging", "deploys", "tests",
