@@ -67,9 +67,13 @@ def _by_head(rows: object, *, proposals_only: bool = True) -> dict[str, PullRequ
             continue
         head, number = row.get("headRefName"), row.get("number")
         state, url = str(row.get("state", "")).upper(), row.get("url")
+        if isinstance(number, str) and number.isdecimal() and len(number) < 12:
+            number = int(number)
         if not isinstance(head, str) or (proposals_only and not head.startswith(PROPOSAL_PREFIX)):
             continue
-        if not isinstance(number, int) or state not in ("OPEN", "CLOSED", "MERGED"):
+        if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+            continue
+        if state not in ("OPEN", "CLOSED", "MERGED"):
             continue
         pr = PullRequest(number, state, url if isinstance(url, str) else "")
         current = found.get(head)
