@@ -151,7 +151,12 @@ def test_reports_are_never_written_inside_a_brain(tmp_path: Path) -> None:
     link.symlink_to(brain)
     assert report_path_problem(link / "digest.md") is not None  # a symlink does not get around it
     assert "is a directory" in (report_path_problem(tmp_path) or "")
-    assert "does not exist" in (report_path_problem(tmp_path / "nope" / "d.md") or "")
+    # A missing folder is made (the docs' `--out reports/week.md` in a fresh checkout)...
+    assert report_path_problem(tmp_path / "nope" / "d.md") is None
+    assert write_report(tmp_path / "nope" / "deeper" / "d.md", "# r\n").read_text() == "# r\n"
+    # ...a file where a folder should be is not replaced.
+    (tmp_path / "afile").write_text("x")
+    assert "is a file, not a directory" in (report_path_problem(tmp_path / "afile" / "d.md") or "")
 
 
 def test_write_report_replaces_the_file_atomically(tmp_path: Path) -> None:

@@ -85,7 +85,14 @@ def commit_at(repo: GitRepo, when: dt.datetime, ref: str = "HEAD") -> ResolvedCo
         raise UserError(f"--at {stamp}: before 1970; {ref} has no commit that old")
     out = repo.text("rev-list", "-1", "--first-parent", f"--before=@{epoch} +0000", tip.sha, "--")
     if not out:
-        raise UserError(f"--at {stamp}: {ref} has no commit at or before that moment")
+        # Say why (a new repository has no past to travel to) and what would work instead.
+        roots = repo.text("rev-list", "--first-parent", "--max-parents=0", tip.sha, "--").split()
+        first = _commit_time(repo, roots[-1]).strftime("%Y-%m-%d %H:%M UTC") if roots else None
+        since = f": its first commit is from {first}" if first else ""
+        raise UserError(
+            f"--at {stamp}: {ref} has no commit at or before that moment{since} "
+            "(the brain has no history before it; give a later moment, or --ref)"
+        )
     sha = out.strip()
     requested = stamp if ref == "HEAD" else f"{ref} at {stamp}"
     return ResolvedCommit(sha=sha, requested=requested, committed_at=_commit_time(repo, sha))

@@ -390,16 +390,19 @@ def report_path_problem(path: Path) -> str | None:
         )
     if resolved.is_dir():
         return f"{path}: is a directory; give a file name"
-    if not resolved.parent.is_dir():
-        return f"{path}: directory {resolved.parent} does not exist"
+    blocking = next((p for p in resolved.parents if p.exists() and not p.is_dir()), None)
+    if blocking is not None:  # a missing folder is made; a file in the way is not replaced
+        return f"{path}: {blocking} is a file, not a directory"
     return None
 
 
 def write_report(path: Path, text: str) -> Path:
-    """Write a derived report atomically; :class:`UserError` when ``path`` is not allowed."""
+    """Write a derived report atomically, making its folder when missing; :class:`UserError`
+    when ``path`` is not allowed."""
     problem = report_path_problem(path)
     if problem:
         raise UserError(problem)
     target = path.expanduser().resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(target, text)
     return target
