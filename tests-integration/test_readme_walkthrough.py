@@ -10,7 +10,9 @@ import json
 import os
 import re
 import shlex
+import signal
 import subprocess
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -78,7 +80,9 @@ def test_the_readme_section_runs_start_to_finish(
                 listed = json.loads(_run(bin_dir, "tb list --json", repo, env).stdout)
                 memory_id = listed["memories"][0]["id"]
             line = line.replace("'<id>'", memory_id).replace("'<reason>'", "'not true any more'")
-        done = _run(bin_dir, line, repo, env)
+        done = (
+            _serve(bin_dir, line, repo, env) if line == "tb ui" else _run(bin_dir, line, repo, env)
+        )
         allowed = EXPECTED.get(line, {0})
         assert done.returncode in allowed, (
             f"`{line}` exited {done.returncode}: {done.stderr[-800:]}"
@@ -98,6 +102,7 @@ def test_the_readme_section_runs_start_to_finish(
     )
     assert "History" in next(v.stdout for k, v in seen.items() if k.startswith("tb show"))
     assert "VIOLATED" not in seen["tb verify"].stdout
+    assert "<title>" in seen["tb ui"].stdout and "tb ui: stopped." in seen["tb ui"].stderr
 
 
 def _run(
@@ -107,3 +112,27 @@ def _run(
     assert env["PATH"].startswith(str(bin_dir))
     return subprocess.run(["sh", "-c", line], cwd=repo, env=env, capture_output=True,
                           text=True, timeout=300, check=False)  # fmt: skip
+
+
+def _serve(
+    bin_dir: Path, line: str, repo: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """A server line (``tb ui``: runs until Ctrl-C) as a user runs it: wait for the address it
+    prints, open it (as the browser would; ``BROWSER=true`` stands in for one), then Ctrl-C.
+    The result's stdout is the page that was served."""
+    proc = subprocess.Popen(["sh", "-c", f"exec {line}"], cwd=repo, env={**env, "BROWSER": "true"},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()  # the address is its first line on stdout
+        assert url.startswith("http://127.0.0.1:"), f"`{line}` printed {url!r}"
+        with urllib.request.urlopen(url, timeout=60) as answer:
+            page = answer.read().decode("utf-8")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+    return subprocess.CompletedProcess(line, proc.returncode, page, err)

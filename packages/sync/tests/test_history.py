@@ -53,6 +53,29 @@ def test_history_follows_edits_merges_and_a_retirement(
     assert [e.change for e in then] == ["edited", "added"]
 
 
+def test_history_keeps_the_start_when_every_commit_has_the_same_date(
+    brain_repo: Path, kit: SimpleNamespace
+) -> None:
+    """A retirement merged from a branch within the same second as the commit that added the
+    file: in date order git walks the main line's commit before the rename switches the path
+    and loses where the memory began; the history still ends with "added"."""
+    git, repo, when = kit.git, brain_repo, "2026-02-01T10:00:00Z"
+    same = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+    git("commit", "-q", "--amend", "--no-edit", "--reset-author", cwd=repo, env=same)
+    path = _relpath(repo, kit.MEMORY_A)
+    git("checkout", "-q", "-b", "teambrain/retire", cwd=repo)
+    retired = f".teambrain/retired/{Path(path).name}"
+    git("mv", path, retired, cwd=repo)
+    kit.commit_all(repo, "teambrain: retire the clock memory", when=when)
+    git("checkout", "-q", "main", cwd=repo)
+    git("merge", "-q", "--no-ff", "-m", "Merge pull request #3 from acme/teambrain/retire",
+        "teambrain/retire", cwd=repo, env=same)  # fmt: skip
+
+    history = memory_history(open_repo(repo), retired)
+    assert [e.change for e in history] == ["retired", "added"]
+    assert history[0].merged_by is not None and history[0].merged_by.pull_request == 3
+
+
 def test_history_of_an_uncommitted_file_or_an_unknown_revision_is_empty(
     brain_repo: Path, kit: SimpleNamespace
 ) -> None:

@@ -369,15 +369,24 @@ class Retriever:
             from teambrain_schema import EnvironmentProblem
 
             raise EnvironmentProblem(
-                f"cannot write the search index: {self.in_memory}; it is as it was before this "
-                "run (free some space, then run `tb reindex` again)"
+                f"the search index could not be written: {self.in_memory}; it is as it was "
+                f"before this run ({self._in_memory_fix()}, then run `tb reindex` again)"
             )
         if not self._memory_said:
             self._memory_said = True
             self._warn(
                 f"cannot update the search index: {self.in_memory}; answering from a temporary "
-                "index in memory (nothing is lost: free some space, then run `tb reindex`)"
+                f"index in memory (nothing is lost: {self._in_memory_fix()}, then run `tb reindex`)"
             )
+
+    def _in_memory_fix(self) -> str:
+        """What a person does about ``in_memory``: room on a full disk, else a usable home."""
+        reason = self.in_memory or ""
+        if " is full" in reason:
+            return "free some space"
+        if "read-only" in reason:
+            return f"make {self.home.index_db.parent} writable"
+        return "check TEAMBRAIN_HOME"
 
     def _recover_file(self) -> None:
         moved = move_aside(self.home.index_db)

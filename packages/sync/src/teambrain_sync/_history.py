@@ -1,8 +1,10 @@
 """A memory's history in git: the commits that added, edited, moved and retired its file, and the
 merge (pull request, where the subject names one) that brought each into the branch.
 
-One ``git log --follow`` per memory (a retirement is a rename into ``retired/``, which
-``--follow`` crosses), one ``git rev-list`` per commit for the merge that brought it in. Reads
+One ``git log --follow --topo-order`` per memory (a retirement is a rename into ``retired/``,
+which ``--follow`` crosses; in date order, a commit on the main line dated no later than the
+rename on a merged branch is walked before the rename switches the path, and the file's start is
+lost — topological order walks the branch first), one ``git rev-list`` per commit for the merge that brought it in. Reads
 only git's object store: the work tree, index and HEAD are never touched.
 """
 
@@ -119,7 +121,7 @@ def memory_history(
     # Separators no commit message can hold by chance: subjects and names are anyone's text.
     record_mark, field_mark = f"<{secrets.token_hex(8)}>", f"<{secrets.token_hex(8)}>"
     done = repo.git(
-        "log", "--follow", "-M", "--name-status", "-z", f"--max-count={max(1, limit)}",
+        "log", "--follow", "--topo-order", "-M", "--name-status", "-z", f"--max-count={max(1, limit)}",
         f"--format={record_mark}%H{field_mark}%aI{field_mark}%an{field_mark}%s",
         until, "--", relpath, env={"GIT_LITERAL_PATHSPECS": "1"}, check=False,
     )  # fmt: skip
