@@ -201,3 +201,24 @@ def ui_server(ui_world: Any) -> Iterator[Any]:
         yield server
     finally:
         server.stop()
+
+
+def memory_file(
+    repo: Path, memory_id: str, title: str, body: str, *, folder: str = "learnings",
+    memory_class: str = "learning",
+) -> Path:  # fmt: skip
+    """Write one valid memory file into ``repo``'s brain (advisory, team scope)."""
+    path = repo / ".teambrain" / "memories" / folder / f"{memory_id}-note.md"
+    path.write_text(
+        f"---\nid: {memory_id}\nclass: {memory_class}\nscope: team\nstatus: active\n"
+        f"priority: advisory\ntitle: {title}\ncreated: 2026-01-05\n"
+        "evidence: {sessions: [], commits: []}\nsupersedes: []\ntags: []\nttl_days: null\n"
+        f"---\n{body}\n"
+    )
+    return path
+
+
+@pytest.fixture
+def write_memory() -> object:
+    """``write_memory(repo, memory_id, title, body, folder=..., memory_class=...)``."""
+    return memory_file

@@ -23,17 +23,12 @@ DAMAGES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 
 
 def test_every_damaged_vectors_cache_is_discarded_and_rebuilt(
-    repo: Path, tb: Run, git_run: Run, teambrain_home: Path
+    repo: Path, tb: Run, git_run: Run, teambrain_home: Path, write_memory: Run
 ) -> None:
     assert tb("init", cwd=repo).returncode == 0
-    folder = repo / ".teambrain" / "memories" / "conventions"
     for index, topic in enumerate(["deploy with the release script", "rotate signing keys"]):
-        (folder / f"01J000000000000000000000{index}A-note.md").write_text(
-            f"---\nid: 01J000000000000000000000{index}A\nclass: convention\nscope: team\n"
-            f"status: active\npriority: advisory\ntitle: Note {index}\ncreated: 2026-01-05\n"
-            "evidence: {sessions: [], commits: []}\nsupersedes: []\ntags: []\nttl_days: null\n"
-            f"---\nAlways {topic}.\n"
-        )
+        write_memory(repo, f"01J000000000000000000000{index}A", f"Note {index}",
+                    f"Always {topic}.", folder="conventions", memory_class="convention")  # fmt: skip
     git_run("add", "-A", cwd=repo)
     git_run("commit", "-qm", "brain", cwd=repo)
     first = tb("relevant", "--query", "how do we deploy", "--json", cwd=repo)

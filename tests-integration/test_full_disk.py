@@ -27,24 +27,19 @@ def small_home(small_filesystem: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
     return Path(small_filesystem.root / "home")
 
 
-def _brain(repo: Path, tb: Run, git_run: Run, count: int) -> None:
+def _brain(repo: Path, tb: Run, git_run: Run, write: Run, count: int) -> None:
     assert tb("init", cwd=repo).returncode == 0
     yaml = repo / ".teambrain" / "brain.yaml"
     yaml.write_text(yaml.read_text().replace("provider: local", "provider: none"))
-    _memories(repo, 1, count, "deploy")
+    _memories(write, repo, 1, count, "deploy")
     git_run("add", "-A", cwd=repo)
     git_run("commit", "-qm", "memories", cwd=repo)
 
 
-def _memories(repo: Path, start: int, count: int, word: str) -> None:
-    folder = repo / ".teambrain" / "memories" / "learnings"
+def _memories(write: Run, repo: Path, start: int, count: int, word: str) -> None:
     for n in range(start, start + count):
-        (folder / f"01J{n:023d}-note.md").write_text(
-            f"---\nid: 01J{n:023d}\nclass: learning\nscope: team\nstatus: active\n"
-            f"priority: advisory\ntitle: Note {n} about {word}\ncreated: 2026-01-05\n"
-            "evidence: {sessions: [], commits: []}\nsupersedes: []\ntags: []\nttl_days: null\n"
-            f"---\nWhen you {word}, check dashboard {n} first and write down what you saw.\n"
-        )
+        write(repo, f"01J{n:023d}", f"Note {n} about {word}",
+                    f"When you {word}, check dashboard {n} first and write down what you saw.")  # fmt: skip
 
 
 def _clean(stderr: str) -> None:
@@ -71,12 +66,12 @@ def _doc_count(home: Path) -> int:
 
 
 def test_a_full_disk_is_named_and_answers_still_come(
-    repo: Path, tb: Run, git_run: Run, small_home: Path, small_filesystem: Any
+    repo: Path, tb: Run, git_run: Run, small_home: Path, small_filesystem: Any, write_memory: Run
 ) -> None:
-    _brain(repo, tb, git_run, 40)
+    _brain(repo, tb, git_run, write_memory, 40)
     assert tb("reindex", cwd=repo).returncode == 0
     before = _doc_count(small_home)
-    _memories(repo, 100, 40, "rollback")  # new memories the index has not seen
+    _memories(write_memory, repo, 100, 40, "rollback")  # new memories the index has not seen
     git_run("add", "-A", cwd=repo)
     git_run("commit", "-qm", "more memories", cwd=repo)
     free = small_filesystem.fill()
@@ -135,9 +130,9 @@ def test_a_full_disk_is_named_and_answers_still_come(
 
 
 def test_a_fresh_home_on_a_full_disk_still_answers(
-    repo: Path, tb: Run, git_run: Run, small_home: Path, small_filesystem: Any
+    repo: Path, tb: Run, git_run: Run, small_home: Path, small_filesystem: Any, write_memory: Run
 ) -> None:
-    _brain(repo, tb, git_run, 10)
+    _brain(repo, tb, git_run, write_memory, 10)
     small_home.mkdir(mode=0o700, exist_ok=True)
     small_filesystem.fill()
     relevant = tb("relevant", "--query", "deploy", cwd=repo)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import apsw
 
-BUSY_TIMEOUT_MS = 5000
+BUSY_TIMEOUT_MS = 15_000
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 # Errors that mean "this file is not a healthy index": rebuild it.
@@ -56,6 +56,8 @@ def storage_trouble(exc: BaseException, path: Path) -> str | None:
             return f"the disk holding {path.parent} is full{_free_space(path)}"
         if isinstance(current, apsw.ReadOnlyError) or code in (errno.EROFS, errno.EACCES):
             return f"{path} cannot be written (read-only)"
+        if isinstance(current, apsw.BusyError):
+            return f"{path} stayed locked by another process"
         if isinstance(current, apsw.IOError) or code == errno.EIO:
             free = _free_bytes(path)
             if free is not None and free < _NEARLY_FULL:

@@ -10,12 +10,14 @@ comparison when another one already indexed these files).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ._scan import Signals, Stamp, change_signals, read_doc, scan_stamps, stamps_digest
+from ._worklock import WorkLocks
 
 if TYPE_CHECKING:
     import apsw
@@ -35,6 +37,9 @@ ANSWER_EMBED_BUDGET_S = 2.0
 # With a server embedding in the background (``Refresher.embeds_in_background``), an answer
 # embeds only this few itself (a small pull: a fraction of a second); more wait for it.
 ANSWER_EMBED_MAX = 64
+# How long a process waits for another one indexing the same brain's files (seconds of work
+# even for tens of thousands of memories) before it indexes them itself.
+INDEX_WAIT_S = 300.0
 
 
 @dataclass(frozen=True)
@@ -107,12 +112,15 @@ class Refresher:
         *,
         warn: Callable[[str], None],
         interval: float | None = None,
+        locks: WorkLocks | None = None,
     ) -> None:
         self.db = db
         self.backend = backend
         self.sources = sources
         self.interval = interval
         self._warn = warn
+        # Processes sharing index.db index a brain, and embed its texts, once (see _worklock).
+        self.locks = locks
         # Set by a server that embeds between answers: an answer then embeds only a small
         # pull itself and leaves a large one (a first start) to the background.
         self.embeds_in_background = False
@@ -129,6 +137,18 @@ class Refresher:
         # Index the files again now, so what the caller retries (stats, context) sees them.
         for source in self.sources:
             self._refresh_source(source, force=True)
+
+    def working(
+        self, name: str, *, wait_s: float | None, on_wait: Callable[[], None] | None = None
+    ) -> contextlib.AbstractContextManager[bool]:
+        """Hold the work lock ``name`` while the block runs (yields False: gave up waiting)."""
+        if self.locks is None:
+            return contextlib.nullcontext(True)
+        return self.locks.hold(name, wait_s=wait_s, on_wait=on_wait)
+
+    def embed_lock(self) -> str:
+        embedder = self.backend.embedder
+        return f"embed:{embedder.name if embedder else 'none'}"
 
     def _data_version(self) -> int:
         row = self.db.execute("PRAGMA data_version").fetchone()
@@ -171,7 +191,15 @@ class Refresher:
                 unchanged=len(stamps), problems=self._stored_problems(source),
                 seconds=time.perf_counter() - started,
             )  # fmt: skip
-        report = self._apply_changes(source, stamps, force=force, digest=digest)
+        with self.working(f"index:{source.brain_id}", wait_s=INDEX_WAIT_S):
+            if not force and self._digest_matches(source, digest):
+                # Another process indexed these very files while we waited: nothing to do.
+                source.stamps, source.known = stamps, None
+                return RefreshReport(
+                    unchanged=len(stamps), problems=self._stored_problems(source),
+                    seconds=time.perf_counter() - started,
+                )  # fmt: skip
+            report = self._apply_changes(source, stamps, force=force, digest=digest)
         source.stamps = stamps
         return RefreshReport(
             report.added, report.changed, report.removed, report.unchanged, report.embedded,
@@ -324,14 +352,16 @@ class Refresher:
         for source in self.sources:
             if force or self._due(source, now):
                 report = report.merged(self._refresh_source(source, force=force))
-        embedded = (
-            self.backend.ensure_vectors(
-                budget_s=ANSWER_EMBED_BUDGET_S,
-                max_docs=ANSWER_EMBED_MAX if self.embeds_in_background else None,
-            )
-            if self.backend.embeddings.pending
-            else 0
-        )
+        embedded = 0
+        if self.backend.embeddings.pending:
+            # An answer never waits for another process's embedding: what is not embedded
+            # yet is found by keywords meanwhile.
+            with self.working(self.embed_lock(), wait_s=0) as free:
+                if free:
+                    embedded = self.backend.ensure_vectors(
+                        budget_s=ANSWER_EMBED_BUDGET_S,
+                        max_docs=ANSWER_EMBED_MAX if self.embeds_in_background else None,
+                    )
         if embedded:
             report = report.merged(RefreshReport(embedded=embedded, scanned=False))
         return report
@@ -344,15 +374,34 @@ class Refresher:
         """
         started = time.perf_counter()
         report = RefreshReport()
-        # One transaction: a rebuild that cannot finish (a full disk) leaves the index as
-        # it was, not emptied. Embedding follows in batches that each commit.
-        with self.db:
+        with contextlib.ExitStack() as locks:
+            # Taken before the transaction (never wait for a lock while holding SQLite's).
             for source in self.sources:
-                self.backend.clear_brain(source.brain_id)
-                self.db.execute("DELETE FROM files WHERE brain = ?", (source.brain_id,))
-                source.forget()
-                report = report.merged(self._refresh_source(source, force=True))
-        embedded = self.backend.ensure_vectors(progress)
+                locks.enter_context(
+                    self.working(
+                        f"index:{source.brain_id}", wait_s=None,
+                        on_wait=lambda: self._warn(
+                            "waiting for another teambrain process that is indexing this brain"
+                        ),
+                    )
+                )  # fmt: skip
+            # One transaction: a rebuild that cannot finish (a full disk) leaves the index as
+            # it was, not emptied. Embedding follows in batches that each commit.
+            with self.db:
+                for source in self.sources:
+                    self.backend.clear_brain(source.brain_id)
+                    self.db.execute("DELETE FROM files WHERE brain = ?", (source.brain_id,))
+                    source.forget()
+                    report = report.merged(self._refresh_source(source, force=True))
+        # Another process embedding the same texts: wait for it, then embed what is left.
+        with self.working(
+            self.embed_lock(), wait_s=None,
+            on_wait=lambda: self._warn(
+                "waiting for another teambrain process that is embedding memories; "
+                "what it embeds is not embedded again"
+            ),
+        ):  # fmt: skip
+            embedded = self.backend.ensure_vectors(progress)
         return RefreshReport(
             report.added, report.changed, report.removed, report.unchanged, embedded,
             report.problems, time.perf_counter() - started, True,

@@ -14,6 +14,7 @@ import contextlib
 import datetime as dt
 import functools
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,7 @@ from ._refresher import BrainSource, Refresher, RefreshReport
 from ._situation import Situation
 from ._store import DocRow, ServedBrain, embed_text
 from ._trim import effective_budget, trim_to_budget
+from ._worklock import WorkLocks
 
 if TYPE_CHECKING:
     from teambrain_schema import BrainConfig, IndexStats, SearchCoverage
@@ -156,7 +158,7 @@ def _recovering(method: Callable[P, R]) -> Callable[P, R]:
         writes = method.__name__ == "rebuild"
         try:
             retriever._say_in_memory(writes)
-            return method(*args, **kwargs)
+            return _patiently(method, args, kwargs)
         except apsw.Error as exc:
             if is_damage(exc):
                 retriever._recover(str(exc))
@@ -169,6 +171,23 @@ def _recovering(method: Callable[P, R]) -> Callable[P, R]:
             return method(*args, **kwargs)
 
     return wrapper
+
+
+# SQLite waits BUSY_TIMEOUT_MS for another process's write transaction; past that, the call is
+# tried again a few times (the work locks keep long writes rare, but several brains share
+# index.db) before its BusyError is treated like any other write failure.
+BUSY_RETRIES = 4
+
+
+def _patiently(method: Callable[P, R], args: Any, kwargs: Any) -> R:
+    for attempt in range(BUSY_RETRIES):
+        try:
+            return method(*args, **kwargs)
+        except apsw.BusyError:
+            if attempt == BUSY_RETRIES - 1:
+                raise
+            time.sleep(0.1 * (attempt + 1))
+    raise AssertionError("unreachable")
 
 
 class Retriever:
@@ -212,6 +231,7 @@ class Retriever:
             self._sources,
             warn=self._warn,
             interval=options.refresh_interval,
+            locks=WorkLocks(home.home, self._shares_work),
         )
         self.hits = HitBuilder(
             self.backend.store,
@@ -359,6 +379,11 @@ class Retriever:
             ).fetchall()
             with target:
                 target.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
+
+    def _shares_work(self, lock: str) -> bool:
+        """Whether work lock ``lock`` coordinates with other processes: not for a private
+        index in memory, nor for indexing an ephemeral one (an old commit's brain)."""
+        return self.in_memory is None and not (self.ephemeral and lock.startswith("index:"))
 
     def _say_in_memory(self, writes: bool) -> None:
         """Once answers come from memory: say so once, or, for a rebuild (whose job is to write
@@ -573,7 +598,9 @@ class Retriever:
         with self._lock:
             if self.backend.embedder is None or not self.backend.embeddings.pending:
                 return 0
-            return self.backend.ensure_vectors(budget_s=budget_s, quiet=True)
+            # Never waits: another process embedding these texts does the work meanwhile.
+            with self.refresher.working(self.refresher.embed_lock(), wait_s=0) as free:
+                return self.backend.ensure_vectors(budget_s=budget_s, quiet=True) if free else 0
 
     @_recovering
     def similar(self, title: str, body: str, k: int = 5) -> list[Similar]:
