@@ -162,3 +162,26 @@ def test_no_push_keeps_everything_local(
     assert outcome.review is not None and not outcome.review.pushed
     assert outcome.review.remote is None
     assert outcome.branch not in kit.git("branch", "--list", cwd=remote)
+
+
+def test_patches_and_the_pull_request_cache_make_private_folders_whatever_the_umask(
+    brain_repo: Path, tmp_path: Path
+) -> None:
+    """A patch or the pull-request cache written where no folder exists yet (a fresh
+    ``$TEAMBRAIN_HOME`` under umask 000): every folder made on the way is 0700, the file 0600."""
+    import os
+
+    from teambrain_sync._pulls import _save
+    from teambrain_sync._review import write_patch
+
+    repo = open_repo(brain_repo)
+    commit = repo.git("rev-parse", "HEAD").stdout.strip()
+    old = os.umask(0)
+    try:
+        patch = write_patch(repo, commit, "teambrain/p", tmp_path / "a" / "home" / "proposals")
+        _save(tmp_path / "b" / "home" / "proposals", repo, {})
+    finally:
+        os.umask(old)
+    made = [p for top in ("a", "b") for p in [tmp_path / top, *(tmp_path / top).rglob("*")]]
+    loose = [f"{stat.S_IMODE(p.stat().st_mode):o} {p}" for p in made if p.stat().st_mode & 0o077]
+    assert patch.is_file() and loose == []

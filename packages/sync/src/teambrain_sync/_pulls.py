@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 from teambrain_schema.atomic import write_text_atomic
+from teambrain_schema.private_dirs import ensure_private_dir
 
 from ._branches import PROPOSAL_PREFIX, PullRequest
 from ._git import GitRepo
@@ -134,7 +135,7 @@ def _save(cache_dir: Path, repo: GitRepo, pulls: dict[str, PullRequest]) -> None
         },
     }
     try:
-        cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        ensure_private_dir(cache_dir)
         write_text_atomic(path, json.dumps(data, indent=1) + "\n", mode=0o600)
     except OSError:
         pass  # a cache that cannot be written only costs the next offline answer

@@ -14,6 +14,7 @@ from pathlib import Path
 from teambrain_schema import EnvironmentProblem, UserError
 from teambrain_schema.atomic import write_bytes_atomic
 from teambrain_schema.git import first_line, network_timeout
+from teambrain_schema.private_dirs import ensure_private_dir
 
 from ._git import GitRepo
 from ._snapshot import ResolvedCommit, resolve_commit
@@ -121,7 +122,7 @@ def write_patch(repo: GitRepo, commit: str, branch: str, patch_dir: Path) -> Pat
     """``git format-patch`` of ``commit`` written to ``patch_dir/<branch>.patch`` (private)."""
     data = repo.git("format-patch", "-1", "-M", "--stdout", commit).stdout
     path = patch_dir / (branch.replace("/", "-") + ".patch")
-    patch_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    ensure_private_dir(patch_dir)  # parents too: mkdir(mode=) gives them the umask's
     write_bytes_atomic(path, data, mode=0o600)
     return path
 

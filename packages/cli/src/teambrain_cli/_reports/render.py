@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from teambrain_schema import BRAIN_DIRNAME, UserError
 from teambrain_schema.atomic import write_text_atomic
+from teambrain_schema.private_dirs import ensure_private_dir
 
 from .cells import MIN_SESSIONS, SUPPRESSED_MARK, Figure, is_shown
 from .digest import DigestReport
@@ -403,6 +404,6 @@ def write_report(path: Path, text: str) -> Path:
     if problem:
         raise UserError(problem)
     target = path.expanduser().resolve()
-    target.parent.mkdir(parents=True, exist_ok=True)
+    ensure_private_dir(target.parent)  # a report holds this machine's usage: private
     write_text_atomic(target, text)
     return target
