@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from teambrain_schema import secrets as rules
+from teambrain_schema.scrub import scrub_text
 from teambrain_schema.secrets import redact_secrets
 
 DATA = Path(__file__).resolve().parents[1] / "packages" / "schema" / "tests" / "data"
@@ -97,10 +98,20 @@ def main() -> None:
         "| corpus | sentences (secret / benign) | recall | false positives | baseline recall (formats only) |"
     )
     print("|---|---|---|---|---|")
-    for label, s, b in (("tuned", secrets, benign), ("holdout", hold_secrets, hold_benign)):
+    wide_secrets, wide_benign = corpus("secret_prose_wide.tsv")
+    held_secrets, held_benign = corpus("secret_prose_holdout_wide.tsv")
+    for label, s, b in (
+        ("tuned", secrets, benign), ("holdout", hold_secrets, hold_benign),
+        ("wide phrasings (tuned)", wide_secrets, wide_benign),
+        ("wide phrasings, held out (never tuned on)", held_secrets, held_benign),
+    ):  # fmt: skip
         recall, fp = score(s, b, redact_secrets)
         base_recall, _ = score(s, b, formats_only)
         print(f"| {label} | {len(s)} / {len(b)} | {recall:.1%} | {fp:.1%} | {base_recall:.1%} |")
+    # What reaches the spool: capture's cheap gate first, then the rules.
+    for label, s, b in (("tuned", secrets, benign), ("wide, held out", held_secrets, held_benign)):
+        recall, fp = score(s, b, scrub_text)
+        print(f"capture path (scrub_text), {label}: recall {recall:.1%}, false positives {fp:.1%}")
     texts = [t for t, _ in secrets] + benign
     for name, fn in (("redact_secrets", redact_secrets), ("formats only (baseline)", formats_only)):
         runs = []

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
+from teambrain_schema.scrub import scrub_text
 from teambrain_schema.secrets import find_secrets, redact_secrets
 
 DATA = Path(__file__).parent / "data"
@@ -36,6 +37,76 @@ def test_false_positives_on_sentences_about_credentials() -> None:
     lines = _benign_lines()
     changed = [text for text in lines if redact_secrets(text) != text]
     assert len(changed) / len(lines) <= 0.02, changed[:10]
+
+
+def _labelled(name: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """A corpus of ``TEXT<TAB>SECRET`` lines (an empty SECRET: a benign sentence)."""
+    secrets, benign = [], []
+    for line in (DATA / name).read_text("utf-8").splitlines():
+        if line and not line.startswith("#"):
+            text, _, secret = line.partition("\t")
+            (secrets.append((text, secret)) if secret else benign.append(text))
+    return secrets, benign
+
+
+def _rates(name: str) -> tuple[float, float]:
+    """Recall and false-positive rate of what capture keeps (``scrub_text``: the cheap gate,
+    then the rules) on corpus ``name``."""
+    secrets, benign = _labelled(name)
+    caught = sum(secret not in scrub_text(text) for text, secret in secrets)
+    changed = sum(scrub_text(text) != text for text in benign)
+    return caught / len(secrets), changed / len(benign)
+
+
+def test_the_capture_path_keeps_what_the_rules_catch() -> None:
+    """The tuned corpus through ``scrub_text`` (what reaches the spool): its gate let "my PIN
+    is 1234" and "curl -u ops:b4tt3ry …" through unredacted (94 % recall)."""
+    lines = _secret_lines()
+    missed = [text for text, secret in lines if secret in scrub_text(text)]
+    assert missed == []
+
+
+def test_wide_phrasings_passphrases_pairs_codes_and_keys() -> None:
+    """Phrasings written differently from the generated corpus (issue 32 point 14): 38 % of
+    them were caught before."""
+    recall, false_positives = _rates("secret_prose_wide.tsv")
+    assert recall >= 0.97 and false_positives == 0.0, (recall, false_positives)
+
+
+def test_held_out_phrasings_never_tuned_on() -> None:
+    """Written before the rules for them and measured once (34 of 36, 0 of 30 benign; 42 %
+    before): the rate a phrasing nobody here tuned for is caught with."""
+    recall, false_positives = _rates("secret_prose_holdout_wide.tsv")
+    assert recall >= 0.9 and false_positives <= 0.05, (recall, false_positives)
+    recall, false_positives = _rates("secret_prose_holdout.tsv")
+    assert recall >= 0.95 and false_positives <= 0.05, (recall, false_positives)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("the wifi password is purple monkey dishwasher", "purple monkey dishwasher"),
+        ("passphrase: correct horse battery staple", "correct horse battery staple"),
+        ("log in with root / t00rt00r", "t00rt00r"),
+        ("admin / admin123 works on the staging box", "admin123"),
+        ("the door code is 4471", "4471"),
+        ("the license key is ZX12-CV34-BN56", "ZX12-CV34-BN56"),
+        ("the token is 9e8d7c6b5a4f3e2d", "9e8d7c6b5a4f3e2d"),
+    ],
+)
+def test_wide_phrasings_reach_no_spool(text: str, secret: str) -> None:
+    assert secret not in scrub_text(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the error code is 404", "the code is beautiful.", "the key is a UUID",
+     "the password is stored in the vault", "the password is something users forget",
+     "follows moved code: 01KB2F0A1S9Y4Q7V3C8D5E6F03 Where checkout lives",
+     "use python 3.11 / 3.12 in CI", "read / write access is enough"],
+)  # fmt: skip
+def test_wide_look_alikes_are_kept(text: str) -> None:
+    assert scrub_text(text) == text
 
 
 @pytest.mark.parametrize(

@@ -115,15 +115,30 @@ _PLACEHOLDER: Final = re.compile(
 )
 _REDACTED_MARK: Final = re.compile(r"\[REDACTED:[a-z\-]+\]?")
 
+# A code that opens something (a PIN-like value is a secret after it): "door code", "2FA code".
+_CODE_WORD: Final = (
+    r"(?:door|gate|alarm|entry|access|backup|recovery|verification|activation|unlock|security|"
+    r"safe|lock|garage|building|wifi|one[\s\-]?time|otp|mfa|2fa|totp|invite|invitation|license|"
+    r"licence|promo|pairing|sms|auth|login|pin)[\s_\-]?codes?"
+)
+_WEAK_WORDS: Final = frozenset(("key", "keys", "code", "codes", "combination"))
+
 # Credentials as people type them in prose: "the staging DB password is hunter2-horse",
 # "my pw for the VPN was Summer2024!", "token: 8f3ac9e1d2", "login root:toor",
 # "mysql -u app -pS3cret", "--password=hunter2". A credential word, at most three words of
 # qualifier ("for staging", "of the DB"), a connector (is / was / : / = / set to …), then the
 # value. Unquoted values must look like a password, not like the next word of a sentence.
 _CREDENTIAL_WORD: Final = (
-    r"(?:pass(?:word|wd|phrase|code)?s?|pwd|pw|pin|login|logins|credentials?|creds|"
+    r"(?:pass\s+phrase|pass(?:word|wd|phrase|code)?s?|pwd|pw|pin|login|logins|credentials?|creds|"
     r"secret(?:\s+key)?|(?:api|access|auth|secret|private|app|deploy|bot)[\s_\-]?(?:key|token)s?|"
-    r"apikey|tokens?|bearer)"
+    r"apikey|tokens?|bearer|"
+    # Phrases, codes and keys people type (issue 32 point 14): "the pass phrase is …", "the door
+    # code is 4471", "the license key is …"; "code", "key" and "combination" alone take only
+    # a value that looks like one (see _WEAK_WORDS).
+    r"(?:seed|recovery|mnemonic)\s+phrase|" + _CODE_WORD + r"|"
+    r"(?:license|licence|product|encryption|decryption|signing|master|shared|wifi|wpa2?|network|"
+    r"serial|activation|registration|ssh|gpg|pgp|session|service|admin|root|wallet)[\s_\-]?keys?|"
+    r"keys?|codes?|combination)"
 )
 _PROSE_CREDENTIAL: Final = re.compile(
     r"(?i)(?<![A-Za-z0-9\-])(?P<kw>" + _CREDENTIAL_WORD + r")(?![A-Za-z0-9_])"
@@ -145,6 +160,14 @@ _USER_PASS: Final = re.compile(
     r"(?i)(?<![A-Za-z0-9_])(?:login|logins|credentials?|creds|user(?:name)?\s*(?:and|&|/)\s*pass(?:word)?"
     r"|account)(?![A-Za-z0-9_])(?:\s+[\w.\-]+){0,4}?\s*(?:\s(?:is|are|was|were)\s|:|=)\s*"
     r"(?P<user>[\w.@\-]{1,64})\s*[/:]\s*(?P<value>[^\s\"'`]{3,128})"
+)
+# "log in with root / t00rt00r", "sign in as tester / Test1234", and a default account's pair
+# typed bare: "admin / admin123 works", "use tester / Test1234".
+_SIGN_IN_PAIR: Final = re.compile(
+    r"(?i)(?:\b(?:log(?:ged)?[\s\-]?in|sign(?:ed)?[\s\-]?in|use|try)\s+(?:(?:as|with|using)\s+)?"
+    r"|(?<![^\s(])(?=(?:admin|administrator|root|guest|test|tester|demo|user|deploy|ubuntu|postgres|"
+    r"sa|sysop|operator|jenkins|elastic|pi|oracle|ec2-user)\s*/))"
+    r"(?P<user>[\w.@\-]{1,64})\s*/\s*(?P<value>[^\s\"'`/]{3,128})"
 )
 # Words that follow "password is" in sentences about passwords rather than in passwords.
 _PROSE_WORD_LIST: Final = """a an the this that these those it its my your our their his her no not none any some
@@ -187,7 +210,8 @@ _PROSE_NOT_VALUE: Final = re.compile(
 
 
 _CODE_NAME: Final = re.compile(r"^[A-Za-z_][A-Za-z_]*(?:[._][A-Za-z_]+)+$|^[a-z]+(?:[A-Z][a-z]+)+$")
-_PIN_WORDS: Final = re.compile(r"(?i)^(?:pass(?:word|wd|code)?s?|pwd|pw|pin)$")
+_PIN_WORDS: Final = re.compile(r"(?i)^(?:pass(?:word|wd|code)?s?|pwd|pw|pin|.*codes?|combination)$")
+_VERSION: Final = re.compile(r"(?i)^v?\d+(?:\.\d+)+\w*$")
 
 
 def _prose_value(
@@ -208,10 +232,19 @@ def _prose_value(
         return None
     if _PROSE_URL.match(value) or value.lower() in _PROSE_WORDS:
         return None
+    pin_word = bool(_PIN_WORDS.match(keyword))
+    if (
+        pin_word and has_connector and not has_qualifier and not quoted
+        and value[:1].isdigit() and value[-1:].isdigit()
+        and all(c.isdigit() or c == "-" for c in value) and sum(c.isdigit() for c in value) >= 4
+    ):  # fmt: skip
+        return (start, start + len(value))  # "the backup code: 4432-9981", "12-34-56"
     if not quoted and not value.isdigit() and _PROSE_NOT_VALUE.match(value):
         return None
     if has_qualifier and keyword.lower() in ("pass", "login", "pin"):
         return None  # "a single pass as the load: `x`": common verbs and nouns need no qualifier
+    if keyword.lower() in _WEAK_WORDS and not (ends and _weak_word_value(value, has_connector)):
+        return None  # "the code is clean", "error code 404", "the key is a UUID"
     if quoted:
         if _CODE_NAME.match(value) and not any(c.isdigit() for c in value):
             return None  # "`parse_memory`", "`os.environ`": a name in code, not a value
@@ -221,7 +254,6 @@ def _prose_value(
     symbols = any(not c.isalnum() for c in value)
     mixed_case = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
     strong = (letters and (digits or symbols or mixed_case)) or (digits and symbols)
-    pin_word = bool(_PIN_WORDS.match(keyword))
     if value.isdigit() and not (pin_word and not has_qualifier and len(value) >= 4):
         return None  # "token count was 4096", "bump the token limit to 4096"
     if not has_connector:  # "password hunter2", "login root:toor": not a word of the sentence
@@ -238,6 +270,58 @@ def _prose_value(
     if has_qualifier or not value.isalpha() or len(value) < 6 or not ends:
         return None  # "api key rotation is monthly", "credentials are loaded from …"
     return (start, start + len(value))  # "the wifi password is swordfish."
+
+
+def _weak_word_value(value: str, has_connector: bool) -> bool:
+    """After "code", "key" or "combination" alone only a value like "7d9f2a81c3e4" or
+    "12-34-56" that ends its sentence is a secret; a word, a count, a version or a label
+    ("moved code: 01KB… Where checkout lives") is the rest of a sentence."""
+    if not has_connector or _VERSION.match(value):
+        return False
+    digits = sum(c.isdigit() for c in value)
+    letters = any(c.isalpha() for c in value)
+    return len(value) >= 6 and digits >= 2 and (letters or not value.isdigit())
+
+
+# Passphrases of dictionary words after a password word and a connector: "the wifi password is
+# purple monkey dishwasher". The run of words stops at a word that sentences about passwords
+# use ("is stored in the vault"); three or more words, most of them not such words, remain.
+_PASSPHRASE_KEYWORDS: Final = re.compile(
+    r"(?i)^(?:pass(?:word|wd|phrase)?s?|pwd|pw|pass\s+phrase|(?:seed|recovery|mnemonic)\s+phrase|"
+    r"secret|(?:master|wifi|shared)[\s_\-]?key)$"
+)
+_FUNCTION_WORD_LIST: Final = """a an the this that these those it its it's my your our their
+    his her them they we you i me us to of in on at by for from with without into onto over under about against between
+    as and or but nor so yet if then than because while when where which who whom whose what
+    how why is are was were be been being am do does did done has have had having not no
+    never must should shall can could will would may might please also too very just only
+    something anything nothing everything someone anyone everyone user users people
+    same different enough error errors message messages warning shows appears twice popup
+    banner hint means"""
+_FUNCTION_WORDS: Final = frozenset(_FUNCTION_WORD_LIST.split())
+_PASSPHRASE_MAX_WORDS: Final = 8
+
+
+def _passphrase_end(text: str, start: int) -> int | None:
+    """End of a passphrase of three to eight dictionary words starting at ``start``, or None."""
+    stop = start
+    limit = min(len(text), start + 160)
+    while stop < limit and text[stop] not in ".,;!?\n\"'`()[]{}<>":
+        stop += 1
+    words: list[str] = []
+    offset = start
+    for word in text[start:stop].split(" "):
+        if (
+            not word.isalpha()
+            or word.lower() in _FUNCTION_WORDS
+            or len(words) == _PASSPHRASE_MAX_WORDS
+        ):
+            break
+        words.append(word)
+        offset += len(word) + 1
+    if len(words) < 3 or sum(w.lower() in _PROSE_WORDS for w in words) * 2 > len(words) - 1:
+        return None
+    return offset - 1
 
 
 MIN_ASSIGNMENT_ENTROPY: Final = 3.0
@@ -275,24 +359,46 @@ def find_secrets(text: str) -> list[SecretFinding]:
         if _looks_secret(match.group(2)):
             spans.append((match.start(2), match.end(2), "high-entropy-assignment"))
     for match in _PROSE_CREDENTIAL.finditer(text):
+        keyword, qualifier = match.group("kw"), match.group("qual").strip()
+        last = qualifier.rpartition(" ")[2]
+        if last and (_PASSPHRASE_KEYWORDS.match(last) or _PIN_WORDS.match(last)):
+            keyword, qualifier = last, ""  # "the ssh key passphrase is …": the last word names it
         connector = match.group("conn").strip()
         connector = "" if connector == "to" else connector  # "password to X": weak, like none
         rest = text[match.end("value") : match.end("value") + 3]
         found = _prose_value(
             match.group("value"),
             bool(connector),
-            bool(match.group("qual")),
-            match.group("kw"),
+            bool(qualifier),
+            keyword,
             ends=not rest[:1] or rest[:1] in "\n.;!?)" or rest[:2] in (", ", ",\n"),
         )
         if found is not None:
             base = match.start("value")
             spans.append((base + found[0], base + found[1], "prose-credential"))
+        elif connector and _PASSPHRASE_KEYWORDS.match(keyword):
+            end = _passphrase_end(text, match.start("value"))
+            if end is not None:
+                spans.append((match.start("value"), end, "prose-credential"))
     for match in _USER_PASS.finditer(text):
         value = match.group("value").rstrip(".,;:!?)]}")
         if match.group("user").lower() in _PROSE_WORDS:
             continue  # "the login page is at /auth/login"
         if len(value) >= 3 and value.lower() not in _PROSE_WORDS and not _PLACEHOLDER.match(value):
+            spans.append(
+                (match.start("value"), match.start("value") + len(value), "prose-credential")
+            )
+    for match in _SIGN_IN_PAIR.finditer(text):
+        value = match.group("value").rstrip(".,;:!?)]}")
+        strong = any(c.isdigit() for c in value) or not value.isalnum()
+        if (
+            strong
+            and len(value) >= 4
+            and match.group("user").lower() not in _PROSE_WORDS
+            and not _PLACEHOLDER.match(value)
+            and not _PROSE_NOT_VALUE.match(value)
+            and not _VERSION.match(value)
+        ):
             spans.append(
                 (match.start("value"), match.start("value") + len(value), "prose-credential")
             )
