@@ -253,3 +253,18 @@ def test_prose_in_other_scripts_is_not_flagged_or_rewritten(line: str) -> None:
     assert find_injections(line) == []
     assert forged_header_lines(line) == []
     assert sanitise_body(line) == line
+
+
+@given(st.text(max_size=60))
+def test_quote_path_is_one_printable_line_and_says_exactly_which_name(path: str) -> None:
+    """A file name shown in output (lint, reindex): one line, nothing invisible, and the name
+    can be read back exactly (Python's string literal rules read git-style escapes)."""
+    import ast
+    import unicodedata
+
+    from teambrain_schema.render import quote_path
+
+    shown = quote_path(path)
+    assert len(shown.splitlines()) <= 1
+    assert not any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co") for c in shown)
+    assert (ast.literal_eval(shown) if shown.startswith('"') else shown) == path

@@ -82,6 +82,7 @@ PUBLIC_API = [
     "known_memories",
     "materialise_brain",
     "memory_history",
+    "no_brain_reason",
     "open_proposals",
     "open_pull_request",
     "open_repo",

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from teambrain_schema.render import quote_path
+
 from ._scan import Signals, Stamp, change_signals, read_doc, scan_stamps, stamps_digest
 from ._worklock import WorkLocks
 
@@ -214,7 +216,7 @@ class Refresher:
 
     def _stored_problems(self, source: BrainSource) -> list[str]:
         return [
-            f"{path}: {problem}"
+            f"{quote_path(path)}: {problem}"
             for path, problem in self.db.execute(
                 "SELECT path, problem FROM files WHERE brain = ? AND problem IS NOT NULL "
                 "ORDER BY path",
@@ -269,7 +271,7 @@ class Refresher:
             todo = [(path, stamps[path]) for path in sorted(moved)]
             unchanged = len(stamps) - len(moved)
             problems.extend(
-                f"{path}: {entry[3]}"
+                f"{quote_path(path)}: {entry[3]}"
                 for path, entry in known.items()
                 if entry[3] is not None and path not in moved and path in stamps
             )
@@ -282,7 +284,7 @@ class Refresher:
             ):
                 unchanged += 1
                 if before[3]:
-                    problems.append(f"{path}: {before[3]}")
+                    problems.append(f"{quote_path(path)}: {before[3]}")
                 continue
             result = read_doc(source.layout, path, source.brain_id)
             file_rows.append((source.brain_id, path, mtime, size, result.sha256, result.problem))
@@ -290,9 +292,9 @@ class Refresher:
                 unchanged += 1  # touched, not changed (a checkout, a save without edits)
                 continue
             if result.doc is None:
-                problems.append(f"{path}: {result.problem}")
+                problems.append(f"{quote_path(path)}: {result.problem}")
                 if result.problem and "symlink" in result.problem:  # never served: say so
-                    self._warn(f"not serving {path}: {result.problem}")
+                    self._warn(f"not serving {quote_path(path)}: {result.problem}")
                 if path in indexed:
                     drop.append(path)
                     changed += 1

@@ -113,7 +113,7 @@ class ReadResult:
 def read_doc(layout: BrainLayout, relpath: str, brain_id: str) -> ReadResult:
     """Read and parse one memory file into a doc for brain ``brain_id`` (never raises)."""
     from teambrain_schema import IndexableDoc, content_hash
-    from teambrain_schema.brain import read_text_safely
+    from teambrain_schema.brain import file_name_problem, read_text_safely
     from teambrain_schema.frontmatter import FrontMatterError, parse_memory
 
     path = layout.repo_root / relpath
@@ -129,6 +129,9 @@ def read_doc(layout: BrainLayout, relpath: str, brain_id: str) -> ReadResult:
     front = document.front
     if not document.body:
         return ReadResult(sha, None, "empty body")
+    named = file_name_problem(relpath, front.id)
+    if named is not None:  # what `tb lint` rejects is never served
+        return ReadResult(sha, None, named)
     doc = IndexableDoc(
         id=front.id,
         source="memory",

@@ -33,6 +33,7 @@ __all__ = [
     "FileProblem",
     "brain_file_from_text",
     "brain_yaml_line",
+    "file_name_problem",
     "load_brain",
     "load_brain_config",
     "load_config_file",
@@ -41,6 +42,20 @@ __all__ = [
 
 FILE_NAME_RE = re.compile(rf"^(?P<id>{ULID_PATTERN})-(?P<slug>{SLUG_PATTERN})\.md$")
 IGNORED_NAMES = frozenset({".gitkeep", ".DS_Store"})
+
+
+def file_name_problem(relpath: str, memory_id: str | None) -> str | None:
+    """What is wrong with the name of the memory file at ``relpath`` whose front matter says
+    ``memory_id`` (None: not checked against it), or None. ``tb lint`` reports it and
+    retrieval never serves such a file (a name with a line break, no ULID, another id)."""
+    match = FILE_NAME_RE.fullmatch(relpath.rsplit("/", 1)[-1])
+    if match is None:
+        return "file name must be <ULID>-<slug>.md"
+    if memory_id is not None and match.group("id") != memory_id:
+        return f"id {memory_id} does not match the file name"
+    return None
+
+
 MAX_CONFIG_BYTES = 64 * 1024
 
 Location = Literal["memories", "retired"]

@@ -13,11 +13,11 @@ from ._config import AdaptersFile, BrainConfig
 from ._errors import EnvironmentProblem
 from ._memory import MAX_BODY_WORDS, count_words
 from .brain import (
-    FILE_NAME_RE,
     Brain,
     BrainFile,
     ConfigProblem,
     class_for_folder,
+    file_name_problem,
     load_brain,
     load_brain_config,
     load_config_file,
@@ -25,6 +25,7 @@ from .brain import (
 from .index_md import INDEX_HEADER, parse_retirement_reasons, render_index
 from .injection import find_injections
 from .paths import BrainLayout
+from .render import quote_path
 from .secrets import find_secrets
 from .tokens import memory_token_cost
 
@@ -53,7 +54,7 @@ class Violation:
     def format(self) -> str:
         """``path:line: rule: message`` (warnings and notes say so after the rule)."""
         tag = self.rule if self.severity == "error" else f"{self.rule} ({self.severity})"
-        return f"{self.path}:{self.line}: {tag}: {self.message}"
+        return f"{quote_path(self.path)}:{self.line}: {tag}: {self.message}"
 
 
 @dataclass
@@ -150,19 +151,10 @@ def _lint_file(brain_file: BrainFile, report: LintReport) -> None:
     front = document.front
     path = brain_file.relpath
     add = report.violations.append
-    name = path.rsplit("/", 1)[-1]
-    match = FILE_NAME_RE.fullmatch(name)
-    if match is None:
-        add(Violation(path, 1, "path", "file name must be <ULID>-<slug>.md"))
-    elif match.group("id") != front.id:
-        add(
-            Violation(
-                path,
-                document.field_line("id"),
-                "path",
-                f"id {front.id} does not match the file name",
-            )
-        )
+    name_problem = file_name_problem(path, front.id)
+    if name_problem is not None:
+        named = file_name_problem(path, None) is None  # the name is fine, the id is not its
+        add(Violation(path, document.field_line("id") if named else 1, "path", name_problem))
     if brain_file.location == "memories":
         expected = class_for_folder(brain_file.folder)
         if expected is None:

@@ -15,6 +15,7 @@ __all__ = [
     "RENDER_PREFIX",
     "forged_header_lines",
     "one_line",
+    "quote_path",
     "render_memory",
     "rendering_problem",
     "sanitise_body",
@@ -87,6 +88,36 @@ def one_line(text: str) -> str:
     (``\n``, ``\r``, U+2028, U+2029, NEL…) and control or format characters gone, runs of
     whitespace single spaces, memory-header lookalikes escaped."""
     return " ".join(sanitise_body(text).split())
+
+
+_C_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", '"': '\\"', "\\": "\\\\", "\a": "\\a",
+              "\b": "\\b", "\f": "\\f", "\v": "\\v"}  # fmt: skip
+
+
+def _needs_escape(char: str) -> bool:
+    return char in _C_ESCAPES or unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co")
+
+
+def quote_path(path: str) -> str:
+    """``path`` as it is shown on one line of output: unchanged when every character is
+    printable, else in double quotes with C-style escapes (``\\n``, ``\\t``, ``\\"``,
+    ``\\u2028``…), as git quotes such paths — a file name with a line break never splits the
+    line naming it, and no two names look alike."""
+    if not any(_needs_escape(char) for char in path):
+        return path
+    out = []
+    for char in path:
+        if char in _C_ESCAPES:
+            out.append(_C_ESCAPES[char])
+        elif not _needs_escape(char):
+            out.append(char)
+        elif ord(char) < 0x100:
+            out.append(f"\\x{ord(char):02x}")
+        elif ord(char) < 0x10000:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(f"\\U{ord(char):08x}")
+    return '"' + "".join(out) + '"'
 
 
 def fence_for(text: str) -> str:

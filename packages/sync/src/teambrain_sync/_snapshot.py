@@ -148,6 +148,31 @@ def has_brain(repo: GitRepo, sha: str) -> bool:
     return repo.rev_parse(f"{sha}:{BRAIN_DIRNAME}/brain.yaml") is not None
 
 
+def no_brain_reason(repo: GitRepo, commit: ResolvedCommit) -> str | None:
+    """Why ``commit`` has no brain when something named ``.teambrain`` is there that teambrain
+    cannot read from a commit (a git submodule, a link, a file, a folder without brain.yaml),
+    in words for the user; None when nothing by that name is there."""
+    where = f"{commit.requested} (commit {commit.short})"
+    done = repo.git("ls-tree", "-z", "--full-tree", commit.sha, "--", BRAIN_DIRNAME, check=False)
+    meta = done.stdout.split(b"\0", 1)[0].decode("utf-8", "replace").partition("\t")[0]
+    mode, _, rest = meta.partition(" ")
+    object_id = rest.partition(" ")[2]
+    if mode == "160000":
+        return (
+            f"{BRAIN_DIRNAME} is a git submodule at {where}, pointing at commit {object_id[:12]} "
+            f"of another repository: teambrain reads and proposes memories in this repository's "
+            f"own tree, so make {BRAIN_DIRNAME}/ a folder of it (`git rm {BRAIN_DIRNAME}`, copy "
+            "the brain's files in, commit), or share that brain as an org brain (docs/config.md)"
+        )
+    if mode == "120000":
+        return f"{BRAIN_DIRNAME} is a symbolic link at {where}, not a folder: commit the folder"
+    if mode.startswith("100"):
+        return f"{BRAIN_DIRNAME} is a file at {where}, not a folder: `tb init` makes the brain"
+    if mode == "040000":
+        return f"{BRAIN_DIRNAME}/ has no brain.yaml at {where}: `tb init` writes one; commit it"
+    return None
+
+
 def checkout_matches(repo: GitRepo, sha: str) -> bool:
     """True when the work tree's ``.teambrain/`` is exactly the brain of commit ``sha``: the
     same tree at HEAD, and nothing changed or untracked under it. Then the brain of ``sha``
@@ -170,7 +195,8 @@ def materialise_brain(repo: GitRepo, commit: ResolvedCommit, dest: Path) -> Brai
     """
     if not has_brain(repo, commit.sha):
         raise UserError(
-            f"no brain at {commit.requested} (commit {commit.short}): "
+            no_brain_reason(repo, commit)
+            or f"no brain at {commit.requested} (commit {commit.short}): "
             f"{BRAIN_DIRNAME}/brain.yaml did not exist yet"
         )
     entries = _tree_entries(repo, commit.sha)

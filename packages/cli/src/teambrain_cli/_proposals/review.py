@@ -20,11 +20,14 @@ def open_target(base: str | None, start: Path | None = None) -> tuple[GitRepo, R
     """The repository around ``start`` (default: the current directory) and the commit a
     proposal starts from; exit 2 without git, outside a repository, or when that commit has no
     brain."""
-    from teambrain_sync import choose_target, has_brain, open_repo
+    from teambrain_sync import choose_target, has_brain, no_brain_reason, open_repo
 
     repo = open_repo(start or Path.cwd())
     target = choose_target(repo, base)
     if not has_brain(repo, target.base.sha):
+        reason = no_brain_reason(repo, target.base)
+        if reason is not None:
+            raise EnvironmentProblem(reason)
         hint = "" if base else " or pass --base <branch>"
         raise EnvironmentProblem(
             f"no brain at {target.base.requested} (commit {target.base.short}): commit "
