@@ -58,6 +58,11 @@ def test_lint_names_each_bad_file_on_one_line_escaped(brain: Path, tb: Run) -> N
     output = (reindexed.stdout + reindexed.stderr).splitlines()
     skipped = [line for line in output if line.startswith("skipped ")]
     assert len(skipped) == sum(name.endswith(".md") for name in BAD_NAMES), output
+    index = (brain / ".teambrain" / "INDEX.md").read_text("utf-8")
+    entries = [line for line in index.splitlines() if line.startswith("- [")]
+    assert len(entries) == 1 + len(BAD_NAMES), index
+    assert "01J0000000000000000000000A-evil%0Aname.md)" in index  # one line, one link
+    assert not [line for line in index.splitlines() if line.startswith("name.md")]
     as_json = json.loads(tb("lint", "--json", cwd=brain).stdout)
     paths = {v["path"] for v in as_json["violations"] if v["rule"] == "path"}
     assert {p.rsplit("/", 1)[1] for p in paths} == set(BAD_NAMES)  # JSON keeps the real name

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from .paths import CLASS_FOLDERS
 
@@ -47,7 +48,11 @@ def _line(entry: IndexEntry) -> str:
         details.append(f"scope {entry.scope}")
     if entry.tags:
         details.append("tags: " + ", ".join(entry.tags))
-    return f"- [{_escape(entry.title)}]({entry.relpath}) — " + " · ".join(details)
+    # The link is percent-encoded: a file name with a space, a parenthesis or a line break (one
+    # lint rejects, and a committed file can have any name) stays one line and one link, and
+    # cannot add lines of its own to INDEX.md. Valid names (<ULID>-<slug>.md) are unchanged.
+    link = quote(entry.relpath, safe="/")
+    return f"- [{_escape(entry.title)}]({link}) — " + " · ".join(details)
 
 
 def render_index(
