@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import pytest
 from teambrain_retrieval import HashEmbedder, Retriever
 from teambrain_retrieval._worklock import work_lock
 from teambrain_schema.paths import BrainLayout, machine_layout
@@ -85,4 +86,33 @@ def test_an_answer_never_waits_for_another_process_embedding(
         hits = retriever.search("release script", 3)
     assert [h.memory.title for h in hits] == ["Deploy with the release script"]
     assert retriever.stats().vectors == 0  # it left the embedding to the lock's holder
+    retriever.close()
+
+
+def test_opening_while_another_process_writes_waits_instead_of_going_to_memory(
+    layout: BrainLayout,
+    make_memory: Callable[..., Path],
+    open_test_retriever: OpenRetriever,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every process opening a fresh home at once migrates it: one still refused after the busy
+    timeout tries again instead of answering from memory ("stayed locked by another process"
+    for 2 of 8 processes on a loaded machine)."""
+    import apsw
+    from teambrain_retrieval import _db
+
+    make_memory("Deploy with the release script", "Deploy with the release script only.")
+    monkeypatch.setattr(_db, "BUSY_TIMEOUT_MS", 50)
+    index_db = machine_layout().index_db
+    index_db.parent.mkdir(parents=True, exist_ok=True)
+    other = apsw.Connection(str(index_db))  # another process, first on a fresh home
+    other.execute("BEGIN EXCLUSIVE")
+    timer = threading.Timer(0.12, lambda: other.execute("COMMIT"))
+    timer.start()
+    try:
+        retriever = open_test_retriever(layout)
+    finally:
+        timer.join()
+        other.close()
+    assert retriever.in_memory is None
     retriever.close()

@@ -329,7 +329,8 @@ class Retriever:
         self._vectors_table = "vectors"
         try:
             try:
-                return connect(self.home.index_db)
+                # Opening migrates: on a fresh home every process starting at once writes.
+                return _patiently(connect, (self.home.index_db,), {})
             except IndexCorrupt:
                 self._recover_file()
                 return connect(self.home.index_db)
@@ -411,6 +412,8 @@ class Retriever:
             return "free some space"
         if "read-only" in reason:
             return f"make {self.home.index_db.parent} writable"
+        if "locked by another process" in reason:
+            return "nothing to fix: another teambrain process was busy writing it"
         return "check TEAMBRAIN_HOME"
 
     def _recover_file(self) -> None:
