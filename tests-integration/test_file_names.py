@@ -119,3 +119,6 @@ def test_propose_says_the_brain_is_a_submodule(
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and ".teambrain is a git submodule at main" in lines[0], lines
         assert "no brain at" not in done.stderr and "git rm .teambrain" in done.stderr
+    doctor = json.loads(tb("doctor", "--json", cwd=repo).stdout)
+    notes = [f for f in doctor["findings"] if f["name"] == "brain" and f["status"] == "note"]
+    assert notes and "submodule" in notes[0]["detail"], doctor

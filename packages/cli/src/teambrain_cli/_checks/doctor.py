@@ -94,6 +94,18 @@ def check_repository(ctx: DoctorContext) -> list[Finding]:
         )
         return found
     found.append(Finding("brain", "ok", str(ctx.layout.root)))
+    if (ctx.layout.root / ".git").exists():  # a submodule's gitlink file, or a nested clone
+        found.append(
+            Finding(
+                "brain",
+                "note",
+                f"{ctx.layout.root.name} is a git repository of its own (a submodule or a nested "
+                "clone): agents read it, but `tb propose` and `tb retire` commit in this "
+                "repository's tree, where it is not a folder",
+                f"make it a folder of this repository (`git rm {ctx.layout.root.name}`, copy "
+                "the brain's files in, commit), or name it as an org brain (docs/config.md)",
+            )
+        )
     try:
         ctx.config = load_brain_config(ctx.layout)
     except ConfigProblem as exc:
