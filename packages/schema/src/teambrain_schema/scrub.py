@@ -13,7 +13,7 @@ PRIVATE_MARK = "[private]"
 _OPEN, _CLOSE = "<private", "</private"
 _SUSPECT_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "login", "auth",
                   "bearer", "-p", "-u", "pin", "code", "phrase", "account", "combination",
-                  "log in", "sign in", " / ")  # fmt: skip
+                  "log in", "sign in", " / ", "admin")  # fmt: skip
 _SEPARATORS = frozenset(" \t\r\n/\\.,;:@'\"`()[]{}<>=-_")
 # ASCII-only lower-casing keeps every offset: str.lower() may change a string's length ("İ").
 _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}

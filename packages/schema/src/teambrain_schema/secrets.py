@@ -200,7 +200,8 @@ _PROSE_WORD_LIST: Final = """a an the this that these those it its my your our t
     yesterday daily weekly monthly yearly quarterly every hourly minutes hours days weeks
     months years seconds second minute hour day week month year ago long-lived short-lived
     good bad fine okay ok nice great broken working failing fails failed succeeded works
-    matched mismatch mismatched match matches different"""
+    matched mismatch mismatched match matches different read-only write-only deprecated
+    obsolete supported unsupported allowed forbidden deleted removed per-user per-repo"""
 _PROSE_WORDS: Final = frozenset(_PROSE_WORD_LIST.split())
 _PROSE_URL: Final = re.compile(r"(?i)^(?:https?|ftp|file|ssh|git)://|^www\.|^[/~]|^\.{1,2}/")
 # Not a credential: a quantity ("128k", "15ms", "3.5%"), a call ("getpass()"), a header name.
