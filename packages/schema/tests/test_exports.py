@@ -201,6 +201,7 @@ PUBLIC_MODULES = {
     ],
     "evidence": ["EvidenceFate", "evidence_fates"],
     "git": ["GitFailed", "first_line", "git_env", "git_output", "network_timeout", "run_git"],
+    "globmatch": ["glob_matcher"],
     "gitdir": [
         "DETACHED",
         "default_branch",

@@ -8,10 +8,10 @@ folder, as a file inside a queried folder, or by its trailing components.
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Iterable
 
+from teambrain_schema.globmatch import glob_matcher
 from teambrain_schema.paths import composed_form
 
 # Names in any script, with combining accents (macOS spells "é" as "e" + U+0301).
@@ -96,7 +96,10 @@ def path_score(query: str, mention: str) -> float:
         return 0.0
     if _WILDCARD.search(query):
         pattern, named = composed_form(query.strip("/")).lower(), composed_form(mention).lower()
-        if fnmatch.fnmatch(named, pattern) or fnmatch.fnmatch(named, pattern + "/*"):
+        # Linear in the name whatever the glob: ``*a*a*a*a*b.py`` must not backtrack.
+        if glob_matcher(pattern, segments=False)(named) or glob_matcher(
+            pattern + "/*", segments=False
+        )(named):
             return 0.9
         q = _literal_prefix(query)
         if q and m == q:

@@ -21,6 +21,7 @@ from .citations import _SHA, Citation, _is_code_file, extract_citations
 from .code_names import defines, mentions
 from .evidence import EvidenceFate, evidence_fates
 from .git import git_output
+from .globmatch import glob_matcher
 from .local_files import read_file_within
 from .paths import composed_form
 
@@ -43,24 +44,6 @@ class StaleCitation:
     citation: Citation
     reason: str
     moved_to: str | None = None
-
-
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    out = []
-    index = 0
-    while index < len(pattern):
-        char = pattern[index]
-        if pattern.startswith("**/", index):
-            out.append("(?:.*/)?")
-            index += 3
-            continue
-        if pattern.startswith("**", index):
-            out.append(".*")
-            index += 2
-            continue
-        out.append({"*": "[^/]*", "?": "[^/]"}.get(char) or re.escape(char))
-        index += 1
-    return re.compile("".join(out) + "/?$")
 
 
 @dataclass
@@ -769,12 +752,12 @@ class CitationChecker:
 
     def _check_glob(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
         pattern = citation.target
-        regex = _glob_regex(composed_form(pattern))
+        matches = glob_matcher(composed_form(pattern), segments=True)
         files, dirs, names = (
             (snap.files, snap.dirs, snap.names) if pattern.isascii() else _composed(snap)
         )
         pool: Iterable[str] = chain(files, dirs) if "/" in pattern else names
-        if any(regex.match(name) for name in pool):
+        if any(matches(name) for name in pool):
             return None
         return StaleCitation(citation, f"`{pattern}` matches no file")
 

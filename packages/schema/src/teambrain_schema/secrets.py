@@ -80,7 +80,7 @@ _RULES: Final[tuple[tuple[str, str, int], ...]] = (
     ("anthropic-api-key", r"\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{40,}", 0),
     (
         "openai-api-key",
-        r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}",
+        r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,200}T3BlbkFJ[A-Za-z0-9_\-]{20,200}",
         0,
     ),
     ("openai-like-api-key", r"\bsk-(?:proj-|svcacct-|live-|test-)?[A-Za-z0-9]{32,}\b", 0),
@@ -90,7 +90,11 @@ _RULES: Final[tuple[tuple[str, str, int], ...]] = (
     ("huggingface-token", r"\bhf_[A-Za-z0-9]{34,}\b", 0),
     ("sendgrid-key", r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b", 0),
     ("twilio-key", r"\bSK[0-9a-f]{32}\b", 0),
-    ("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 0),
+    (
+        "jwt",
+        r"\beyJ[A-Za-z0-9_\-]{8,1024}\.eyJ[A-Za-z0-9_\-]{8,8192}\.[A-Za-z0-9_\-]{8,1024}",
+        0,
+    ),
     ("bearer-token", r"(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{20,}=*)", 1),
     (
         "url-password",
@@ -103,10 +107,15 @@ _COMPILED: Final = tuple((rule, re.compile(pattern), group) for rule, pattern, g
 
 # name = value where the name says it is a credential; the value is judged by entropy. A name
 # starts where its run of name characters does: starting inside a run of dashes too made a
-# line of 20,000 dashes take 37 s (each start rescanned the rest of the run).
+# line of 20,000 dashes take 37 s (each start rescanned the rest of the run). Its parts are
+# bounded too: "passwordpassword…" (120 KB) retried the rest of the run at every keyword.
+#
+# Every pattern here runs over committed text (a 120 KB one-word body is a commit away): no
+# repetition that can rescan the rest of the text from each start (issue 32 point 3). A run
+# that can restart inside itself ("sk-sk-…", "mysql-mysql-…") has an upper bound.
 _ASSIGNMENT: Final = re.compile(
-    r"(?i)(?<![A-Za-z0-9_.\-])([A-Za-z0-9_.\-]*(?:secret|token|passw(?:or)?d|passwd|pwd|api[_\-]?key|apikey"
-    r"|access[_\-]?key|auth[_\-]?key|client[_\-]?secret|private[_\-]?key|credential)[A-Za-z0-9_.\-]*)"
+    r"(?i)(?<![A-Za-z0-9_.\-])([A-Za-z0-9_.\-]{0,64}(?:secret|token|passw(?:or)?d|passwd|pwd|api[_\-]?key|apikey"
+    r"|access[_\-]?key|auth[_\-]?key|client[_\-]?secret|private[_\-]?key|credential)[A-Za-z0-9_.\-]{0,64})"
     r"[\"']?\s*(?:=|:|:=|=>)\s*[\"'`]?([^\s\"'`,;)}\]]{8,256})"
 )
 _PLACEHOLDER: Final = re.compile(
@@ -149,7 +158,7 @@ _PROSE_CREDENTIAL: Final = re.compile(
     r"(?P<value>\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|`[^`\n]{3,128}`|[^\s\"'`<>]{3,128})"
 )
 _FLAG_PASSWORD: Final = re.compile(
-    r"(?:\b(?:mysql\w*|mariadb\w*|mysqldump|mysqladmin)\b[^\n]*?\s-p(?P<mysql>[^\s-][^\s]{2,127})"
+    r"(?:\b(?:mysql\w*|mariadb\w*|mysqldump|mysqladmin)\b[^\n]{0,512}?\s-p(?P<mysql>[^\s-][^\s]{2,127})"
     r"|\bsshpass\s+-p\s*(?P<sshpass>[^\s]{3,128})"
     r"|(?<![\w-])(?:-u|--user)\s+[^\s:@/]{1,64}:(?P<user>\S{3,128})(?=\s|$)"
     r"|(?<![\w-])--?(?:password|passwd|pass|pwd|passphrase|token|api-key|secret)(?:=|\s+)"
