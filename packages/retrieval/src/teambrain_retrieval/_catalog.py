@@ -37,6 +37,7 @@ class CatalogEntry:
     supersedes: tuple[str, ...] = ()
     evidence_sessions: tuple[str, ...] = ()
     evidence_commits: tuple[str, ...] = ()
+    content_hash: str = ""  # of class, title, body and tags as the file holds them (retired too)
 
 
 @dataclass(frozen=True)
@@ -49,13 +50,14 @@ class Catalog:
 
 _COLUMNS = (
     "path, retired, id, title, body, class, scope, status, priority, created, supersedes, "
-    "json_extract(doc, '$.tags'), json_extract(doc, '$.ttl_days'), json_extract(doc, '$.evidence')"
+    "json_extract(doc, '$.tags'), json_extract(doc, '$.ttl_days'), json_extract(doc, '$.evidence'), "
+    "content_hash"
 )
 
 
 def _entry(row: Sequence[Any]) -> CatalogEntry:
     path, retired, memory_id, title, body, memory_class, scope, status, priority = row[:9]
-    created, supersedes, tags, ttl_days, evidence = row[9:]
+    created, supersedes, tags, ttl_days, evidence, digest = row[9:]
     found = json.loads(evidence) if evidence else {}
     return CatalogEntry(
         id=str(memory_id), path=str(path), title=str(title or ""), body=str(body or ""),
@@ -66,7 +68,7 @@ def _entry(row: Sequence[Any]) -> CatalogEntry:
         ttl_days=int(ttl_days) if ttl_days is not None else None,
         supersedes=tuple(json.loads(supersedes)) if supersedes and supersedes != "[]" else (),
         evidence_sessions=tuple(found.get("sessions") or ()),
-        evidence_commits=tuple(found.get("commits") or ()),
+        evidence_commits=tuple(found.get("commits") or ()), content_hash=str(digest or ""),
     )  # fmt: skip
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal, TypeVar
@@ -247,8 +248,19 @@ def _walk(directory: Path) -> list[Path]:
 
 def load_brain(layout: BrainLayout) -> Brain:
     """Read every file under ``memories/`` and ``retired/`` without ever raising on content."""
+    return load_brain_files(layout, brain_file_paths(layout))
+
+
+def brain_file_paths(layout: BrainLayout) -> list[Path]:
+    """Every file :func:`load_brain` reads, in its order, found by name only (none is read)."""
+    return [*_walk(layout.memories), *_walk(layout.retired)]
+
+
+def load_brain_files(layout: BrainLayout, paths: Iterable[Path]) -> Brain:
+    """A :class:`Brain` of only ``paths`` (files of :func:`brain_file_paths`), each read as
+    :func:`load_brain` reads it: for a caller that knows which few files it needs."""
     brain = Brain(layout)
-    for path in [*_walk(layout.memories), *_walk(layout.retired)]:
+    for path in paths:
         brain.files.append(_read_brain_file(path, layout))
     return brain
 

@@ -269,12 +269,18 @@ def check_draft(
     draft: MemoryDraft | dict[str, object],
     *,
     pulls: Mapping[str, PullRequest] | None = None,
+    known: Mapping[str, KnownMemory] | None = None,
+    proposals: ProposalIndex | None = None,
 ) -> DraftVerdict:
     """The gates of :func:`run_propose` a draft can be judged by on its own, against the brain
     in the checkout at ``layout`` and the proposal branches of ``repo`` (when known; ``pulls``:
     their pull requests as last seen, no network): schema and secrets (raises
     :class:`ValidationFailure`), prompt injection, identical content (open proposals block it,
-    a closed one is named). Near-duplicates and lint are judged by ``tb propose``."""
+    a closed one is named). Near-duplicates and lint are judged by ``tb propose``.
+
+    Judging many drafts at once, pass what they share, worked out once: ``known``
+    (:func:`known_memories` of the checkout's brain) and ``proposals`` (:func:`open_proposals`
+    of ``repo`` at its HEAD); otherwise each call reads the brain and the branches itself."""
     from teambrain_schema.brain import load_brain
 
     valid = validate_draft(draft)
@@ -282,13 +288,16 @@ def check_draft(
     if injection:
         return DraftVerdict(valid, injection=injection)
     digest = valid.content_hash()
-    holder = known_memories(load_brain(layout)).get(digest)
+    if known is None:
+        known = known_memories(load_brain(layout))
+    holder = known.get(digest)
     if holder is not None or repo is None:
         return DraftVerdict(valid, holder=holder)
-    head = repo.head()
-    if head is None:
-        return DraftVerdict(valid)
-    proposals = open_proposals(repo, head, pulls)
+    if proposals is None:
+        head = repo.head()
+        if head is None:
+            return DraftVerdict(valid)
+        proposals = open_proposals(repo, head, pulls)
     return DraftVerdict(
         valid, holder=proposals.open.get(digest), closed=proposals.closed.get(digest),
         edited=tuple(_hidden_edits(valid, proposals)),

@@ -436,16 +436,74 @@ def show_memory(
     view: BrainView, given: str, *, today: dt.date | None = None, history_limit: int = 50
 ) -> MemoryDetail:
     """The memory ``given`` names (see :func:`find_memory_id`) in full. A user error when the
-    brain has no such memory."""
-    from teambrain_schema.brain import load_brain
+    brain has no such memory.
 
-    brain = load_brain(view.layout)
+    Only the files it needs are read: ids are in file names (``<ULID>-<slug>.md``), so the id
+    is resolved from the names, the memory's file parsed, and the few files that mention its id
+    (those superseding it: one ``git grep``) and those it supersedes. A brain whose file names
+    do not all carry distinct ids, or a file that does not hold the id its name says, is read
+    whole, as before."""
+    brain = _brain_for(view.layout, given)
     files = {f.document.front.id: f for f in brain.files if f.is_usable and f.document is not None}
     memory_id = find_memory_id(list(files), given)
     rows = {r.id: r for r in _summaries(view, brain, check_citations=True, today=today)}
     document = files[memory_id].document
     assert document is not None
     return _detail(view, rows[memory_id], document, rows, history_limit)
+
+
+def _brain_for(layout: BrainLayout, given: str) -> Brain:
+    """The files of ``layout``'s brain :func:`show_memory` needs for the memory ``given`` names:
+    that memory's, those that mention its id, those it supersedes; every file when the names
+    cannot be trusted to say which (see :func:`show_memory`)."""
+    from teambrain_schema.brain import brain_file_paths, load_brain, load_brain_files
+    from teambrain_schema.ids import is_ulid
+
+    paths = brain_file_paths(layout)
+    by_id: dict[str, Path] = {}
+    for path in paths:
+        name = path.name
+        named = name[:26].upper()
+        if not (is_ulid(named) and name[26:27] in ("-", ".")) or named in by_id:
+            return load_brain(layout)  # a name that says no id, or says one twice
+        by_id[named] = path
+    try:
+        memory_id = find_memory_id(list(by_id), given)
+    except UserError:
+        return load_brain(layout)  # whole, for the message a full read gives
+    own = load_brain_files(layout, [by_id[memory_id]])
+    document = own.files[0].document
+    if document is None or document.front.id != memory_id:
+        return load_brain(layout)
+    wanted = {by_id[memory_id]}
+    mentioning = _files_mentioning(layout, memory_id)
+    if mentioning is None:
+        return load_brain(layout)
+    wanted.update(mentioning)
+    wanted.update(by_id[old] for old in document.front.supersedes if old in by_id)
+    return load_brain_files(layout, [path for path in paths if path in wanted])
+
+
+def _files_mentioning(layout: BrainLayout, memory_id: str) -> set[Path] | None:
+    """The brain files whose text holds ``memory_id`` (any case), found by ``git grep`` over
+    the folders as they are on disk (tracked or not); None when git cannot say."""
+    from teambrain_schema import EnvironmentProblem
+    from teambrain_schema.git import run_git
+
+    folders = [layout.relative(f) for f in (layout.memories, layout.retired) if f.is_dir()]
+    if not folders:
+        return set()
+    try:
+        done = run_git(
+            ["grep", "--no-index", "-l", "-z", "-i", "-F", "-e", memory_id, "--", *folders],
+            cwd=layout.repo_root, check=False,
+        )  # fmt: skip
+    except EnvironmentProblem:  # no git here
+        return None
+    if done.returncode not in (0, 1):  # 1: no file matched
+        return None
+    names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return {layout.repo_root / name for name in names if name}
 
 
 def show_listed(

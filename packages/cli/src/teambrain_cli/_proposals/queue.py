@@ -27,8 +27,11 @@ from teambrain_schema.paths import MachineLayout
 from .._console.ids import resolve_id
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from teambrain_retrieval import Catalog, Retriever
     from teambrain_schema.paths import BrainLayout
-    from teambrain_sync import GitRepo, SimilarMemory
+    from teambrain_sync import GitRepo, KnownMemory, ProposalIndex, SimilarMemory
 
 CandidateStatus = Literal["pending", "proposed", "rejected"]
 Verdict = Literal["ok", "warning", "blocks"]
@@ -146,17 +149,64 @@ class CandidateReview:
         }
 
 
-def _similar(layout: BrainLayout, candidate: Candidate) -> list[SimilarMemory]:
-    """Live memories of the checkout's brain close to the draft (retrieval's guard)."""
+@dataclass(frozen=True)
+class SharedChecks:
+    """What every candidate of a queue is checked against, read once: the content of each
+    memory of the checkout's brain, and the open proposals (None without a repository or a
+    commit)."""
+
+    known: Mapping[str, KnownMemory]
+    proposals: ProposalIndex | None
+
+
+def shared_checks(
+    layout: BrainLayout, repo: GitRepo | None, catalog: Catalog | None = None,
+    titles: Mapping[str, str] | None = None,
+) -> SharedChecks:  # fmt: skip
+    """:class:`SharedChecks` for reviewing many candidates against ``layout``'s brain and the
+    proposal branches of ``repo``: the brain read once (not once per candidate) — or not at
+    all, given the search index's ``catalog`` of it (``teambrain_retrieval.brain_catalog``,
+    which keeps each memory's content hash; ``titles`` names the retired ones, whose text the
+    index drops)."""
+    from teambrain_sync import KnownMemory, known_memories, open_proposals
+
+    head = repo.head() if repo is not None else None
+    proposals = open_proposals(repo, head) if repo is not None and head is not None else None
+    if catalog is None:
+        from teambrain_schema.brain import load_brain
+
+        return SharedChecks(known_memories(load_brain(layout)), proposals)
+    from teambrain_schema.paths import BRAIN_DIRNAME
+
+    retired_dir = f"{BRAIN_DIRNAME}/retired/"
+    known: dict[str, KnownMemory] = {}
+    named = titles or {}
+    for entry in catalog.entries:  # as known_memories: an active holder wins over a retired one
+        status = "retired" if entry.path.startswith(retired_dir) else entry.status
+        current = known.get(entry.content_hash)
+        if current is None or (current.status != "active" and status == "active"):
+            title = entry.title or named.get(entry.id) or entry.id
+            known[entry.content_hash] = KnownMemory(entry.id, title, entry.path, status)
+    return SharedChecks(known, proposals)
+
+
+def _similar(
+    layout: BrainLayout, candidate: Candidate, retriever: Retriever | None = None
+) -> list[SimilarMemory]:
+    """Live memories of the checkout's brain close to the draft (retrieval's guard), through
+    ``retriever`` when one is open already (a page reviewing many candidates opens one)."""
     from teambrain_retrieval import open_retriever
     from teambrain_sync import SimilarMemory
 
     draft = candidate.draft
-    retriever = open_retriever(layout)
-    try:
+    if retriever is not None:
         found = retriever.similar(draft.title, draft.body, k=5)
-    finally:
-        retriever.close()
+    else:
+        own = open_retriever(layout)
+        try:
+            found = own.similar(draft.title, draft.body, k=5)
+        finally:
+            own.close()
     return [
         SimilarMemory(
             id=item.hit.id, title=item.hit.memory.title, path=item.hit.provenance.path,
@@ -173,17 +223,25 @@ def review_candidate(
     layout: BrainLayout,
     repo: GitRepo | None = None,
     similar: bool = True,
+    retriever: Retriever | None = None,
+    shared: SharedChecks | None = None,
 ) -> CandidateReview:
     """What ``tb propose`` would say about ``candidate`` against the brain checked out at
     ``layout`` (and the open proposal branches of ``repo``, when given), without proposing it.
-    ``similar`` False skips the near-duplicate search (it loads the embedding model)."""
+    ``similar`` False skips the near-duplicate search (it loads the embedding model);
+    ``retriever``, the checkout's, open already, serves it (one for a whole queue) instead of
+    one opened for this candidate; ``shared`` (:func:`shared_checks`), the brain's contents and
+    the open proposals read once for a whole queue."""
     from teambrain_sync import check_draft, draft_citation_problems
 
     checks: list[Check] = []
     if candidate.status == "proposed":
         checks.append(Check("status", "blocks", f"already proposed as {candidate.proposed_as}"))
     try:
-        verdict = check_draft(repo, layout, candidate.draft)
+        verdict = check_draft(
+            repo, layout, candidate.draft,
+            known=shared.known if shared else None, proposals=shared.proposals if shared else None,
+        )  # fmt: skip
     except ValidationFailure as exc:
         name = "secrets" if "secret" in exc.message else "schema"
         checks.append(Check(name, "blocks", exc.message))
@@ -199,7 +257,7 @@ def review_candidate(
         checks.append(Check("identical content", "ok", "new to the brain and open proposals"))
     found: list[SimilarMemory] = []
     if similar:
-        found = _similar(layout, candidate)
+        found = _similar(layout, candidate, retriever)
         duplicates = [s for s in found if s.is_duplicate]
         if duplicates:
             shown = "; ".join(s.describe() for s in duplicates)

@@ -296,7 +296,11 @@ class Pages:
     def queue(self, request: Request) -> Response:
         from .queue import proposals_view, queue_view
 
-        view = queue_view(self.ctx.machine, self.ctx.layout, self.ctx.repo_key)
+        browsed = self.ctx.listing()  # the index's catalog: the brain's contents, no file read
+        view = queue_view(
+            self.ctx.machine, self.ctx.layout, self.ctx.repo_key, retriever=self.ctx.retriever(),
+            catalog=browsed.catalog, titles={row.id: row.title for row in browsed.listing.memories},
+        )  # fmt: skip
         proposals = proposals_view(
             self.ctx.machine, self.ctx.repo_root, ask_gh=request.query_params.get("gh") == "1"
         )

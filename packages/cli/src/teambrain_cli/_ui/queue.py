@@ -5,7 +5,7 @@ its gates, branch and review), and dropping others (``tb candidates drop``'s ser
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,9 +19,11 @@ from .._proposals.queue import (
     drop_candidates,
     read_queue,
     review_candidate,
+    shared_checks,
 )
 
 if TYPE_CHECKING:
+    from teambrain_retrieval import Catalog, Retriever
     from teambrain_sync import GitRepo, ProposalBranch
 
 
@@ -45,18 +47,32 @@ def _repo(root: Path) -> GitRepo | None:
     return None
 
 
-def queue_view(machine: MachineLayout, layout: BrainLayout, repo_key: str | None) -> QueueView:
+def queue_view(
+    machine: MachineLayout, layout: BrainLayout, repo_key: str | None, *,
+    retriever: Retriever | None = None, catalog: Catalog | None = None,
+    titles: Mapping[str, str] | None = None,
+) -> QueueView:  # fmt: skip
     """The candidates queued for this repository, each pending one reviewed as ``tb
-    candidates show`` reviews it (against the checked-out brain and open proposals)."""
+    candidates show`` reviews it (against the checked-out brain and open proposals), the
+    near-duplicate checks of all of them through one ``retriever`` (the checkout's), the
+    brain's contents (from the index's ``catalog`` of it, when given; ``titles`` names its
+    retired memories) and the open proposals read once for all of them."""
     queue = read_queue(machine, repo_key, statuses=("pending", "proposed", "rejected"))
     repo = _repo(layout.repo_root)
     view = QueueView(
         broken=[(str(path), reason) for path, reason in queue.unreadable],
         elsewhere=queue.elsewhere,
     )
+    shared = None
     for candidate in reversed(queue.candidates):
         if candidate.status == "pending":
-            view.pending.append(review_candidate(candidate, layout=layout, repo=repo))
+            shared = shared or shared_checks(
+                layout, repo, catalog, titles
+            )  # read once, for every candidate
+            review = review_candidate(
+                candidate, layout=layout, repo=repo, retriever=retriever, shared=shared
+            )
+            view.pending.append(review)
         else:
             view.handled.append(candidate)
     return view
