@@ -89,3 +89,14 @@ def test_short_or_unknown_ids_are_user_errors() -> None:
     for given_id in ("", "   ", ids[0][-3:], "ZZZZZZZZ"):
         with pytest.raises(UserError):
             resolve_id(ids, given_id, what="memory", listing="tb list")
+
+
+def test_a_too_short_part_of_an_id_says_how_many_characters_it_takes() -> None:
+    ids = ["01KB2F0A1S9Y4Q7V3C8D5E6F01", "01KB2F0A1S9Y4Q7V3C8D5E6F03"]
+    with pytest.raises(UserError, match="at least 4 characters") as caught:
+        resolve_id(ids, "F01", what="memory", listing="tb list")
+    assert "6F01" in caught.value.message  # the one it would have named, in full enough
+    with pytest.raises(UserError, match="at least 4 characters"):
+        resolve_id(ids, "01K", what="memory", listing="tb list")  # both start so: no suggestion
+    with pytest.raises(UserError, match="no memory 'XYZ' here"):
+        resolve_id(ids, "XYZ", what="memory", listing="tb list")  # matches none: unknown

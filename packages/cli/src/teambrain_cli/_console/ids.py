@@ -32,4 +32,12 @@ def resolve_id(ids: Sequence[str], given: str, *, what: str, listing: str) -> st
                 raise UserError(
                     f"{given!r} matches {len(matches)} {what} ids ({shown}): give more of it"
                 )
+    else:
+        named = sorted({i for i in ids if i.startswith(text) or i.endswith(text)})
+        if named:
+            hint = f" (`{named[0][-MIN_ID_PART:]}`)" if len(named) == 1 else ""
+            raise UserError(
+                f"{given!r} is too short to name a {what}: give at least {MIN_ID_PART} "
+                f"characters of its id{hint}, or the whole id"
+            )
     raise UserError(f"no {what} {given!r} here (`{listing}` shows every id)")
