@@ -17,7 +17,7 @@ from .._agent_tools.registry import (
     supported_tools,
 )
 from .._console.context import require_repo
-from .._console.output import emit_json
+from .._console.output import echo, emit_json
 from .._console.trust import interactive
 
 
@@ -95,39 +95,39 @@ def command(tool: str | None, dry_run: bool, list_tools: bool, as_json: bool = F
         )  # fmt: skip
         return
     verb = "Would install" if dry_run else "Installing"
-    click.echo(f"{verb} teambrain for {adapter.title} in {repo}:")
+    echo(f"{verb} teambrain for {adapter.title} in {repo}:")
     for change in plan.files:
         what = "; ".join(change.actions) if change.actions else "already set up"
         status = {"create": "created", "update": "updated"}.get(change.status, change.status)
         if dry_run and change.changed:
             status = f"would {change.status}"
-        click.echo(f"  {change.display}: {status} ({what})")
+        echo(f"  {change.display}: {status} ({what})")
     for note in plan.notes:
-        click.echo(f"  note: {note}")
+        echo(f"  note: {note}")
     for change in plan.files:
         if change.changed:
             click.echo(change.diff(), nl=False)
     if not plan.changed:
-        click.echo(f"Nothing to change: teambrain is already installed for {adapter.title}.")
+        echo(f"Nothing to change: teambrain is already installed for {adapter.title}.")
     elif dry_run:
-        click.echo("Dry run: nothing was written.")
+        echo("Dry run: nothing was written.")
     else:
         notes = adapter_notes(adapter)
         if notes:
-            click.echo(f"Note: {notes}")
+            echo(f"Note: {notes}")
         if adapter.hooks is not None:
-            click.echo(
+            echo(
                 f"Check what gets recorded with `tb audit` after your next {adapter.title} session."
             )
     if index is not None:
-        click.echo(index["message"])
+        echo(str(index["message"]))
     if pending:
-        click.echo(
+        echo(
             f"{adapter.title} serves no team memory here until you (and each teammate) have done "
             "this once; `tb doctor` checks it:"
         )
         for number, step in enumerate(pending, start=1):
-            click.echo(f"  {number}. {step.name}: {step.fix}")
+            echo(f"  {number}. {step.name}: {step.fix}")
 
 
 def ensure_index(repo: Path) -> dict[str, object] | None:
@@ -187,6 +187,7 @@ def _print_tools() -> None:
         aliases = f" (also: {', '.join(adapter.aliases)})" if adapter.aliases else ""
         scope = " [user]" if adapter.mcp.scope == "user" else ""
         hooks = f"hooks {adapter.hooks.path}" if adapter.hooks else "no hooks: memory only"
-        click.echo(
-            f"{name:<{width}}  {adapter.title}{aliases}: MCP {adapter.mcp.path}{scope}; {hooks}"
+        echo(
+            f"{name:<{width}}  {adapter.title}{aliases}: MCP {adapter.mcp.path}{scope}; {hooks}",
+            hang=width + 2,
         )

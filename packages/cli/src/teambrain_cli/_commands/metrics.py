@@ -55,6 +55,9 @@ def command(as_json: bool) -> None:
         embedder=embedder,
         recent=recent_activity(home, now=now),
     )
-    click.echo(
-        render_metrics_json(snapshot) if as_json else render_metrics_text(snapshot), nl=False
-    )
+    if as_json:
+        click.echo(render_metrics_json(snapshot), nl=False)
+    else:
+        from .._console.output import terminal_width, wrap_text
+
+        click.echo(wrap_text(render_metrics_text(snapshot), terminal_width()), nl=False)

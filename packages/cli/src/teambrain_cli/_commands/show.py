@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from .._browse import open_view, show_memory
-from .._console.output import emit_json, paint
+from .._console.output import echo, emit_json, paint
 
 if TYPE_CHECKING:
     from .._browse import MemoryDetail, MemoryRef
@@ -112,4 +112,4 @@ def command(memory_id: str, as_agent: bool, ref: str | None, at: str | None, as_
         return
     if view.commit:
         click.echo(f"(the brain as of {view.requested}: commit {view.commit[:12]})", err=True)
-    click.echo("\n".join(format_detail(detail, as_agent=as_agent)))
+    echo("\n".join(format_detail(detail, as_agent=as_agent)))

@@ -9,7 +9,7 @@ import click
 from teambrain_schema import ExitCode, UserError
 
 from .._console.context import machine, require_brain
-from .._console.output import emit_json, say
+from .._console.output import echo, emit_json, say
 from .._console.trust import SETTINGS, EgressStatus, egress_status, interactive
 
 
@@ -98,4 +98,4 @@ def _show(statuses: list[EgressStatus], repo: Path) -> None:
             text += f" (approved {status.approved_at})"
         if status.was:
             text += f" (approved before: {status.was})"
-        click.echo(f"{status.state:<{width}}  {text}")
+        echo(f"{status.state:<{width}}  {text}", hang=width + 2)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 from typing import Any
@@ -20,8 +21,40 @@ def emit_json(data: Any) -> None:
 
 
 def say(message: str) -> None:
-    """A human-facing message on stderr (keeps stdout clean for data)."""
-    click.echo(message, err=True)
+    """A human-facing message on stderr (keeps stdout clean for data), wrapped to fit when
+    stderr is a terminal."""
+    click.echo(wrap_text(message, terminal_width(err=True)), err=True)
+
+
+def echo(text: str, *, hang: int | None = None) -> None:
+    """Human-facing text on stdout, each line wrapped to fit when stdout is a terminal (its
+    continuation indented under the line's text, or by ``hang``); whole when piped."""
+    click.echo(wrap_text(text, terminal_width(), hang=hang))
+
+
+_LABEL = re.compile(r"\s*(?:\d+\.|[-*•]|note:|fix:|Note:)\s+")
+
+
+def wrap_text(text: str, width: int | None, *, hang: int | None = None) -> str:
+    """``text`` with each line longer than ``width`` wrapped (long words such as paths broken
+    too), continuation lines indented under the line's text; unchanged when ``width`` is None."""
+    if width is None:
+        return text
+    import textwrap
+
+    out: list[str] = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        label = _LABEL.match(line)
+        start = len(label.group(0)) if label else len(line) - len(line.lstrip())
+        indent = " " * min(start if hang is None else hang, width // 2)
+        out.extend(
+            textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False,
+                          drop_whitespace=True) or [line[:width]]
+        )  # fmt: skip
+    return "\n".join(out)
 
 
 def colour_on(*, err: bool = False) -> bool:
@@ -42,13 +75,22 @@ def paint(text: str, *, err: bool = False, **style: Any) -> str:
     return click.style(text, **style) if colour_on(err=err) else text
 
 
-def terminal_width() -> int | None:
-    """The terminal's width when stdout is one, None when it is piped (nothing is cut then)."""
+def terminal_width(*, err: bool = False) -> int | None:
+    """The terminal's width when stdout (``err``: stderr) is one, None when it is piped
+    (nothing is cut then)."""
     try:
-        if not sys.stdout.isatty():
+        if not (sys.stderr if err else sys.stdout).isatty():
             return None
     except (AttributeError, ValueError):
         return None
+    if not os.environ.get("COLUMNS"):
+        try:
+            return (
+                os.get_terminal_size((sys.stderr if err else sys.stdout).fileno()).columns
+                or DEFAULT_WIDTH
+            )
+        except (OSError, ValueError, AttributeError):
+            pass
     return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
 
 
@@ -85,7 +127,7 @@ def wrap_lines(text: str, width: int | None, indent: str = "") -> list[str]:
             out.extend(
                 textwrap.wrap(
                     line, max(width, len(indent) + 20), initial_indent=indent,
-                    subsequent_indent=indent, break_long_words=False, break_on_hyphens=False,
+                    subsequent_indent=indent, break_long_words=True, break_on_hyphens=False,
                 )
             )  # fmt: skip
     return out
