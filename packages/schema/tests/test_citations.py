@@ -455,3 +455,12 @@ def test_evidence_commits_say_what_the_code_was(shop: Path) -> None:
     assert name_reasons(shop, body, path, (evidence,)) == [
         "`refund_card` is no longer defined in `src/shop/billing.py`"
     ]
+
+
+def test_only_the_first_evidence_commits_are_checked() -> None:
+    """Issue 32 point 4: one memory's cost is bounded, however many commits it lists."""
+    from teambrain_schema.citations import MAX_EVIDENCE_CHECKED
+
+    shas = [f"{i:040x}" for i in range(1, 5_201)]
+    commits = [c for c in extract_citations("A body.", shas) if c.kind == "commit"]
+    assert [c.target for c in commits] == shas[:MAX_EVIDENCE_CHECKED]

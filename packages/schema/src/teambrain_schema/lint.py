@@ -22,6 +22,7 @@ from .brain import (
     load_brain_config,
     load_config_file,
 )
+from .citations import MAX_EVIDENCE_CHECKED
 from .index_md import INDEX_HEADER, parse_retirement_reasons, render_index
 from .injection import find_injections
 from .paths import BrainLayout
@@ -204,6 +205,18 @@ def _lint_file(brain_file: BrainFile, report: LintReport) -> None:
                 body_line,
                 "body-words",
                 f"body has {words} words; the limit is {MAX_BODY_WORDS}",
+            )
+        )
+    commits = front.evidence.commits if front.evidence else []
+    if len(commits) > MAX_EVIDENCE_CHECKED:
+        add(
+            Violation(
+                path,
+                document.field_line("evidence"),
+                "evidence",
+                f"lists {len(commits)} evidence commits; only the first {MAX_EVIDENCE_CHECKED} "
+                "are checked (cite the few that show the change)",
+                severity="warning",
             )
         )
     for finding in find_secrets(front.title + "\n" + " ".join(front.tags)):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .citation_checker import CitationChecker, StaleCitation
-from .citations import extract_citations
+from .citations import MAX_EVIDENCE_CHECKED, extract_citations
 
 if TYPE_CHECKING:
     from .brain import Brain, BrainFile
@@ -124,7 +124,7 @@ def followed_evidence(
     brain = brain if brain is not None else load_brain(layout)
     checker = checker or CitationChecker(layout.repo_root)
     live = [
-        (f, list(f.document.front.evidence.commits))
+        (f, list(f.document.front.evidence.commits)[:MAX_EVIDENCE_CHECKED])
         for f in _live_files(brain)
         if f.document is not None and f.document.front.evidence is not None
     ]
