@@ -175,7 +175,7 @@ PUBLIC_MODULES = {
         "read_text_safely",
     ],
     "citation_checker": ["CitationChecker", "StaleCitation"],
-    "citations": ["MAX_EVIDENCE_CHECKED", "Citation", "extract_citations"],
+    "citations": ["Citation", "MAX_EVIDENCE_CHECKED", "extract_citations"],
     "code_names": ["MEMBER", "code_name", "defined_names", "defines", "mentions"],
     "drafts": ["validate_draft"],
     "egress": [

@@ -37,11 +37,13 @@ SCANNERS: list[tuple[str, Callable[[str], object]]] = [
 
 
 def _seconds(run: Callable[[], object]) -> float:
+    """CPU seconds of this thread (the best of three): waiting for a core on a loaded machine
+    does not count, so the ratio stays the scanner's own."""
     best = float("inf")
-    for _ in range(2):
-        started = time.perf_counter()
+    for _ in range(3):
+        started = time.thread_time()
         run()
-        best = min(best, time.perf_counter() - started)
+        best = min(best, time.thread_time() - started)
     return best
 
 
@@ -53,7 +55,7 @@ def _growth(make: Callable[[int], Callable[[], object]]) -> tuple[float, float]:
 
 def _assert_linear(label: str, times: tuple[float, float]) -> None:
     small, large = times
-    floor = 0.002  # below this a timer tick is the whole measurement
+    floor = 0.005  # below this a timer tick is the whole measurement
     assert large <= ALLOWED * max(small, floor), (
         f"{label}: {small * 1000:.1f} ms at 1x, {large * 1000:.1f} ms at 16x (not linear)"
     )
@@ -71,7 +73,7 @@ def test_scanners_grow_linearly_on_one_word_bodies(
             return lambda: scan(text)
 
         times = _growth(make)
-        if times[1] > ALLOWED * max(times[0], 0.002):
+        if times[1] > ALLOWED * max(times[0], 0.005):
             slow.append(f"{unit!r}: {times[0] * 1000:.1f} ms -> {times[1] * 1000:.1f} ms")
     assert not slow, f"{name} is not linear on: " + "; ".join(slow)
 
