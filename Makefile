@@ -12,7 +12,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PYTHON := $(PYTHON)
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: help uv install inspector agents browser lock demo test test-models lint format types imports build-check changelog-check release-check check bench schemas clean
+.PHONY: help uv install inspector agents browser lock demo test test-models lint format types imports build-check changelog-check release-check check bench schemas adapters clean
 
 help: ## Show the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}'
@@ -113,6 +113,9 @@ bench: install ## Benchmarks: numbers side by side with their baselines
 
 schemas: install ## Regenerate docs/schemas from the models
 	$(BIN)/python -m teambrain_schema._schemas docs/schemas
+
+adapters: install ## Regenerate adapters.yaml from the agent-tool modules (cli _agent_tools/tools/)
+	$(BIN)/python -m teambrain_cli._agent_tools.adapters_yaml
 
 clean: ## Remove the venv, build outputs and caches
 	rm -rf $(VENV) dist .pytest_cache .mypy_cache .ruff_cache

@@ -183,7 +183,7 @@ def _codex_trust(box: Sandbox) -> None:
     # What Codex's own prompts write into $CODEX_HOME/config.toml: the project's trust_level
     # (first start in a repository) and one trusted_hash per hook (/hooks). The hashes come from
     # teambrain's reading of Codex's rules; hooks only run if Codex agrees with them.
-    from teambrain_cli._agent_tools.readiness import codex_hook_states
+    from teambrain_cli._agent_tools.tools.codex import codex_hook_states
 
     lines = ["", f"[projects.{json.dumps(str(box.repo))}]", 'trust_level = "trusted"', ""]
     for key, trusted_hash in codex_hook_states(box.repo):
@@ -281,7 +281,7 @@ def _qwen_configure(box: Sandbox) -> None:
 def _qwen_approve(box: Sandbox) -> None:
     # What `qwen mcp approve teambrain` (0.24.4) writes: the folder's approval of the entry,
     # bound to Qwen Code's hash of it. Qwen Code checks the hash itself (`qwen mcp list`).
-    from teambrain_cli._agent_tools.readiness import qwen_entry_hash
+    from teambrain_cli._agent_tools.tools.qwen_code import qwen_entry_hash
 
     entry = json.loads((box.repo / ".qwen" / "settings.json").read_text())["mcpServers"][
         "teambrain"

@@ -129,3 +129,26 @@ def test_the_prompt_path_leaves_out_typing_and_dataclasses() -> None:
     )
     assert "teambrain_schema.secrets" in loaded
     assert not loaded & {"typing", "dataclasses", "inspect", "pydantic"}, loaded
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "UserPromptSubmit", "PostToolUse", "SessionEnd"])
+def test_the_hook_never_reads_entry_points(tmp_path: Path, event: str) -> None:
+    """Agent tools, drivers and embedders are entry points; the hook runs on every tool call and
+    never reads installed packages' metadata (importlib.metadata alone costs milliseconds)."""
+    payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": event,
+               "prompt": "Fix the cart total", "tool_name": "Edit", "tool_input": {},
+               "tool_response": {}, "source": "startup", "reason": "exit"}  # fmt: skip
+    script = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('metadata' if 'importlib.metadata' in sys.modules"
+        " else 'none', file=sys.__stderr__))\n"
+        "sys.argv = ['tb-capture', 'claude-code']\n"
+        "from teambrain_capture._hook import main\n"
+        "sys.exit(main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], input=json.dumps(payload), capture_output=True,
+        text=True, env={**os.environ, "TEAMBRAIN_HOME": str(tmp_path / "home")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "none", done.stderr

@@ -81,7 +81,7 @@ def test_drift_is_reported_with_its_place(
 def test_a_missing_adapter_is_reported(tmp_path: Path) -> None:
     text = TOP_LEVEL.read_text()
     drifted = tmp_path / "adapters.yaml"
-    start = text.index("  # https://kiro.dev")
+    start = text.index("  # packages/cli/src/teambrain_cli/_agent_tools/tools/kiro.py")
     drifted.write_text(text[:start] + text[text.index("\n\n", start) + 2 :])
     assert [p.message for p in check_adapters(drifted)] == [
         "adapter 'kiro' is registered in code but missing here"
@@ -167,3 +167,31 @@ def test_install_list_and_the_unknown_tool_error_name_every_tool(
         resolve_adapter("no-such-tool")
     for name in ADAPTERS:
         assert name in raised.value.message
+
+
+def test_adapters_yaml_is_what_the_tool_modules_generate() -> None:
+    """One source per tool: its module in _agent_tools/tools/; adapters.yaml is generated from
+    the modules (`make adapters`) and committed for review."""
+    from teambrain_cli._agent_tools.adapters_yaml import render
+
+    assert TOP_LEVEL.read_text("utf-8") == render(), "run `make adapters` and commit the result"
+
+
+def test_the_built_in_tools_are_this_package_s_entry_points_one_module_each() -> None:
+    """The built-in tools register the way a plugin does: teambrain-cli's own metadata lists a
+    `teambrain.adapters` entry point per module of _agent_tools/tools/, each module is named for
+    its tool, and nothing else fills the registry."""
+    import importlib
+    import pkgutil
+
+    from teambrain_cli._agent_tools import tools
+    from teambrain_schema.plugins import ADAPTERS_GROUP, builtin_names, plugin_names
+
+    modules = sorted(info.name for info in pkgutil.iter_modules(tools.__path__))
+    assert sorted(builtin_names(ADAPTERS_GROUP, "teambrain-cli")) == sorted(ADAPTERS)
+    assert len(modules) == len(ADAPTERS)
+    for module_name in modules:
+        adapter = importlib.import_module(f"{tools.__name__}.{module_name}").ADAPTER
+        assert ADAPTERS[adapter.name] is adapter
+        assert module_name in (adapter.name.replace("-", "_"), f"{adapter.name}_dev")
+    assert not set(plugin_names(ADAPTERS_GROUP)) & set(ADAPTERS)  # built-ins are not plugins

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 from teambrain_cli._agent_tools.install import apply_install, plan_install
-from teambrain_cli._agent_tools.readiness import codex_hook_hash, codex_hook_states, user_steps
+from teambrain_cli._agent_tools.readiness import user_steps
 from teambrain_cli._agent_tools.registry import resolve_adapter
+from teambrain_cli._agent_tools.tools.codex import codex_hook_hash, codex_hook_states
 
 
 @pytest.fixture

@@ -107,7 +107,7 @@ def test_complete_uses_the_enclosing_brain(brain, monkeypatch) -> None:
 
 def test_the_registry_is_a_plain_dict_with_a_register_function(tmp_path: Path, monkeypatch) -> None:
     assert set(driver_names()) >= {"fake", "anthropic", "openai", "ollama"}
-    monkeypatch.setitem(_REGISTRY, "fake", _REGISTRY["fake"])
+    monkeypatch.delitem(_REGISTRY, "fake", raising=False)  # undone after: the built-in again
     seen = []
 
     class Echo:
@@ -185,3 +185,15 @@ def test_errors_are_reported_in_one_line() -> None:
     assert first_error_line(ValueError("  first\nsecond")) == "first"
     assert first_error_line(RuntimeError("x" * 400), limit=300) == "x" * 300
     assert first_error_line(TimeoutError()) == "TimeoutError"
+
+
+def test_the_built_in_drivers_are_this_package_s_entry_points() -> None:
+    """fake, anthropic, openai and ollama register the way a plugin does (teambrain.drivers in
+    this package's metadata); none of them counts as a plugin."""
+    from teambrain_distill._drivers import fake_driver
+    from teambrain_schema.plugins import DRIVERS_GROUP, builtin_names, load_builtin, plugin_names
+
+    built_in = {"fake", "anthropic", "openai", "ollama"}
+    assert set(builtin_names(DRIVERS_GROUP, "teambrain-distill")) == built_in
+    assert load_builtin(DRIVERS_GROUP, "teambrain-distill", "fake") is fake_driver
+    assert not built_in & set(plugin_names(DRIVERS_GROUP))

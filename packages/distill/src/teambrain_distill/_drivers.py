@@ -1,4 +1,6 @@
-"""The driver interface and its registry (a plain dict, one place to look).
+"""The driver interface and its registry: the built-in drivers are this package's
+``teambrain.drivers`` entry points (pyproject.toml: fake, anthropic, openai, ollama), the same
+mechanism plugins use; :func:`register_driver` adds or replaces one in this process.
 
 A driver turns one :class:`Request` into a validated instance of the answer's schema, within
 the attempts an :class:`AttemptGuard` allows. Real drivers import their SDK lazily, inside
@@ -84,13 +86,31 @@ class PluginDriver:
 
 # (config, brain directory ``.teambrain/`` or None) -> driver
 DriverFactory = Callable[[DistillConfig, Path | None], Driver]
+DISTRIBUTION = "teambrain-distill"
 _REGISTRY: dict[str, DriverFactory] = {}
 
 
 def register_driver(name: str, factory: DriverFactory) -> None:
-    """Make ``distill.driver: <name>`` build drivers with ``factory``; a later registration
-    replaces an earlier one (tests use that to inject mocked HTTP transports)."""
+    """Make ``distill.driver: <name>`` build drivers with ``factory`` in this process; it wins
+    over a built-in of that name, and a later registration replaces an earlier one (tests use
+    that to inject mocked HTTP transports)."""
     _REGISTRY[name] = factory
+
+
+def _builtin_drivers() -> tuple[str, ...]:
+    from teambrain_schema.plugins import DRIVERS_GROUP, builtin_names
+
+    return builtin_names(DRIVERS_GROUP, DISTRIBUTION)
+
+
+def _driver_factory(name: str) -> DriverFactory | None:
+    factory = _REGISTRY.get(name)
+    if factory is not None or name not in _builtin_drivers():
+        return factory
+    from teambrain_schema.plugins import DRIVERS_GROUP, load_builtin
+
+    built_in: DriverFactory = load_builtin(DRIVERS_GROUP, DISTRIBUTION, name)
+    return built_in
 
 
 NO_MODEL = (
@@ -100,8 +120,8 @@ NO_MODEL = (
 
 
 def driver_names() -> list[str]:
-    """The registered driver names."""
-    return sorted(_REGISTRY)
+    """The driver names: the built-in ones and those registered in this process."""
+    return sorted({*_builtin_drivers(), *_REGISTRY})
 
 
 def make_driver(config: DistillConfig, brain_dir: Path | None) -> Driver:
@@ -122,7 +142,7 @@ def make_driver(config: DistillConfig, brain_dir: Path | None) -> Driver:
         from teambrain_schema import EnvironmentProblem
 
         raise EnvironmentProblem(NO_MODEL)
-    factory = _REGISTRY.get(config.driver)
+    factory = _driver_factory(config.driver)
     if factory is None:
         from teambrain_schema import UserError
 
@@ -158,34 +178,29 @@ def driver_egress(config: DistillConfig) -> Egress | None:
     return Egress("distill", DRIVER_SENDS, destination, config.api_key_env)
 
 
-def _fake(config: DistillConfig, brain_dir: Path | None) -> Driver:
+def fake_driver(config: DistillConfig, brain_dir: Path | None) -> Driver:
+    """Driver ``fake`` (this package's ``teambrain.drivers`` entry point)."""
     from ._fake import FakeDriver, fixture_dir
 
     return FakeDriver(fixture_dir(config, brain_dir))
 
 
-def _anthropic(config: DistillConfig, brain_dir: Path | None) -> Driver:
+def anthropic_driver(config: DistillConfig, brain_dir: Path | None) -> Driver:
+    """Driver ``anthropic`` (this package's ``teambrain.drivers`` entry point)."""
     from ._anthropic import AnthropicDriver
 
     return AnthropicDriver(config)
 
 
-def _openai(config: DistillConfig, brain_dir: Path | None) -> Driver:
+def openai_driver(config: DistillConfig, brain_dir: Path | None) -> Driver:
+    """Driver ``openai`` (this package's ``teambrain.drivers`` entry point)."""
     from ._openai import OpenAIDriver
 
     return OpenAIDriver(config)
 
 
-def _ollama(config: DistillConfig, brain_dir: Path | None) -> Driver:
+def ollama_driver(config: DistillConfig, brain_dir: Path | None) -> Driver:
+    """Driver ``ollama`` (this package's ``teambrain.drivers`` entry point)."""
     from ._openai import OllamaDriver
 
     return OllamaDriver(config)
-
-
-for _name, _factory in (
-    ("fake", _fake),
-    ("anthropic", _anthropic),
-    ("openai", _openai),
-    ("ollama", _ollama),
-):
-    register_driver(_name, _factory)

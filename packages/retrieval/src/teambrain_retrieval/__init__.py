@@ -3,8 +3,9 @@
 The entry point is :func:`open_retriever`, which gives a :class:`Retriever` for one brain:
 ``search``, ``search_paths``, ``context``, ``similar``, ``memory``, ``refresh``, ``rebuild``,
 ``stats``, opened as :class:`RetrieverOptions` say. :class:`SqliteBackend` is the
-contract's RetrievalBackend underneath. Embedders
-plug in through :func:`register_embedder`.
+contract's RetrievalBackend underneath. Embedders are ``teambrain.embedders`` entry points (the
+built-in local, ollama and openai ones are declared in this package's pyproject.toml; other
+packages add plugins the same way); :func:`register_embedder` adds one in-process.
 
 Names load lazily, so importing this package costs nothing until a name is used (apsw, numpy
 and onnxruntime load later still, when a search or an embedding needs them).
@@ -75,12 +76,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def _register_local() -> None:
-    """The local provider registers itself when its module loads; make sure it has."""
-    from . import _local
-
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, before=_register_local)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:  # explicit re-exports for type checkers

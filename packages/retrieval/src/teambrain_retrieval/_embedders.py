@@ -55,18 +55,46 @@ class Embedder(Protocol):
 
 
 EmbedderFactory = Callable[["EmbedderConfig", Path], Embedder]
+# The built-in providers are this package's ``teambrain.embedders`` entry points (pyproject.toml:
+# local, ollama, openai), the same mechanism plugins use; :func:`register_embedder` adds or
+# replaces one in this process (tests inject fakes with it).
+DISTRIBUTION = "teambrain-retrieval"
 _REGISTRY: dict[str, EmbedderFactory] = {}
 
 
 def register_embedder(provider: str, factory: EmbedderFactory) -> None:
     """Make ``provider`` (a ``retrieval.embedder.provider`` value) build embedders with
-    ``factory(config, repo_root)``; a later registration replaces an earlier one."""
+    ``factory(config, repo_root)`` in this process; it wins over a built-in of that name, and a
+    later registration replaces an earlier one."""
     _REGISTRY[provider] = factory
 
 
+def _builtin_providers() -> tuple[str, ...]:
+    from teambrain_schema.plugins import EMBEDDERS_GROUP, builtin_names
+
+    return builtin_names(EMBEDDERS_GROUP, DISTRIBUTION)
+
+
 def embedder_providers() -> list[str]:
-    """Registered provider names (``none`` is always accepted and means keyword search only)."""
-    return sorted({*_REGISTRY, "none"})
+    """Provider names: the built-in ones and those registered in this process (``none`` is
+    always accepted and means keyword search only)."""
+    return sorted({*_builtin_providers(), *_REGISTRY, "none"})
+
+
+def _provider_factory(provider: str) -> EmbedderFactory:
+    factory = _REGISTRY.get(provider)
+    if factory is not None:
+        return factory
+    from teambrain_schema.plugins import EMBEDDERS_GROUP, PluginProblem, load_builtin
+
+    if provider not in _builtin_providers():
+        stale = "" if _builtin_providers() else f" ({DISTRIBUTION}'s installed metadata lists no providers: reinstall it)"  # fmt: skip
+        raise EmbedderUnavailable(f"unknown embedder provider {provider!r}{stale}")
+    try:
+        built_in: EmbedderFactory = load_builtin(EMBEDDERS_GROUP, DISTRIBUTION, provider)
+    except PluginProblem as exc:
+        raise EmbedderUnavailable(exc.message) from None
+    return built_in
 
 
 def make_embedder(config: EmbedderConfig, repo_root: Path) -> Embedder | None:
@@ -91,10 +119,7 @@ def make_embedder(config: EmbedderConfig, repo_root: Path) -> Embedder | None:
         return PluginEmbedder(built, label)
     if config.provider == "none":
         return None
-    factory = _REGISTRY.get(config.provider)
-    if factory is None:
-        raise EmbedderUnavailable(f"unknown embedder provider {config.provider!r}")
-    return factory(config, repo_root)
+    return _provider_factory(config.provider)(config, repo_root)
 
 
 EMBEDDER_SENDS = "memory text and search queries"
@@ -399,7 +424,8 @@ class OpenAIEmbedder(_RemoteEmbedder):
         return _check_vectors([item.get("embedding") for item in ordered], len(texts), self.url)
 
 
-def _ollama(config: EmbedderConfig, repo_root: Path) -> Embedder:
+def ollama_embedder(config: EmbedderConfig, repo_root: Path) -> Embedder:
+    """Provider ``ollama`` (this package's ``teambrain.embedders`` entry point)."""
     return OllamaEmbedder(
         config.model or "nomic-embed-text",
         config.base_url or OLLAMA_DEFAULT_URL,
@@ -407,14 +433,11 @@ def _ollama(config: EmbedderConfig, repo_root: Path) -> Embedder:
     )
 
 
-def _openai(config: EmbedderConfig, repo_root: Path) -> Embedder:
+def openai_embedder(config: EmbedderConfig, repo_root: Path) -> Embedder:
+    """Provider ``openai`` (this package's ``teambrain.embedders`` entry point)."""
     return OpenAIEmbedder(
         config.model or "text-embedding-3-small",
         config.base_url or OPENAI_DEFAULT_URL,
         config.api_key_env or OPENAI_DEFAULT_KEY_ENV,
         config.timeout_s,
     )
-
-
-register_embedder("ollama", _ollama)
-register_embedder("openai", _openai)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._embedders import EmbedderUnavailable, normalise_rows, register_embedder
+from ._embedders import EmbedderUnavailable, normalise_rows
 from ._numpy import prepare_numpy
 from ._wordpiece import TokenizerError, WordPieceTokenizer
 
@@ -308,7 +308,8 @@ class LocalOnnxEmbedder:
         return row
 
 
-def _local(config: EmbedderConfig, repo_root: Path) -> Embedder:
+def local_embedder(config: EmbedderConfig, repo_root: Path) -> Embedder:
+    """Provider ``local``, the default (this package's ``teambrain.embedders`` entry point)."""
     import importlib.util
 
     # The runtime and the bundled model are the `local` extra: without them, say so now (one
@@ -338,6 +339,3 @@ def _local(config: EmbedderConfig, repo_root: Path) -> Embedder:
         if problem is not None:
             raise EmbedderUnavailable(f"retrieval.embedder.path: {problem}")
     return LocalOnnxEmbedder(model, weights_path=weights)
-
-
-register_embedder("local", _local)

@@ -1,7 +1,11 @@
-"""Extension points other packages fill through Python entry points: ``teambrain.embedders``
-(``retrieval.embedder.plugin``), ``teambrain.drivers`` (``distill.plugin``) and
-``teambrain.adapters`` (more tools for ``tb install``). Looked up only when asked for, never on
-the capture hook's path (reading installed packages' metadata costs milliseconds).
+"""Extension points filled through Python entry points: ``teambrain.embedders``
+(``retrieval.embedder.provider`` / ``.plugin``), ``teambrain.drivers`` (``distill.driver`` /
+``.plugin``) and ``teambrain.adapters`` (the tools of ``tb install``). teambrain's own packages
+declare their built-in embedders, drivers and agent tools in these same groups, in their own
+metadata (:func:`builtin_names`, :func:`load_builtin`: read from that one package, a fraction of
+a millisecond); every other installed package's are plugins (:func:`plugin_names`,
+:func:`load_plugin`). Looked up only when asked for, never on the capture hook's path (reading
+every installed package's metadata costs milliseconds).
 
 A plugin is someone else's code running in our process, so every call into it — importing it,
 calling its factory, calling what the factory built — goes through :func:`plugin_call`: an
@@ -27,6 +31,8 @@ __all__ = [
     "EMBEDDERS_GROUP",
     "TIMEOUT_ENV",
     "PluginProblem",
+    "builtin_names",
+    "load_builtin",
     "load_plugin",
     "load_timeout",
     "plugin_call",
@@ -50,20 +56,73 @@ class PluginProblem(Exception):
         self.message = message
 
 
+# teambrain's own distributions: what they declare in a group is built in, never a plugin.
+OWN_DISTRIBUTIONS = frozenset(
+    f"teambrain-{name}"
+    for name in ("schema", "capture", "retrieval", "distill", "sync", "mcp-server", "cli")
+)
+
+
+def _distribution_of(entry: Any) -> str:
+    """The normalised name of the distribution declaring ``entry`` ("" when unknown)."""
+    import re
+
+    name = getattr(getattr(entry, "dist", None), "name", None) or ""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 @functools.cache
 def _entry_points(group: str) -> dict[str, Any]:
-    """Entry point name → the first installed package's entry point, for ``group``: the
-    installed packages' metadata is read once per group and process."""
+    """Entry point name → the first installed package's entry point, for ``group``, leaving out
+    teambrain's own (built in, not plugins): the installed packages' metadata is read once per
+    group and process."""
     from importlib.metadata import entry_points
 
     found: dict[str, Any] = {}
     for entry in entry_points(group=group):
-        found.setdefault(entry.name, entry)
+        if _distribution_of(entry) not in OWN_DISTRIBUTIONS:
+            found.setdefault(entry.name, entry)
     return found
 
 
+@functools.cache
+def _builtin_entry_points(group: str, distribution: str) -> dict[str, Any]:
+    """The entry points teambrain package ``distribution`` declares in ``group``, in the order
+    its metadata lists them; read from that package alone."""
+    from importlib.metadata import PackageNotFoundError, distribution as installed
+
+    try:
+        entries = installed(distribution).entry_points
+    except PackageNotFoundError:
+        return {}
+    return {entry.name: entry for entry in entries if entry.group == group}
+
+
+def builtin_names(group: str, distribution: str) -> tuple[str, ...]:
+    """The names teambrain package ``distribution`` declares in ``group``, in declared order
+    (empty when it is not installed)."""
+    return tuple(_builtin_entry_points(group, distribution))
+
+
+def load_builtin(group: str, distribution: str, name: str) -> Any:
+    """The object ``distribution`` declares as ``name`` in ``group``, imported like any module
+    of ours (no plugin guard); :class:`PluginProblem` when it declares none, saying that an
+    install whose metadata lists nothing at all is stale."""
+    entry = _builtin_entry_points(group, distribution).get(name)
+    if entry is None:
+        declared = builtin_names(group, distribution)
+        if not declared:
+            raise PluginProblem(
+                f"{distribution} declares no {group} entry points: its installed metadata is "
+                f"stale or missing (reinstall it; in a checkout, `make install`)"
+            )
+        raise PluginProblem(f"{distribution} has no built-in {name!r} in {group}")
+    return entry.load()
+
+
 def plugin_names(group: str) -> tuple[str, ...]:
-    """The names installed packages register under entry-point ``group``, sorted."""
+    """The names other installed packages (not teambrain's own) register under entry-point
+    ``group``, sorted."""
     return tuple(sorted(_entry_points(group)))
 
 

@@ -1,21 +1,30 @@
 """The adapter registry: every agent tool teambrain can be wired into, and how.
 
-A plain dict filled by :func:`register_adapter`, one place to look. ``adapters.yaml`` (at the
-repository top level, and shipped in this package) describes the same adapters for people to
-review; :func:`check_adapters` proves the two say the same thing (``tb lint``, ``tb doctor`` and a
-test run it), and that every adapter with hooks has a payload normaliser for ``tb-capture``.
+Each built-in tool is one module of :mod:`.tools` defining ``ADAPTER`` (where it registers MCP
+servers, how it runs hooks, its notes, and the one-time steps it waits for from its user),
+declared as a ``teambrain.adapters`` entry point in this package's pyproject.toml — the same
+mechanism another package uses to add a tool (:func:`plugin_adapters`). :data:`ADAPTERS` holds the
+built-in ones, by name. ``adapters.yaml`` (shipped in this package; the repository's top-level
+file links to it) is generated from them for people to review (:mod:`.adapters_yaml`,
+``make adapters``); :func:`check_adapters` proves the file and the registry say the same thing
+(``tb lint``, ``tb doctor`` and a test run it), and that every adapter with hooks has a payload
+normaliser for ``tb-capture`` (``teambrain_capture._hookmap``, kept there for start-up cost).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from teambrain_capture import NORMALISERS
 from teambrain_schema import UserError
+
+if TYPE_CHECKING:
+    from .readiness import ToolContext, UserStep
 
 ConfigFormat = Literal["json", "jsonc", "toml", "yaml"]
 HandlerValue = str | int | bool
@@ -25,9 +34,7 @@ MCP_COMMAND = "tb"
 MCP_ARGS = ("serve",)
 HOOK_COMMAND = "tb-capture"
 ADAPTERS_FILE_NAME = "adapters.yaml"
-CODEX_STARTUP_GRACE_MS = 10000  # Codex's own default startup_timeout_sec
-GEMINI_MCP_TIMEOUT_MS = 60000
-MCP_REQUEST_TIMEOUT_MS = 60000  # opencode, Kilo Code: 5 s by default
+DISTRIBUTION = "teambrain-cli"  # whose teambrain.adapters entry points are the built-in tools
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,10 @@ class Adapter:
     mcp: McpTarget
     hooks: HookTarget | None = None
     aliases: tuple[str, ...] = ()
+    notes: str = ""  # what a user should know (adapters.yaml's `notes`)
+    # The one-time steps the tool waits for from its user before it loads the wiring (trust,
+    # approval), read from the tool's own files; None when there are none.
+    user_steps: Callable[[ToolContext], list[UserStep]] | None = field(default=None, compare=False)
 
     @property
     def hook_command(self) -> str:
@@ -97,7 +108,7 @@ class Adapter:
         }
 
     def as_spec(self) -> dict[str, Any]:
-        """This adapter in the shape of ``adapters.yaml`` (``AdapterSpec`` fields, no notes)."""
+        """This adapter in the shape of ``adapters.yaml`` (``AdapterSpec`` fields)."""
         spec: dict[str, Any] = {
             "name": self.name,
             "title": self.title,
@@ -116,6 +127,7 @@ class Adapter:
                 "alternate_path": self.mcp.alternate_path,
             },
             "hooks": None,
+            "notes": self.notes or None,
         }
         if self.hooks is not None:
             spec["hooks"] = {
@@ -223,348 +235,6 @@ def resolve_adapter(name: str) -> Adapter:
     raise UserError(f"unknown tool {name!r}{hint}; supported: {', '.join(names)}")
 
 
-_CLAUDE_DOCS = "https://code.claude.com/docs/en"
-register_adapter(
-    Adapter(
-        name="claude-code",
-        title="Claude Code",
-        aliases=("claude",),
-        docs=(f"{_CLAUDE_DOCS}/mcp", f"{_CLAUDE_DOCS}/hooks", f"{_CLAUDE_DOCS}/settings"),
-        mcp=McpTarget(".mcp.json", "json", "mcpServers", entry_type="stdio"),
-        hooks=HookTarget(
-            ".claude/settings.json",
-            "json",
-            ("SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "SessionEnd"),
-            matchers={"PostToolUse": "*", "PostToolUseFailure": "*"},
-            handler={"type": "command", "timeout": 10},
-        ),
-    )
-)
-register_adapter(
-    Adapter(
-        name="cursor",
-        title="Cursor",
-        docs=(
-            "https://cursor.com/docs/mcp",
-            "https://cursor.com/docs/hooks",
-            "https://cursor.com/docs/reference/third-party-hooks",
-        ),
-        mcp=McpTarget(".cursor/mcp.json", "json", "mcpServers", entry_type="stdio"),
-        hooks=HookTarget(
-            ".cursor/hooks.json",
-            "json",
-            ("sessionStart", "beforeSubmitPrompt", "postToolUse", "sessionEnd"),
-            shape="flat",
-            handler={"timeout": 10},
-            file_defaults={"version": 1},
-        ),
-    )
-)
-_CODEX_DOCS = "https://developers.openai.com/codex"
-register_adapter(
-    Adapter(
-        name="codex",
-        title="Codex CLI",
-        docs=(f"{_CODEX_DOCS}/mcp", f"{_CODEX_DOCS}/hooks", f"{_CODEX_DOCS}/config-reference"),
-        mcp=McpTarget(
-            ".codex/config.toml",
-            "toml",
-            "mcp_servers",
-            # Codex starts MCP servers with a scrubbed environment: without this the server
-            # would write to ~/.teambrain while the hooks write to $TEAMBRAIN_HOME.
-            entry={"env_vars": ["TEAMBRAIN_HOME"]},
-            # Optional servers still starting after this grace are left out of the session's
-            # first turn (default 1000 ms); see docs/cli/install.md for why not `required`.
-            file_defaults={"mcp_optional_startup_grace_ms": CODEX_STARTUP_GRACE_MS},
-        ),
-        hooks=HookTarget(
-            ".codex/config.toml",
-            "toml",
-            ("SessionStart", "UserPromptSubmit", "PostToolUse"),
-            handler={"type": "command", "timeout": 10},
-            alternate_path=".codex/hooks.json",
-        ),
-    )
-)
-_GEMINI_DOCS = "https://github.com/google-gemini/gemini-cli/blob/main/docs"
-register_adapter(
-    Adapter(
-        name="gemini-cli",
-        title="Gemini CLI",
-        aliases=("gemini",),
-        docs=(
-            f"{_GEMINI_DOCS}/tools/mcp-server.md",
-            f"{_GEMINI_DOCS}/hooks/index.md",
-            f"{_GEMINI_DOCS}/reference/configuration.md",
-        ),
-        # `timeout` bounds `gemini mcp list`'s connection test (5 s by default: a loaded machine
-        # reported teambrain Disconnected) and each tool call (10 minutes by default).
-        mcp=McpTarget(
-            ".gemini/settings.json", "jsonc", "mcpServers", entry={"timeout": GEMINI_MCP_TIMEOUT_MS}
-        ),
-        hooks=HookTarget(
-            ".gemini/settings.json",
-            "jsonc",
-            ("SessionStart", "BeforeAgent", "AfterTool", "SessionEnd"),
-            matchers={"AfterTool": "*"},
-            handler={"type": "command", "name": "teambrain-capture", "timeout": 10000},
-        ),
-    )
-)
-_VSCODE_DOCS = "https://code.visualstudio.com/docs"
-register_adapter(
-    Adapter(
-        name="vscode",
-        title="VS Code (Copilot agent mode)",
-        aliases=("copilot",),
-        docs=(
-            f"{_VSCODE_DOCS}/agents/reference/mcp-configuration",
-            f"{_VSCODE_DOCS}/agent-customization/hooks",
-            f"{_VSCODE_DOCS}/agents/reference/hooks-reference",
-        ),
-        mcp=McpTarget(".vscode/mcp.json", "jsonc", "servers", entry_type="stdio"),
-        hooks=HookTarget(
-            ".github/hooks/teambrain.json",
-            "jsonc",
-            ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"),
-            shape="flat",
-            handler={"type": "command", "timeout": 10},
-        ),
-    )
-)
-register_adapter(
-    Adapter(
-        name="windsurf",
-        title="Windsurf (Cascade)",
-        docs=(
-            "https://docs.windsurf.com/windsurf/cascade/mcp",
-            "https://docs.windsurf.com/windsurf/cascade/hooks",
-        ),
-        mcp=McpTarget("~/.codeium/windsurf/mcp_config.json", "json", "mcpServers", scope="user"),
-        hooks=HookTarget(
-            ".windsurf/hooks.json",
-            "json",
-            ("pre_user_prompt", "post_read_code", "post_write_code", "post_run_command"),
-            shape="flat",
-            handler={"show_output": False},
-        ),
-    )
-)
-register_adapter(
-    Adapter(
-        name="kiro",
-        title="Kiro",
-        docs=("https://kiro.dev/docs/mcp/configuration",),
-        mcp=McpTarget(".kiro/settings/mcp.json", "json", "mcpServers"),
-    )
-)
-
-_QWEN_DOCS = "https://qwenlm.github.io/qwen-code-docs/en/users"
-register_adapter(
-    Adapter(
-        name="qwen-code",
-        title="Qwen Code",
-        aliases=("qwen",),
-        docs=(
-            f"{_QWEN_DOCS}/features/mcp",
-            f"{_QWEN_DOCS}/features/hooks",
-            f"{_QWEN_DOCS}/configuration/trusted-folders",
-        ),
-        # No extra fields: Qwen Code binds a server approval to a hash of the whole entry.
-        mcp=McpTarget(".qwen/settings.json", "jsonc", "mcpServers"),
-        hooks=HookTarget(
-            ".qwen/settings.json",
-            "jsonc",
-            ("SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "SessionEnd"),
-            matchers={"PostToolUse": "*", "PostToolUseFailure": "*"},
-            handler={"type": "command", "timeout": 10},  # seconds (values >= 1000 read as ms)
-        ),
-    )
-)
-_COPILOT_CLI_DOCS = "https://docs.github.com/en/copilot"
-register_adapter(
-    Adapter(
-        name="copilot-cli",
-        title="GitHub Copilot CLI",
-        aliases=("github-copilot-cli",),
-        docs=(
-            f"{_COPILOT_CLI_DOCS}/how-tos/copilot-cli/set-up-copilot-cli/configure-copilot-cli",
-            f"{_COPILOT_CLI_DOCS}/reference/copilot-cli-reference/cli-hooks-reference",
-        ),
-        mcp=McpTarget(
-            ".github/mcp.json", "json", "mcpServers", entry_type="local", entry={"tools": ["*"]}
-        ),
-        # Copilot CLI runs every .github/hooks/*.json (VS Code's file too, and VS Code this one):
-        # each `tb-capture` drops the other tool's payloads. PascalCase event names get
-        # Claude-compatible payloads (hook_event_name, session_id).
-        hooks=HookTarget(
-            ".github/hooks/teambrain-copilot-cli.json",
-            "json",
-            ("SessionStart", "UserPromptSubmit", "PostToolUse", "SessionEnd"),
-            shape="flat",
-            handler={"type": "command", "timeoutSec": 10},
-            file_defaults={"version": 1},
-        ),
-    )
-)
-
-register_adapter(
-    Adapter(
-        name="auggie",
-        title="Auggie (Augment Code CLI)",
-        aliases=("augment",),
-        docs=(
-            "https://docs.augmentcode.com/cli/integrations",
-            "https://docs.augmentcode.com/cli/hooks",
-        ),
-        mcp=McpTarget(".augment/settings.json", "jsonc", "mcpServers", entry_type="stdio"),
-        hooks=HookTarget(
-            ".augment/settings.json",
-            "jsonc",
-            ("SessionStart", "PromptSubmit", "PostToolUse", "SessionEnd"),
-            matchers={"PostToolUse": ".*"},
-            handler={"type": "command", "timeout": 10000},  # milliseconds
-        ),
-    )
-)
-register_adapter(
-    Adapter(
-        name="cline",
-        title="Cline",
-        docs=(
-            "https://docs.cline.bot/mcp/configuring-mcp-servers",
-            "https://docs.cline.bot/customization/hooks",
-        ),
-        # Cline reads MCP servers only per user, so that opening a repository cannot start one.
-        mcp=McpTarget(
-            "~/.cline/data/settings/cline_mcp_settings.json", "json", "mcpServers", scope="user"
-        ),
-        hooks=HookTarget(
-            ".clinerules/hooks",
-            "script",
-            ("TaskStart", "UserPromptSubmit", "PostToolUse", "TaskComplete", "TaskCancel"),
-            shape="script",
-        ),
-    )
-)
-_FACTORY_DOCS = "https://docs.factory.ai"
-register_adapter(
-    Adapter(
-        name="factory-droid",
-        title="Factory Droid",
-        aliases=("droid", "factory"),
-        docs=(
-            f"{_FACTORY_DOCS}/cli/configuration/mcp",
-            f"{_FACTORY_DOCS}/reference/hooks-reference",
-        ),
-        mcp=McpTarget(".factory/mcp.json", "json", "mcpServers", entry_type="stdio"),
-        hooks=HookTarget(
-            ".factory/settings.json",
-            "json",
-            ("SessionStart", "UserPromptSubmit", "PostToolUse", "SessionEnd"),
-            matchers={"PostToolUse": "*"},
-            handler={"type": "command", "timeout": 10},  # seconds
-        ),
-    )
-)
-register_adapter(
-    Adapter(
-        name="continue",
-        title="Continue",
-        aliases=("cn", "continue-cli"),
-        docs=(
-            "https://docs.continue.dev/customize/deep-dives/mcp",
-            "https://docs.continue.dev/cli/configuration",
-        ),
-        # A config block of its own: the IDE extension loads .continue/mcpServers/*.yaml; the CLI
-        # takes it with `cn --mcp` (1.5.47 reads no project MCP files by itself).
-        mcp=McpTarget(
-            ".continue/mcpServers/teambrain.yaml",
-            "yaml",
-            "mcpServers",
-            servers="list",
-            file_defaults={"name": "teambrain", "version": "0.0.1", "schema": "v1"},
-        ),
-    )
-)
-register_adapter(
-    Adapter(
-        name="crush",
-        title="Crush",
-        docs=("https://github.com/charmbracelet/crush#configuration",),
-        mcp=McpTarget(".crush.json", "json", "mcp", entry_type="stdio"),
-    )
-)
-
-
-def _opencode_like(config: str, plugin_folder: str) -> tuple[McpTarget, HookTarget]:
-    """opencode's wiring, which its fork Kilo Code shares: `mcp` entries with one command list
-    (`timeout` bounds each MCP request, 5 s by default, and the first may build the index), and,
-    having no command hooks, a plugin (shipped in this package) that hands events to tb-capture."""
-    mcp = McpTarget(
-        f"{config}.json",
-        "jsonc",
-        "mcp",
-        entry_type="local",
-        command_style="array",
-        entry={"enabled": True, "timeout": MCP_REQUEST_TIMEOUT_MS},
-        alternate_path=f"{config}.jsonc",
-    )
-    hooks = HookTarget(
-        f"{plugin_folder}/plugins/teambrain.js",
-        "script",
-        ("session.created", "chat.message", "tool.execute.after", "session.deleted"),
-        shape="plugin",
-    )
-    return mcp, hooks
-
-
-_OPENCODE_MCP, _OPENCODE_HOOKS = _opencode_like("opencode", ".opencode")
-register_adapter(
-    Adapter(
-        name="opencode",
-        title="opencode",
-        docs=("https://opencode.ai/docs/mcp-servers", "https://opencode.ai/docs/plugins"),
-        mcp=_OPENCODE_MCP,
-        hooks=_OPENCODE_HOOKS,
-    )
-)
-_KILO_MCP, _KILO_HOOKS = _opencode_like("kilo", ".kilo")  # it reads opencode.json too
-register_adapter(
-    Adapter(
-        name="kilocode",
-        title="Kilo Code CLI",
-        aliases=("kilo",),
-        docs=(
-            "https://kilo.ai/docs/cli",
-            "https://kilo.ai/docs/features/mcp/using-mcp-in-kilo-code",
-        ),
-        mcp=_KILO_MCP,
-        hooks=_KILO_HOOKS,
-    )
-)
-register_adapter(
-    Adapter(
-        name="zed",
-        title="Zed",
-        docs=("https://zed.dev/docs/ai/mcp", "https://zed.dev/docs/worktree-trust"),
-        mcp=McpTarget(".zed/settings.json", "jsonc", "context_servers"),
-    )
-)
-register_adapter(
-    Adapter(
-        name="junie",
-        title="JetBrains Junie",
-        aliases=("jetbrains",),
-        docs=(
-            "https://www.jetbrains.com/help/junie/model-context-protocol-mcp.html",
-            "https://www.jetbrains.com/help/ai-assistant/mcp.html",
-        ),
-        mcp=McpTarget(".junie/mcp/mcp.json", "json", "mcpServers"),
-    )
-)
-
-
 @dataclass(frozen=True)
 class AdapterProblem:
     """One way ``adapters.yaml`` and the code registry disagree (``line`` 1-based in the file)."""
@@ -628,7 +298,7 @@ def check_adapters(path: Path | None = None) -> list[AdapterProblem]:
             )
         )
     for name in sorted(set(described) & set(ADAPTERS)):
-        theirs = described[name].model_dump(exclude={"notes"})
+        theirs = described[name].model_dump()
         for difference in _differences(name, ADAPTERS[name].as_spec(), theirs):
             problems.append(AdapterProblem(difference, _line_of(text, name), name))
     for name, adapter in sorted(ADAPTERS.items()):
@@ -639,3 +309,23 @@ def check_adapters(path: Path | None = None) -> list[AdapterProblem]:
                 )
             )
     return problems
+
+
+def _load_builtin_adapters() -> None:
+    """Fill :data:`ADAPTERS` from this package's ``teambrain.adapters`` entry points, by name."""
+    from teambrain_schema.plugins import ADAPTERS_GROUP, builtin_names, load_builtin
+
+    names = builtin_names(ADAPTERS_GROUP, DISTRIBUTION)
+    if not names:
+        raise RuntimeError(
+            f"{DISTRIBUTION}'s installed metadata declares no {ADAPTERS_GROUP} entry points: the "
+            "install is stale (reinstall teambrain-cli; in a checkout, `make install`)"
+        )
+    for name in sorted(names):
+        adapter = load_builtin(ADAPTERS_GROUP, DISTRIBUTION, name)
+        if not isinstance(adapter, Adapter) or adapter.name != name:
+            raise RuntimeError(f"entry point {name!r} of {ADAPTERS_GROUP} is not adapter {name!r}")
+        register_adapter(adapter)
+
+
+_load_builtin_adapters()

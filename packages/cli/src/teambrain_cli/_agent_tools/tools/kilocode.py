@@ -1,0 +1,37 @@
+"""Kilo Code CLI: where it registers MCP servers and runs hooks, as its documentation says.
+
+What its documentation says (and, where noted, what was verified with the tool itself):
+
+Kilo Code CLI (@kilocode/cli 7.8.1 running its linux-x64 build 7.7.9: the registry here serves
+no 7.8.1 build), verified: `kilo mcp list` starts the server and shows it connected, and a
+headless `kilo run` calls memory_context. An opencode fork: kilo.json or kilo.jsonc (also
+opencode.json, and each inside .kilo/ or .kilocode/), key `mcp`, the same local entries; no
+command hooks, opencode's plugin API in .kilo/plugins/ (verified with the same plugin).
+
+Its hook payloads are read by ``teambrain_capture._hookmap.opencode`` (capture keeps
+every normaliser in one module: the hook imports nothing else).
+"""
+
+from __future__ import annotations
+
+from ..registry import Adapter
+from .opencode import opencode_like
+
+_KILO_MCP, _KILO_HOOKS = opencode_like("kilo", ".kilo")  # it reads opencode.json too
+
+ADAPTER = Adapter(
+    name="kilocode",
+    title="Kilo Code CLI",
+    aliases=("kilo",),
+    docs=(
+        "https://kilo.ai/docs/cli",
+        "https://kilo.ai/docs/features/mcp/using-mcp-in-kilo-code",
+    ),
+    mcp=_KILO_MCP,
+    hooks=_KILO_HOOKS,
+    notes=(
+        "Kilo Code, like opencode, has no command hooks: tb install writes the same small "
+        "plugin, .kilo/plugins/teambrain.js, which hands session events to tb-capture "
+        "kilocode."
+    ),
+)

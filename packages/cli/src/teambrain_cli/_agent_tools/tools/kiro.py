@@ -1,0 +1,22 @@
+"""Kiro: where it registers MCP servers, as its documentation says.
+
+What its documentation says (and, where noted, what was verified with the tool itself):
+
+https://kiro.dev/docs/mcp/configuration (.kiro/settings/mcp.json, mcpServers; workspace
+  config wins over ~/.kiro/settings/mcp.json). Kiro's hooks are agent-scoped files with their
+  own trigger model and are not wired yet: MCP only, no capture.
+
+MCP only: no hooks, so nothing is captured from its sessions.
+"""
+
+from __future__ import annotations
+
+from ..registry import Adapter, McpTarget
+
+ADAPTER = Adapter(
+    name="kiro",
+    title="Kiro",
+    docs=("https://kiro.dev/docs/mcp/configuration",),
+    mcp=McpTarget(".kiro/settings/mcp.json", "json", "mcpServers"),
+    notes=("MCP only: agents read the brain, but Kiro sessions are not captured."),
+)
