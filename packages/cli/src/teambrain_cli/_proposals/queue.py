@@ -102,7 +102,8 @@ def find_candidate(machine: MachineLayout, given: str) -> Candidate:
     listing = list_candidates(machine)
     ids = [c.candidate_id for c in listing.candidates]
     found = load_candidate(
-        resolve_id(ids, given, what="candidate", listing="tb candidates --all"), machine=machine
+        resolve_id(ids, given, what="candidate", listing="tb candidates list --status all"),
+        machine=machine,
     )
     if found is None:  # removed since it was listed
         raise UserError(f"candidate {given!r} is gone from {machine.candidates}")
