@@ -23,7 +23,17 @@ import pytest
 from teamharness import GH_STANDIN
 from test_docs_examples import ROOT, is_template, tb_lines
 
-from conftest import git, tb_path
+
+def tb_path() -> str:
+    """The installed ``tb`` of this environment (as conftest.py finds it)."""
+    found = shutil.which("tb", path=str(Path(sys.executable).parent)) or shutil.which("tb")
+    assert found, "tb is not installed in this environment (run `make install`)"
+    return found
+
+
+def git(*args: str, cwd: Path) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
 
 PAGES = sorted((ROOT / "docs").rglob("*.md"))
 CANDIDATE = "01KB2F0A1S9Y4Q7V3C8D5E7QH2"  # what docs/cli/candidates.md names as 7QH2

@@ -10,11 +10,18 @@ import re
 import shutil
 import struct
 import subprocess
+import sys
 import termios
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import tb_path
+
+def tb_path() -> str:
+    """The installed ``tb`` of this environment (as conftest.py finds it)."""
+    found = shutil.which("tb", path=str(Path(sys.executable).parent)) or shutil.which("tb")
+    assert found, "tb is not installed in this environment (run `make install`)"
+    return found
+
 
 ROOT = Path(__file__).resolve().parents[1]
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
