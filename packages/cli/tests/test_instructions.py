@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import pytest
 from hypothesis import example, given, settings, strategies as st
 from teambrain_cli._instructions.export import current_section, with_section
 from teambrain_cli._instructions.markdown import (
@@ -13,6 +14,7 @@ from teambrain_cli._instructions.markdown import (
     _HEADING,
     MAX_TITLE,
     MAX_WORDS,
+    clean_heading,
     split_front_matter,
     split_pieces,
 )
@@ -93,3 +95,22 @@ def test_the_export_section_replaces_only_itself(around: str, inner: str) -> Non
     assert current_section(twice) == other
     assert twice.replace(other, "") == once.replace(section, "")  # the rest byte for byte
     assert without_exported_section(once).replace("\n", "") == around.replace("\n", "")
+
+
+@pytest.mark.parametrize("unit", ["[", "[a](", "*a", "_a ", "[a]("])
+def test_a_committed_heading_costs_linear_time(unit: str) -> None:
+    """Issue 32 point 3: "[[[[…" of 48 KB took ~7 s (each "[" rescanned the line); growing the
+    heading 16x costs about 16x (thread CPU time, so a loaded machine does not count)."""
+    import time
+
+    def cost(size: int) -> float:
+        text = unit * (size // len(unit))
+        best = float("inf")
+        for _ in range(3):
+            started = time.thread_time()
+            clean_heading(text)
+            best = min(best, time.thread_time() - started)
+        return best
+
+    small, large = cost(3_000), cost(48_000)
+    assert large <= 64 * max(small, 0.005), (small, large)
