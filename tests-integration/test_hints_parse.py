@@ -54,3 +54,45 @@ def test_every_hint_tb_gives_parses(source: str, line: str) -> None:
         # a verb or an option named in prose (`tb retire`, `--since`), not a whole command
     except click.ClickException as exc:
         pytest.fail(f"{source}: `{line}`: {exc.format_message()}")
+
+
+def help_examples() -> list[str]:
+    """The `tb …` lines of every verb's and subcommand's --help "Examples:" section, each
+    without the description after it (two spaces or more) and without what a pipe feeds."""
+    from teambrain_cli import cli
+
+    found: list[str] = []
+
+    def walk(command: click.Command, path: list[str]) -> None:
+        ctx = click.Context(command, info_name=" ".join(path))
+        text = command.get_help(ctx)
+        if "Examples:" in text:
+            for raw in text.split("Examples:", 1)[1].splitlines():
+                line = re.split(r"\s{2,}|\s\||\s&&|\s>", raw.strip())[0]
+                if line.startswith("tb ") and not TEMPLATE.search(line):
+                    found.append(line)
+        if isinstance(command, click.Group):
+            for name in command.list_commands(ctx):
+                sub = command.get_command(ctx, name)
+                if sub is not None:
+                    walk(sub, [*path, name])
+
+    walk(cli, ["tb"])
+    return sorted(set(found))
+
+
+EXAMPLES = help_examples()
+
+
+def test_the_help_shows_examples_to_check() -> None:
+    assert len(EXAMPLES) > 40
+
+
+@pytest.mark.parametrize("line", EXAMPLES)
+def test_every_help_example_parses(line: str) -> None:
+    try:
+        parse(shlex.split(line)[1:])
+    except click.exceptions.Exit:
+        pass
+    except click.ClickException as exc:
+        pytest.fail(f"`{line}` (an example in --help): {exc.format_message()}")
