@@ -148,3 +148,17 @@ def _indexed(view: BrainView, ui_world: Any) -> Any:
     return list_indexed(
         view, catalog, stale_reasons(view, catalog, {e.id for e in catalog.entries})
     )
+
+
+def test_the_stale_view_from_the_index_is_what_reading_every_file_says(ui_world: Any) -> None:
+    """The stale view re-reads only the files the index's listing found stale, for line
+    numbers and moves: the same rows as the whole brain's pass."""
+    from teambrain_cli._ui.stale import stale_rows
+
+    clone = ui_world.dev.clone
+    view = BrainView(BrainLayout(clone), clone)
+    listing = _indexed(view, ui_world)
+    paths = {row.path for row in listing.memories if row.stale}
+    whole = stale_rows(view.layout)
+    assert len(whole) >= 2
+    assert stale_rows(view.layout, paths) == whole

@@ -178,6 +178,8 @@ class BrainListing:
 def _retirement_reasons(view: BrainView, retired: set[str]) -> dict[str, str]:
     """Why each retired memory was retired: INDEX.md as generated, else the retirement's
     commit message (proposals no longer touch INDEX.md; the default branch regenerates it)."""
+    if not retired:  # nothing to explain: INDEX.md is not even read
+        return {}
     from teambrain_schema.brain import read_text_safely
     from teambrain_schema.index_md import parse_retirement_reasons
 

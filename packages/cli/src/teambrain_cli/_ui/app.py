@@ -169,7 +169,10 @@ class Pages:
     def stale(self, request: Request) -> Response:
         from .stale import stale_rows
 
-        rows = stale_rows(self.ctx.layout)
+        browsed = self.ctx.listing()  # which may be stale, from the index: their files only
+        browsed.check_all()
+        paths = {row.path for row in browsed.listing.memories if browsed.stale.get(row.id)}
+        rows = stale_rows(self.ctx.layout, paths)
         result = self.ctx.recall(request.query_params.get("result"))
         return self.render("stale.html", request, rows=rows, result=result)
 

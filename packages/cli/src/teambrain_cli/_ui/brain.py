@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from .._browse import MemoryFilter, MemorySummary
@@ -96,33 +98,34 @@ def wanted_from(params: Mapping[str, str]) -> MemoryFilter:
     )  # fmt: skip
 
 
-_DIMENSIONS: dict[str, Callable[[MemorySummary], Sequence[str]]] = {
-    # facet → the row's values for it
-    "class": lambda r: (r.memory_class,),
-    "priority": lambda r: (r.priority,),
-    "scope": lambda r: (r.scope,),
-    "tag": lambda r: r.tags,
-    "status": lambda r: (r.status,),
+_DIMENSIONS: dict[str, Callable[[Sequence[MemorySummary]], Iterable[str]]] = {
+    # facet → the values of rows for it, one per row and value (counted at C speed)
+    "class": lambda rows: map(attrgetter("memory_class"), rows),
+    "priority": lambda rows: map(attrgetter("priority"), rows),
+    "scope": lambda rows: map(attrgetter("scope"), rows),
+    "tag": lambda rows: chain.from_iterable(map(attrgetter("tags"), rows)),
+    "status": lambda rows: map(attrgetter("status"), rows),
 }
 
 
-def _facets(rows: Sequence[MemorySummary], wanted: MemoryFilter) -> dict[str, list[Facet]]:
+def _facets(
+    rows: Sequence[MemorySummary], wanted: MemoryFilter, kept: Sequence[MemorySummary]
+) -> dict[str, list[Facet]]:
     """For each dimension, the values present among the memories every *other* filter keeps.
 
-    One pass: a row the whole filter keeps counts in every dimension; a row it does not keep
-    (few, unless a filter is chosen) is tried against each dimension's filter left open."""
+    ``kept`` (the rows the whole filter keeps) serves every dimension no value is chosen in;
+    a dimension with a chosen value takes one pass with its own filter left open."""
     replace = dataclasses.replace
     relaxed = {
         "class": replace(wanted, classes=()), "priority": replace(wanted, priorities=()),
         "scope": replace(wanted, scopes=()), "tag": replace(wanted, tags=()),
         "status": replace(wanted, status="all"),
     }  # fmt: skip
-    counts: dict[str, Counter[str]] = {name: Counter() for name in _DIMENSIONS}
-    for row in rows:
-        whole = wanted.matches(row)
-        for name, values in _DIMENSIONS.items():
-            if whole or relaxed[name].matches(row):
-                counts[name].update(values(row))
+    counts: dict[str, Counter[str]] = {}
+    for name, values in _DIMENSIONS.items():
+        loose = relaxed[name]
+        among = kept if loose == wanted else [row for row in rows if loose.matches(row)]
+        counts[name] = Counter(values(among))
     chosen = {
         "class": wanted.classes, "priority": wanted.priorities, "scope": wanted.scopes,
         "tag": wanted.tags,
@@ -167,7 +170,7 @@ def browse(browsed: Browsed, wanted: MemoryFilter, page: int) -> BrainPage:
         total=browsed.listing.total,
         page=page,
         pages=pages,
-        facets=_facets(rows, wanted),
+        facets=_facets(rows, wanted, kept),
         problems=[f"{p.relpath}: {p.message}" for p in browsed.listing.problems],
     )
 

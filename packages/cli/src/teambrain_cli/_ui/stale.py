@@ -4,6 +4,7 @@ action ``tb propose --fix-citations`` takes."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,10 +44,19 @@ class StaleRow:
         return any(c.moved_to for c in self.citations)
 
 
-def stale_rows(layout: BrainLayout) -> list[StaleRow]:
-    """Every live memory of the checkout's brain that may be stale, in path order."""
+def stale_rows(layout: BrainLayout, among: Collection[str] | None = None) -> list[StaleRow]:
+    """Every live memory of the checkout's brain that may be stale, in path order. ``among``
+    (repository-relative paths: those the index's listing found stale) limits the files read
+    and checked again for line numbers and moves to those; None reads the whole brain."""
+    brain = None
+    if among is not None:
+        from teambrain_schema.brain import brain_file_paths, load_brain_files
+
+        wanted = set(among)
+        paths = [p for p in brain_file_paths(layout) if layout.relative(p) in wanted]
+        brain = load_brain_files(layout, paths)
     rows = []
-    for memory in stale_memories(layout):
+    for memory in stale_memories(layout, brain=brain):
         citations = [
             StaleCitationRow(stale.citation.text, line, stale.reason, stale.moved_to)
             for stale, line in memory.citations
