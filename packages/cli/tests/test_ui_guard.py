@@ -3,6 +3,7 @@ answer carries the headers that keep a page from loading anything else."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import anyio
@@ -150,7 +151,21 @@ def _call(request: dict[str, Any]) -> tuple[int, dict[bytes, bytes], bytes, dict
         wrapped = Guard(inner, secret=SECRET, port=PORT)
         await wrapped(request, receive, send)
 
-    anyio.run(main)
+    # On a thread of its own: a browser test's Playwright keeps an event loop running on this
+    # one when both share a test process (anyio.run would refuse to start).
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            anyio.run(main)
+        except BaseException as exc:  # re-raised on the test's thread
+            failed.append(exc)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    if failed:
+        raise failed[0]
     start, body = sent[0], b"".join(m.get("body", b"") for m in sent[1:])
     return start["status"], dict(start["headers"]), body, seen
 
