@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 import pytest
+from hypothesis import given, strategies as st
 from teambrain_cli._main import SUMMARIES, cli, run
 
 VERBS = cli.list_commands(click.Context(cli))
@@ -97,3 +98,25 @@ def test_fit_and_fit_middle_keep_within_the_width() -> None:
     for width in (10, 40, 86, 100):
         assert len(fit(path, width)) <= width and len(fit_middle(path, width)) <= width
     assert fit_middle(path, 40).endswith("flaky.md") and fit(path, None) == path
+
+
+@given(
+    text=st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")) | st.just("\n"),
+                 max_size=400),
+    width=st.integers(min_value=20, max_value=200),
+)  # fmt: skip
+def test_wrap_text_fits_every_line_and_keeps_every_character(text: str, width: int) -> None:
+    from teambrain_cli._console.output import wrap_text
+
+    wrapped = wrap_text(text, width)
+    assert all(len(line) <= width for line in wrapped.split("\n"))
+    assert "".join(wrapped.split()) == "".join(text.split())
+    assert wrap_text(text, None) == text
+
+
+def test_wrap_text_leaves_a_coloured_line_that_fits_alone() -> None:
+    from teambrain_cli._console.output import wrap_text
+
+    line = click.style("ok", fg="green") + " " + "x" * 95
+    assert wrap_text(line, 100) == line
+    assert wrap_text("  1. " + "word " * 30, 40).split("\n")[1].startswith("     word")

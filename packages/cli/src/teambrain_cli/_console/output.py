@@ -32,6 +32,7 @@ def echo(text: str, *, hang: int | None = None) -> None:
     click.echo(wrap_text(text, terminal_width(), hang=hang))
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LABEL = re.compile(r"\s*(?:\d+\.|[-*•]|note:|fix:|Note:)\s+")
 
 
@@ -44,7 +45,7 @@ def wrap_text(text: str, width: int | None, *, hang: int | None = None) -> str:
 
     out: list[str] = []
     for line in text.split("\n"):
-        if len(line) <= width:
+        if len(_ANSI.sub("", line)) <= width or "\r" in line:  # fits, or redraws itself
             out.append(line)
             continue
         label = _LABEL.match(line)
