@@ -75,3 +75,25 @@ def test_a_long_word_is_read_once_and_a_url_after_it_is_still_no_path() -> None:
     found = extract_mentions(f"{word} https://example.com/a/b.py and src/app.py", [])
     assert found == ["src/app.py"]
     assert extract_mentions(f"{word}.py", []) == [f"{word}.py"]
+
+
+@pytest.mark.parametrize("unit", ["a/", "a.b/", "*a", "**/", "a"])
+def test_path_score_grows_linearly(unit: str) -> None:
+    """Issue 32 point 3: a path or glob of thousands of components costs about 16x more when
+    16x longer (thread CPU time: a loaded machine does not count)."""
+    import time
+
+    mention = "src/" + "a" * 200 + ".py"
+
+    def cost(size: int) -> float:
+        query = unit * (size // len(unit))
+        best = float("inf")
+        for _ in range(3):
+            started = time.thread_time()
+            path_score(query, mention)
+            path_score(mention, query)
+            best = min(best, time.thread_time() - started)
+        return best
+
+    small, large = cost(3_000), cost(48_000)
+    assert large <= 64 * max(small, 0.005), (small, large)

@@ -64,7 +64,9 @@ def _is_prefix(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
 
 
 def _suffix_run(query: tuple[str, ...], mention: tuple[str, ...]) -> int:
-    """Length of the longest tail of ``query`` found as a contiguous run inside ``mention``."""
+    """Length of the longest tail of ``query`` found as a contiguous run inside ``mention``
+    (of its last 32 components: a path of thousands of ``a/`` cost their square)."""
+    query = query[-32:]
     for length in range(len(query), 0, -1):
         tail = query[-length:]
         if any(mention[i : i + length] == tail for i in range(len(mention) - length + 1)):
