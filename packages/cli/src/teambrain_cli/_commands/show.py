@@ -112,4 +112,9 @@ def command(memory_id: str, as_agent: bool, ref: str | None, at: str | None, as_
         return
     if view.commit:
         click.echo(f"(the brain as of {view.requested}: commit {view.commit[:12]})", err=True)
-    echo("\n".join(format_detail(detail, as_agent=as_agent)))
+    lines = "\n".join(format_detail(detail, as_agent=as_agent))
+    # --agent is the fenced text exactly as agents get it: never re-wrapped, even on a terminal.
+    if as_agent:
+        click.echo(lines)
+    else:
+        echo(lines)
