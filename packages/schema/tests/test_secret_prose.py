@@ -103,7 +103,9 @@ def test_wide_phrasings_reach_no_spool(text: str, secret: str) -> None:
     ["the error code is 404", "the code is beautiful.", "the key is a UUID",
      "the password is stored in the vault", "the password is something users forget",
      "follows moved code: 01KB2F0A1S9Y4Q7V3C8D5E6F03 Where checkout lives",
-     "use python 3.11 / 3.12 in CI", "read / write access is enough"],
+     "use python 3.11 / 3.12 in CI", "read / write access is enough",
+     "use x86 / arm64 runners", "try amd64 / aarch64 images", "use node18 / node20 in CI",
+     "use utf-8 / latin-1 encoding", "use staging / prod-eu1 clusters"],
 )  # fmt: skip
 def test_wide_look_alikes_are_kept(text: str) -> None:
     assert scrub_text(text) == text

@@ -171,9 +171,11 @@ _USER_PASS: Final = re.compile(
     r"(?P<user>[\w.@\-]{1,64})\s*[/:]\s*(?P<value>[^\s\"'`]{3,128})"
 )
 # "log in with root / t00rt00r", "sign in as tester / Test1234", and a default account's pair
-# typed bare: "admin / admin123 works", "use tester / Test1234".
+# typed bare: "admin / admin123 works", "use backup / Nas#Backup77". After "use" or "try" only
+# a value with upper and lower case letters and digits is a password ("use x86 / arm64
+# runners", "use node18 / node20", "use staging / prod-eu1" are not pairs).
 _SIGN_IN_PAIR: Final = re.compile(
-    r"(?i)(?:\b(?:log(?:ged)?[\s\-]?in|sign(?:ed)?[\s\-]?in|use|try)\s+(?:(?:as|with|using)\s+)?"
+    r"(?i)(?:\b(?:log(?:ged)?[\s\-]?in|sign(?:ed)?[\s\-]?in|(?P<cue>use|try))\s+(?:(?:as|with|using)\s+)?"
     r"|(?<![^\s(])(?=(?:admin|administrator|root|guest|test|tester|demo|user|deploy|ubuntu|postgres|"
     r"sa|sysop|operator|jenkins|elastic|pi|oracle|ec2-user)\s*/))"
     r"(?P<user>[\w.@\-]{1,64})\s*/\s*(?P<value>[^\s\"'`/]{3,128})"
@@ -401,6 +403,12 @@ def find_secrets(text: str) -> list[SecretFinding]:
     for match in _SIGN_IN_PAIR.finditer(text):
         value = match.group("value").rstrip(".,;:!?)]}")
         strong = any(c.isdigit() for c in value) or not value.isalnum()
+        if match.group("cue") and (
+            any(c.isdigit() for c in match.group("user"))
+            or not (any(c.isupper() for c in value) and any(c.islower() for c in value))
+            or not any(c.isdigit() for c in value)
+        ):
+            continue
         if (
             strong
             and len(value) >= 4
