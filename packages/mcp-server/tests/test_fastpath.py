@@ -50,3 +50,40 @@ def test_fast_and_sdk_answers_are_the_same_whatever_the_revision(
     fast, sdk = _exchange(tmp_path, revision, True), _exchange(tmp_path, revision, False)
     assert [m["id"] for m in fast] == [1, 2, 3, 4]
     assert fast == sdk
+
+
+@pytest.mark.parametrize(
+    "installed",
+    [{"mcp": "2.99.0"}, {"teambrain-schema": "9.0.0"}, {"mcp": "0+unknown"}],
+    ids=["another-sdk", "another-contract", "no-sdk-metadata"],
+)
+def test_a_recording_made_with_other_versions_is_not_served(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, installed: dict[str, str]
+) -> None:
+    """A range-compatible install of another SDK or contract may answer tools/list otherwise:
+    the fast path then answers nothing and the SDK answers everything."""
+    from teambrain_mcp_server import _fastpath
+
+    recorded = json.loads(SNAPSHOT.read_text("utf-8"))
+    assert _fastpath.Handshake.load("1.0") is not None  # the recording of what is installed
+    versions = {**recorded.get("recordedWith", {}), **installed}
+    monkeypatch.setattr(_fastpath, "installed_versions", lambda: versions, raising=False)
+    assert _fastpath.Handshake.load("1.0") is None
+    old = tmp_path / "_handshake.json"  # a recording from before versions were kept
+    old.write_text(json.dumps({k: v for k, v in recorded.items() if k != "recordedWith"}))
+    monkeypatch.setattr(_fastpath, "SNAPSHOT", old)
+    assert _fastpath.Handshake.load("1.0") is None
+
+
+def test_the_recording_keeps_one_answer_for_every_revision() -> None:
+    from teambrain_mcp_server._fastpath import PROTOCOL_MARK, Handshake
+
+    recorded = json.loads(SNAPSHOT.read_text("utf-8"))
+    assert recorded["initialize"]["protocolVersion"] == PROTOCOL_MARK
+    handshake = Handshake.load("1.0")
+    assert handshake is not None
+    for revision in recorded["revisions"]:
+        answer = handshake.result(revision, "initialize")
+        assert answer["protocolVersion"] == revision
+        assert answer["serverInfo"]["version"] == "1.0"
+        assert handshake.result(revision, "tools/list") == recorded["toolsList"]

@@ -5,9 +5,11 @@ for every protocol revision), and agent tools give a server only a few seconds b
 start without it (Codex CLI omits a "pending" server; Gemini CLI shows it disconnected under
 load). So the server claims stdio with its stdlib wire, starts building the real server on a
 thread, and answers ``initialize``, ``notifications/initialized``, ``ping`` and ``tools/list``
-itself from ``_handshake.json`` — what the SDK server answered for each handshake protocol
-revision, recorded by ``python -m teambrain_mcp_server._fastpath --write`` and checked against
-the live SDK server by the tests. The first other message (a tool call), or the build
+itself from ``_handshake.json`` — what the SDK server answered (one answer, the same for each
+handshake protocol revision but the revision it names), recorded by ``make handshake`` (``python
+-m teambrain_mcp_server._fastpath --write``) and checked against the live SDK server by the
+tests. The recording names the versions of the SDK and of teambrain-schema it was made with;
+when the installed ones differ, the SDK answers everything. The first other message (a tool call), or the build
 finishing, hands over: the SDK's session gets the client's ``initialize`` replayed (its answer
 dropped) and serves everything from then on.
 
@@ -42,19 +44,46 @@ VERSION_MARK = "{version}"
 DISABLE_ENV = "TEAMBRAIN_FAST_PATH"  # "0": every message goes to the SDK (tests compare both)
 
 
+# What the recording depends on besides this package: the SDK that answered and the contract
+# whose models the tools' schemas come from. Another installed version of either (a
+# range-compatible install, an editable one) may answer differently, so the SDK answers then.
+RECORDED_WITH = ("mcp", "teambrain-schema")
+PROTOCOL_MARK = "{protocol}"
+
+
+def installed_versions() -> dict[str, str]:
+    """The installed versions of the distributions the recording depends on."""
+    import importlib.metadata
+
+    found = {}
+    for name in RECORDED_WITH:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = "0+unknown"
+    return found
+
+
 class Handshake:
-    """The recorded answers, per handshake protocol revision."""
+    """The recorded answers: one ``initialize`` (its ``protocolVersion`` filled per revision)
+    and one ``tools/list`` for every handshake revision the SDK speaks."""
 
     def __init__(self, data: dict[str, Any], version: str) -> None:
         self.latest: str = data["latest"]
-        self.answers: dict[str, dict[str, Any]] = data["versions"]
+        self.revisions: frozenset[str] = frozenset(data["revisions"])
+        self.initialize: dict[str, Any] = data["initialize"]
+        self.tools_list: dict[str, Any] = data["toolsList"]
         self.params_schema: dict[str, Any] = data["initializeParams"]
         self.version = version
 
     @classmethod
     def load(cls, version: str) -> Handshake | None:
+        """The recording, or None (the SDK answers) when it is unreadable or was recorded with
+        other versions of the SDK or the contract than those installed."""
         try:
             data = json.loads(SNAPSHOT.read_text("utf-8"))
+            if data["recordedWith"] != installed_versions():
+                return None
             return cls(data, version)
         except (OSError, ValueError, KeyError, TypeError):
             return None
@@ -67,11 +96,14 @@ class Handshake:
         if not conforms(params, self.params_schema, self.params_schema.get("$defs", {})):
             return None
         requested = params["protocolVersion"]
-        return requested if requested in self.answers else self.latest
+        return requested if requested in self.revisions else self.latest
 
     def result(self, revision: str, method: str) -> dict[str, Any]:
-        text = json.dumps(self.answers[revision][method]).replace(
-            json.dumps(VERSION_MARK), json.dumps(self.version)
+        answer = self.initialize if method == "initialize" else self.tools_list
+        text = (
+            json.dumps(answer)
+            .replace(json.dumps(VERSION_MARK), json.dumps(self.version))
+            .replace(json.dumps(PROTOCOL_MARK), json.dumps(revision))
         )
         result: dict[str, Any] = json.loads(text)
         return result
@@ -232,7 +264,8 @@ def record(command: list[str], cwd: Path) -> dict[str, Any]:
 
     from ._meta import package_version
 
-    answers: dict[str, Any] = {}
+    initialize: dict[str, Any] | None = None
+    tools_list: dict[str, Any] | None = None
     env = {**os.environ, DISABLE_ENV: "0"}
     for revision in versions.HANDSHAKE_PROTOCOL_VERSIONS:
         lines = [
@@ -249,11 +282,20 @@ def record(command: list[str], cwd: Path) -> dict[str, Any]:
         replies = {m["id"]: m for m in map(json.loads, done.stdout.splitlines()) if "id" in m}
         init = replies[1]["result"]
         init["serverInfo"]["version"] = VERSION_MARK
+        assert init["protocolVersion"] == revision, (revision, init["protocolVersion"])
+        init["protocolVersion"] = PROTOCOL_MARK
         assert package_version() not in json.dumps(init) + json.dumps(replies[2]["result"])
-        answers[revision] = {"initialize": init, "tools/list": replies[2]["result"]}
+        # One answer for every revision: the format holds no per-revision differences, so a
+        # SDK that answers differently per revision must be recorded in another format.
+        assert initialize in (None, init), f"initialize differs for {revision}"
+        assert tools_list in (None, replies[2]["result"]), f"tools/list differs for {revision}"
+        initialize, tools_list = init, replies[2]["result"]
     return {
+        "recordedWith": installed_versions(),
         "latest": versions.LATEST_HANDSHAKE_VERSION,
-        "versions": answers,
+        "revisions": list(versions.HANDSHAKE_PROTOCOL_VERSIONS),
+        "initialize": initialize,
+        "toolsList": tools_list,
         "initializeParams": params_schema(),
     }
 
