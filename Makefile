@@ -12,7 +12,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PYTHON := $(PYTHON)
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: help uv install inspector agents browser lock demo test test-models lint format types imports build-check changelog-check release-check check bench schemas adapters clean
+.PHONY: help uv install inspector agents browser lock demo test test-unit test-models lint format types imports build-check changelog-check release-check check bench schemas adapters handshake clean
 
 help: ## Show the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}'
@@ -74,6 +74,9 @@ demo: install browser ## The main job, end to end, in a throwaway repository
 test: install browser ## Run every test (unit, property, integration)
 	$(BIN)/python -m pytest -n auto
 
+test-unit: install ## The unit and property tests alone (packages/*/tests), a few minutes
+	$(BIN)/python -m pytest -n auto -m "not integration" packages
+
 # The model lane: `tb distill` against a real llama-cpp-python server running SmolLM2-135M (and the
 # ollama and anthropic drivers through stand-ins forwarding to it). Not part of `make test`: the
 # server is built from source once (~7 minutes on 2 cores, cached in tests-integration/models/.cache/),
@@ -116,6 +119,9 @@ schemas: install ## Regenerate docs/schemas from the models
 
 adapters: install ## Regenerate adapters.yaml from the agent-tool modules (cli _agent_tools/tools/)
 	$(BIN)/python -m teambrain_cli._agent_tools.adapters_yaml
+
+handshake: install ## Re-record the MCP handshake the server answers before the SDK loads
+	$(BIN)/python -m teambrain_mcp_server._fastpath --write
 
 clean: ## Remove the venv, build outputs and caches
 	rm -rf $(VENV) dist .pytest_cache .mypy_cache .ruff_cache

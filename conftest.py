@@ -25,6 +25,27 @@ _real_connect_ex = socket.socket.connect_ex
 _real_getaddrinfo = socket.getaddrinfo
 
 
+ROOT = Path(__file__).resolve().parent
+# Fixtures that build the seven wheels and their dependencies (tests-integration/wheelhouse.py).
+_SLOW_FIXTURES = frozenset({"wheels", "installed", "runner"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The markers registered in pyproject.toml, by where a test lives (docs/contributing.md):
+    ``integration`` under tests-integration/, ``real_agents`` under tests-integration/agents/,
+    ``slow`` for the model lane and the tests that build wheels. ``make test-unit`` runs
+    ``-m "not integration"``."""
+    for item in items:
+        parts = Path(item.path).resolve().relative_to(ROOT).parts
+        if parts[0] != "tests-integration":
+            continue
+        item.add_marker(pytest.mark.integration)
+        if parts[1:2] == ("agents",):
+            item.add_marker(pytest.mark.real_agents)
+        if parts[1:2] == ("models",) or _SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 class NetworkAccessError(AssertionError):
     """A test tried to reach the network."""
 

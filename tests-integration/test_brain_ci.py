@@ -21,9 +21,20 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from conftest import git, tb_path
-
 ROOT = Path(__file__).resolve().parents[1]
+TB = str(Path(sys.executable).parent / "tb")  # this environment's (`from conftest` is ambiguous)
+
+
+def tb_path() -> str:
+    return TB
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout
+
+
 BROKEN = "---\nid: not-an-id\nclass: nonsense\n---\nno frontmatter worth the name\n"
 
 
