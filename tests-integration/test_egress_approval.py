@@ -227,3 +227,26 @@ def test_trust_on_a_terminal_lists_then_asks(
     revoked = tb("trust", "--revoke", cwd=repo)
     assert revoked.returncode == 0 and "forgot 1 approval" in revoked.stderr
     assert tb("trust", "nonsense", cwd=repo).returncode == 1
+
+
+def test_verify_names_the_fetch_tb_serve_makes_on_this_machines_say(
+    repo: Path, tb: Any, git_run: Any
+) -> None:
+    """Issue 27 point 7: the only network `tb serve` makes itself is the periodic fetch of the
+    default branch, off unless this machine's user config turns it on; `tb verify` names it."""
+    _brain(repo, tb, git_run)
+
+    def egress(env: dict[str, str]) -> dict[str, Any]:
+        verify = json.loads(tb("verify", "--json", cwd=repo, env=env).stdout)
+        check: dict[str, Any] = next(c for c in verify["checks"] if c["id"] == "egress")
+        return check
+
+    off = egress({})
+    assert not any("fetches the default branch" in line for line in off["evidence"])
+    user = Path(os.environ["TEAMBRAIN_HOME"]) / "user"
+    user.mkdir(parents=True, exist_ok=True)
+    (user / "config.toml").write_text("[serve]\nfetch_minutes = 5\n", "utf-8")
+    on = egress({})
+    assert on["status"] == "PASS"
+    assert any("fetches the default branch" in line and "every 5 min" in line
+               for line in on["evidence"])  # fmt: skip

@@ -217,3 +217,96 @@ def test_each_machine_says_where_its_org_brain_is(team_factory: TeamFactory) -> 
     hits = bob.call_tool("memory_search", {"query": "rotate credentials quarterly"})["results"]
     assert hits[0]["title"] == "Rotate credentials quarterly"
     assert hits[0]["provenance"]["brain"] == "acme-org-brain"
+
+
+async def _search(client: Any, query: str) -> dict[str, Any]:
+    found = await client.call_tool("memory_search", {"query": query})
+    assert not found.is_error, found.content[0].text
+    data: dict[str, Any] = found.structured_content
+    return data
+
+
+def _long_lived_branch(bob: Developer) -> str:
+    """Bob on a feature branch of his own with a memory edit not committed yet (his own
+    change, served on top of the default branch); the id of the memory he edited."""
+    bob.git("checkout", "-q", "-b", "feature/long-lived", "origin/main")
+    learnings = bob.clone / ".teambrain" / "memories" / "learnings"
+    memory_id = "01KH0000000000000000000001"
+    (learnings / f"{memory_id}-flags.md").write_text(
+        f"---\nid: {memory_id}\nclass: learning\nscope: team\nstatus: active\n"
+        "priority: advisory\ntitle: Feature flags default off\ncreated: 2026-11-16\n---\n\n"
+        "New feature flags ship switched off (Bob's draft, not committed).\n",
+        "utf-8",
+    )
+    return memory_id
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_a_memory_merged_on_the_remote_reaches_a_running_serve_after_a_fetch(
+    team_factory: TeamFactory,
+) -> None:
+    """Point 7. Bob's agent has `tb serve` running on his long-lived feature branch. Ada's
+    memory is proposed and merged on the remote; once Bob's clone fetched (no pull, no restart)
+    the first call serves it, its provenance naming the default branch's commit served, with
+    Bob's own uncommitted memory still served on top. Nothing was merged into his branch."""
+    team = team_factory(("ada", "bob"))
+    ada, bob = team["ada"], team["bob"]
+    own = _long_lived_branch(bob)
+    head = bob.git("rev-parse", "HEAD").strip()
+    async with bob.serve() as client:
+        before = await _search(client, "tenant cache keys")
+        assert "Cache keys carry the tenant id" not in [r["title"] for r in before["results"]]
+        proposed = ada.propose({
+            "class": "convention", "title": "Cache keys carry the tenant id",
+            "body": "Every cache key starts with the tenant id, so tenants never share entries.",
+            "evidence": {"sessions": [], "commits": []},
+        })  # fmt: skip
+        memory_id = proposed["results"][0]["memory_id"]
+        team.merge(team.pr_for(proposed["branch"])["number"], "squash", check=True)
+        merged = team.default_tip()
+        still = await _search(client, "tenant cache keys")
+        assert memory_id not in [r["id"] for r in still["results"]]  # not fetched yet
+        bob.fetch()
+        after = await _search(client, "tenant cache keys")  # the first call after the fetch
+        [hit] = [r for r in after["results"] if r["id"] == memory_id]
+        assert hit["provenance"]["commit"] == merged
+        mine = await _search(client, "feature flags switched off")
+        [draft] = [r for r in mine["results"] if r["id"] == own]
+        assert draft["provenance"].get("commit") is None  # uncommitted: no commit holds it
+    assert bob.git("rev-parse", "HEAD").strip() == head  # no pull, no merge into his branch
+    assert bob.git("status", "--porcelain", "--", ".teambrain/memories/conventions") == ""
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_a_running_serve_fetches_the_default_branch_when_this_machine_says(
+    team_factory: TeamFactory,
+) -> None:
+    """Point 7. With ``fetch_minutes`` set on Bob's machine his running `tb serve` fetches the
+    default branch itself (nobody runs git): Ada's merged memory is served within a couple of
+    fetch intervals. Only the default branch is fetched."""
+    import anyio
+
+    team = team_factory(("ada", "bob"))
+    ada, bob = team["ada"], team["bob"]
+    _long_lived_branch(bob)
+    every = {"TEAMBRAIN_FETCH_MINUTES": "0.02", "TEAMBRAIN_FETCH_TIMEOUT": "20"}  # 1.2 s
+    async with bob.serve(env=every) as client:
+        await _search(client, "tenant cache keys")  # the server runs, and fetches
+        proposed = ada.propose({
+            "class": "convention", "title": "Cache keys carry the tenant id",
+            "body": "Every cache key starts with the tenant id, so tenants never share entries.",
+            "evidence": {"sessions": [], "commits": []},
+        })  # fmt: skip
+        memory_id = proposed["results"][0]["memory_id"]
+        team.merge(team.pr_for(proposed["branch"])["number"], "squash", check=True)
+        with anyio.fail_after(60):
+            while True:
+                found = await _search(client, "tenant cache keys")
+                if memory_id in [r["id"] for r in found["results"]]:
+                    break
+                await anyio.sleep(0.5)
+    assert bob.git("rev-parse", "origin/main").strip() == team.default_tip()
+    remotes = bob.git("for-each-ref", "--format=%(refname)", "refs/remotes")
+    assert proposed["branch"] not in remotes  # the default branch alone was fetched

@@ -73,6 +73,43 @@ def test_the_org_brains_place_on_this_machine_comes_from_user_config_or_the_envi
     assert "TEAMBRAIN_ORG_BRAIN" not in os.environ
 
 
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ('[serve]\nfrom = "HEAD"\n', "serve.from"),
+        ("[serve]\nfetch_minutes = -1\n", "serve.fetch_minutes"),
+        ("[serve]\nfetch_minutes = true\n", "serve.fetch_minutes"),
+        ('[serve]\nfetch_timeout_s = "10"\n', "serve.fetch_timeout_s"),
+        ("[serve]\nfetch_timeout_s = 0.5\n", "serve.fetch_timeout_s"),
+    ],
+)
+def test_a_serve_setting_that_does_not_read_is_named(
+    teambrain_home: Path, text: str, wrong: str
+) -> None:
+    user_dir().mkdir(parents=True)
+    (user_dir() / "config.toml").write_text(text)
+    with pytest.raises(EnvironmentProblem, match=wrong.replace(".", r"\.")):
+        load_user_config()
+
+
+def test_serving_settings_reach_retrieval_through_the_environment(
+    teambrain_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27 point 7: `[serve]` becomes $TEAMBRAIN_SERVE_FROM, $TEAMBRAIN_FETCH_MINUTES and
+    $TEAMBRAIN_FETCH_TIMEOUT (retrieval may not read user/); the environment wins."""
+    names = ("TEAMBRAIN_SERVE_FROM", "TEAMBRAIN_FETCH_MINUTES", "TEAMBRAIN_FETCH_TIMEOUT")
+    for name in names:  # recorded first, so what apply_machine_settings writes is undone
+        monkeypatch.setenv(name, "recorded")
+        monkeypatch.delenv(name)
+    user_dir().mkdir(parents=True)
+    (user_dir() / "config.toml").write_text(
+        '[serve]\nfrom = "checkout"\nfetch_minutes = 2.5\nfetch_timeout_s = 30\n'
+    )
+    monkeypatch.setenv("TEAMBRAIN_FETCH_TIMEOUT", "9")
+    apply_machine_settings()
+    assert [os.environ[name] for name in names] == ["checkout", "2.5", "9"]
+
+
 def test_active_session_lookup(tmp_path: Path, teambrain_home: Path) -> None:
     machine = machine_layout()
     repo = tmp_path / "repo"

@@ -34,6 +34,9 @@ class UserConfig:
     retention_days: int = DEFAULT_RETENTION_DAYS
     slack_webhook_env: str | None = None
     org_brain: str | None = None  # where the org brain is checked out on this machine
+    serve_from: str | None = None  # "default-branch" or "checkout" (unset: default-branch)
+    fetch_minutes: float | None = None  # tb serve fetches the default branch this often
+    fetch_timeout_s: float | None = None
 
 
 def load_user_config(machine: MachineLayout | None = None) -> UserConfig:
@@ -63,29 +66,62 @@ def load_user_config(machine: MachineLayout | None = None) -> UserConfig:
     org_path = org.get("path") if isinstance(org, dict) else None
     if org_path is not None and not (isinstance(org_path, str) and org_path.strip()):
         raise EnvironmentProblem(f"{path}: org_brain.path must be a path (a non-empty string)")
+    serve = data.get("serve", {})
+    serve = serve if isinstance(serve, dict) else {}
+    serve_from = serve.get("from")
+    if serve_from is not None and serve_from not in ("default-branch", "checkout"):
+        raise EnvironmentProblem(f'{path}: serve.from must be "default-branch" or "checkout"')
+    minutes = _number(path, serve, "fetch_minutes", 0, 24 * 60)
+    timeout = _number(path, serve, "fetch_timeout_s", 1, 600)
     return UserConfig(
         retention_days=retention, slack_webhook_env=webhook_env,
-        org_brain=org_path.strip() if org_path else None,
+        org_brain=org_path.strip() if org_path else None, serve_from=serve_from,
+        fetch_minutes=minutes, fetch_timeout_s=timeout,
     )  # fmt: skip
+
+
+def _number(path: Path, table: dict[str, Any], key: str, low: float, high: float) -> float | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise EnvironmentProblem(f"{path}: serve.{key} must be a number from {low:g} to {high:g}")
+    return float(value)
 
 
 def apply_machine_settings(machine: MachineLayout | None = None) -> None:
     """Put this machine's settings that other packages read from the environment there, unless
-    the environment already says (it wins): ``[org_brain] path`` becomes
-    ``$TEAMBRAIN_ORG_BRAIN`` (retrieval may not read ``user/``). A ``user/config.toml`` that
-    cannot be read changes nothing here (``tb doctor`` names it)."""
+    the environment already says (it wins; retrieval may not read ``user/``): ``[org_brain]
+    path`` becomes ``$TEAMBRAIN_ORG_BRAIN``, ``[serve] from``, ``fetch_minutes`` and
+    ``fetch_timeout_s`` become ``$TEAMBRAIN_SERVE_FROM``, ``$TEAMBRAIN_FETCH_MINUTES`` and
+    ``$TEAMBRAIN_FETCH_TIMEOUT``. A ``user/config.toml`` that cannot be read changes nothing
+    here (``tb doctor`` names it)."""
     import os
 
-    from teambrain_schema.home import ORG_BRAIN_ENV
+    from teambrain_schema.home import (
+        FETCH_MINUTES_ENV,
+        FETCH_TIMEOUT_ENV,
+        ORG_BRAIN_ENV,
+        SERVE_FROM_ENV,
+    )
 
-    if os.environ.get(ORG_BRAIN_ENV, "").strip():
-        return
     try:
         config = load_user_config(machine)
     except EnvironmentProblem:
         return
-    if config.org_brain:
-        os.environ[ORG_BRAIN_ENV] = config.org_brain
+
+    def text(value: float | None) -> str | None:
+        return None if value is None else f"{value:g}"
+
+    settings = {
+        ORG_BRAIN_ENV: config.org_brain,
+        SERVE_FROM_ENV: config.serve_from,
+        FETCH_MINUTES_ENV: text(config.fetch_minutes),
+        FETCH_TIMEOUT_ENV: text(config.fetch_timeout_s),
+    }
+    for name, value in settings.items():
+        if value is not None and not os.environ.get(name, "").strip():
+            os.environ[name] = value
 
 
 def record_feedback(

@@ -8,6 +8,7 @@ Failures a user can fix raise :class:`TeambrainError` with a one-line message.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -47,10 +48,17 @@ def open_default_retriever(layout: BrainLayout, machine: MachineLayout) -> Retri
     """The real retriever over ``layout`` with the machine's shared index. Every call checks
     for changes: a small brain stats each memory file; a large one stats its folders and git's
     index and HEAD, so a memory that arrived with ``git pull``, was added or was retired is
-    served or hidden on the very next call, and a file edited in place within ~2 s."""
-    from teambrain_retrieval import open_retriever
+    served or hidden on the very next call, and a file edited in place within ~2 s.
 
-    return open_retriever(layout, home=machine)
+    Unless this machine says ``[serve] from = "checkout"``, what is served is the team's latest
+    reviewed brain: the default branch as last fetched with this checkout's own memory changes
+    on top (a teammate's merged memory is served once this clone fetched, without a pull)."""
+    from teambrain_retrieval import RetrieverOptions, live_settings, open_retriever
+
+    settings = live_settings()
+    for problem in settings.problems:
+        print(f"teambrain: {problem}; using the default", file=sys.stderr)
+    return open_retriever(layout, RetrieverOptions(live=settings.live), home=machine)
 
 
 class BrainService:
@@ -74,6 +82,8 @@ class BrainService:
         self._retriever_key: tuple[Path, tuple[int, int] | None] | None = None
         self._lock = threading.RLock()
         self._embedding: threading.Thread | None = None
+        self._fetching: threading.Thread | None = None
+        self._stop = threading.Event()
 
     # -- where -------------------------------------------------------------------------------
 
@@ -109,7 +119,41 @@ class BrainService:
                 self._retriever_key = key
                 if previous is not None:
                     previous.close()
+                self._start_fetching(layout)
             return self._retriever
+
+    # -- fetching the default branch (off unless this machine says) --------------------------
+
+    def _start_fetching(self, layout: BrainLayout) -> None:
+        """With ``[serve] fetch_minutes`` set on this machine, fetch the default branch alone
+        that often on a thread of its own, each fetch within ``fetch_timeout_s``: a teammate's
+        merged memory is served on the first call after the fetch."""
+        from teambrain_retrieval import live_settings
+
+        settings = live_settings()
+        if not settings.live or settings.fetch_minutes <= 0 or self._fetching is not None:
+            return
+        self._fetching = threading.Thread(
+            target=self._fetch_loop,
+            args=(layout.repo_root, settings.fetch_minutes * 60, settings.fetch_timeout_s),
+            name="teambrain-fetch", daemon=True,
+        )  # fmt: skip
+        self._fetching.start()
+
+    def _fetch_loop(self, repo_root: Path, every_s: float, timeout_s: float) -> None:
+        from teambrain_retrieval import fetch_default_branch
+
+        said: str | None = None
+        while True:  # at start, then every ``every_s``
+            try:
+                failed = fetch_default_branch(repo_root, timeout=timeout_s)
+            except Exception as exc:  # a background nicety must never take the server down
+                failed = str(exc)
+            if failed is not None and failed != said:
+                print(f"teambrain: fetching the default branch failed: {failed}", file=sys.stderr)
+            said = failed
+            if self._stop.wait(every_s):
+                return
 
     def default_k(self) -> int:
         """How many results ``memory_search`` returns when the agent does not say: the brain's

@@ -40,6 +40,11 @@ _EXPORTS: dict[str, str] = {
     "term_overlap": "_duplicates",
     "Situation": "_situation",
     "gather_situation": "_situation",
+    # the live view: the default branch as last fetched, this checkout's changes on top
+    "LiveView": "_live",
+    "LiveSettings": "_live",
+    "live_settings": "_live",
+    "fetch_default_branch": "_live",
     # the backend and its pieces
     "SqliteBackend": "_backend",
     "ServedBrain": "_store",
@@ -109,6 +114,12 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         IndexInventory as IndexInventory,
         inventory_index as inventory_index,
         prune_index as prune_index,
+    )
+    from ._live import (
+        LiveSettings as LiveSettings,
+        LiveView as LiveView,
+        fetch_default_branch as fetch_default_branch,
+        live_settings as live_settings,
     )
     from ._local import (
         DEFAULT_LOCAL_MODEL as DEFAULT_LOCAL_MODEL,

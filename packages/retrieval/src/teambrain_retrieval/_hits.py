@@ -10,7 +10,7 @@ against the repository at the commit served.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -119,6 +119,7 @@ class HitBuilder:
         repo_root: Path,
         ephemeral: bool,
         commit: str | None,
+        commit_of: Callable[[str], str | None] | None = None,
     ) -> None:
         self.store = store
         self._sources = sources
@@ -126,6 +127,8 @@ class HitBuilder:
         self._repo_root = repo_root
         self._ephemeral = ephemeral
         self._commit_override = commit
+        # A live view says which commit each of its files is served from.
+        self._commit_of = commit_of
         # Parsed memories by stored row: validating front-matter again on every answer is the
         # slowest part of turning hits into results.
         self._memories: dict[tuple[int, str, str, str], Memory] = {}
@@ -146,7 +149,9 @@ class HitBuilder:
         for doc in docs:
             wanted.setdefault(doc.brain, []).append(doc.path)
         for brain, paths in wanted.items():
-            if brain == self._brain_id and self._commit_override is not None:
+            if brain == self._brain_id and (
+                self._commit_override is not None or self._commit_of is not None
+            ):
                 continue
             source = next((s for s in self._sources if s.brain_id == brain), None)
             if source is None:
@@ -169,6 +174,8 @@ class HitBuilder:
         in HEAD's tree; None when it is uncommitted or edited since (no commit holds it)."""
         if brain == self._brain_id and self._commit_override is not None:
             return self._commit_override  # read from a brain materialised at that commit
+        if brain == self._brain_id and self._commit_of is not None:
+            return self._commit_of(path)  # a live view: the default branch's, or this branch's
         source = next((s for s in self._sources if s.brain_id == brain), None)
         if source is None:
             return None

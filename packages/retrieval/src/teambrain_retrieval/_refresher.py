@@ -22,6 +22,8 @@ from ._scan import Signals, Stamp, change_signals, read_doc, scan_stamps, stamps
 from ._worklock import WorkLocks
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import apsw
     from teambrain_schema import IndexableDoc
     from teambrain_schema.paths import BrainLayout
@@ -93,6 +95,8 @@ class BrainSource:
     known: dict[str, tuple[int, int, str, str | None]] | None = None
     indexed: set[str] | None = None
     data_version: int | None = None
+    # The repository the brain belongs to, when its files are read elsewhere (a live view).
+    root: Path | None = None
 
     def forget(self) -> None:
         """Look at every file again next time (the index was rebuilt or replaced)."""
@@ -115,6 +119,7 @@ class Refresher:
         warn: Callable[[str], None],
         interval: float | None = None,
         locks: WorkLocks | None = None,
+        prepare: Callable[[], bool] | None = None,
     ) -> None:
         self.db = db
         self.backend = backend
@@ -123,6 +128,9 @@ class Refresher:
         self._warn = warn
         # Processes sharing index.db index a brain, and embed its texts, once (see _worklock).
         self.locks = locks
+        # Called before each look at the files (a live view brings its files up to date); True
+        # when the first source's files changed, so they are read at once.
+        self.prepare = prepare
         # Set by a server that embeds between answers: an answer then embeds only a small
         # pull itself and leaves a large one (a first start) to the background.
         self.embeds_in_background = False
@@ -332,7 +340,8 @@ class Refresher:
         if file_rows or gone or orphan_docs or recorded is None:
             # Nothing to record when nothing changed: writing would make every other process
             # sharing index.db rebuild its caches.
-            self.backend.store.mark_indexed(source.brain_id, source.layout.repo_root.as_posix())
+            root = source.root or source.layout.repo_root
+            self.backend.store.mark_indexed(source.brain_id, root.as_posix())
         for gone_path in gone:
             known.pop(gone_path, None)
         for _brain, path, mtime, size, sha, problem in file_rows:
@@ -351,8 +360,9 @@ class Refresher:
         removed or retired since the last look are read again; new texts are embedded."""
         now = time.monotonic()
         report = RefreshReport(scanned=False)
-        for source in self.sources:
-            if force or self._due(source, now):
+        moved = self.prepare() if self.prepare is not None else False
+        for index, source in enumerate(self.sources):
+            if force or (moved and index == 0) or self._due(source, now):
                 report = report.merged(self._refresh_source(source, force=force))
         embedded = 0
         if self.backend.embeddings.pending:
@@ -376,6 +386,8 @@ class Refresher:
         """
         started = time.perf_counter()
         report = RefreshReport()
+        if self.prepare is not None:
+            self.prepare()
         with contextlib.ExitStack() as locks:
             # Taken before the transaction (never wait for a lock while holding SQLite's).
             for source in self.sources:

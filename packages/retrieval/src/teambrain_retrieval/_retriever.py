@@ -29,6 +29,7 @@ from ._embedders import Embedder, EmbedderUnavailable, embedder_egress, make_emb
 from ._fusion import CANDIDATES, RRF_K, fuse_rrf
 from ._git import head_commit
 from ._hits import ContextPack, Hit, HitBuilder, Similar
+from ._live import LIVE_SUFFIX, LiveView
 from ._notices import say_once
 from ._numpy import prepare_numpy
 from ._pathmatch import path_score
@@ -131,10 +132,14 @@ class RetrieverOptions:
     data off the machine (a remote embedder, an org brain outside the repository) are used only
     when this machine approved them for ``trust_root`` (default: the layout's repository;
     ``approvals`` default: ``$TEAMBRAIN_HOME/trust.json``); otherwise search runs on keywords,
-    or without the org brain, and ``warn`` says why.
+    or without the org brain, and ``warn`` says why. ``live=True`` serves the team's latest
+    reviewed brain: the default branch as last fetched with this checkout's own memory changes
+    on top (see :class:`~._live.LiveView`; what ``tb serve`` serves), indexed as a
+    brain of its own (``<repository>#live``).
     """
 
     ephemeral: bool = False
+    live: bool = False
     commit: str | None = None
     brain_id: str | None = None
     embedder: Embedder | str | None = "config"
@@ -212,9 +217,19 @@ class Retriever:
         self.config = config
         self.home = home
         self.ephemeral = options.ephemeral
-        self.brain_id = options.brain_id or brain_id_for(layout.repo_root)
-        self._commit_override = options.commit
         self._warn = options.warn or say_once
+        self.live: LiveView | None = None
+        if options.live and not options.ephemeral and options.commit is None:
+            view = LiveView(layout.repo_root, home, warn=self._warn)
+            try:
+                view.refresh()
+                self.live = view
+            except OSError as exc:  # a full or read-only home: the checkout as it is
+                self._warn(f"the live view of the brain could not be written ({exc}); "
+                           "serving the checkout as it is")  # fmt: skip
+        suffix = LIVE_SUFFIX if self.live is not None else ""
+        self.brain_id = options.brain_id or brain_id_for(layout.repo_root) + suffix
+        self._commit_override = options.commit
         self._today = options.today
         self._lock = threading.RLock()
         self._embedder_reason = "none: keyword search only (retrieval.embedder.provider: none)"
@@ -232,6 +247,7 @@ class Retriever:
             warn=self._warn,
             interval=options.refresh_interval,
             locks=WorkLocks(home.home, self._shares_work),
+            prepare=self._prepare_live if self.live is not None else None,
         )
         self.hits = HitBuilder(
             self.backend.store,
@@ -240,6 +256,7 @@ class Retriever:
             repo_root=layout.repo_root,
             ephemeral=self.ephemeral,
             commit=self._commit_override,
+            commit_of=self.live.commit_of if self.live is not None else None,
         )
 
     # ------------------------------------------------------------------ set-up
@@ -285,7 +302,24 @@ class Retriever:
 
     def _main_source(self) -> BrainSource:
         name = self.config.name or self.layout.repo_root.resolve().name
+        if self.live is not None:  # the view's files, on behalf of this repository
+            return BrainSource(
+                self.live.layout, self.brain_id, name, tuple(self.config.scopes),
+                root=self.layout.repo_root,
+            )  # fmt: skip
         return BrainSource(self.layout, self.brain_id, name, tuple(self.config.scopes))
+
+    def _prepare_live(self) -> bool:
+        """Bring the live view's files up to date (True when any changed). A view that cannot
+        be written (a full disk) keeps serving what it holds, said once."""
+        assert self.live is not None
+        try:
+            return self.live.refresh()
+        except OSError as exc:
+            self._warn(
+                f"the live view of the brain could not be updated ({exc}); serving it as it was"
+            )
+            return False
 
     def _org_sources(self) -> list[BrainSource]:
         from teambrain_schema.paths import BrainLayout
@@ -449,9 +483,13 @@ class Retriever:
 
     @property
     def commit(self) -> str | None:
-        """The brain commit answers are read at: the repository's HEAD (None before a commit)."""
+        """The brain commit answers are read at: the repository's HEAD (None before a commit);
+        for a live view, the default branch's commit it starts from (each memory's provenance
+        names its own)."""
         if self._commit_override is not None:
             return self._commit_override
+        if self.live is not None:
+            return self.live.base
         return head_commit(self.layout.repo_root)
 
     @_recovering

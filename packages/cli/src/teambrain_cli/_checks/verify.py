@@ -354,6 +354,9 @@ def check_egress(machine: MachineLayout, layout: BrainLayout | None) -> CheckRes
     except TeambrainError as exc:
         return CheckResult("egress", title, "UNVERIFIED", f"cannot read brain.yaml: {exc.message}")
     evidence = [status.line() for status in statuses]
+    fetching = _fetch_line()
+    if fetching is not None:
+        evidence.append(fetching)
     if approvals.problem is not None:
         return CheckResult(
             "egress", title, "FAIL", f"{approvals.problem}: approvals there are ignored",
@@ -361,7 +364,9 @@ def check_egress(machine: MachineLayout, layout: BrainLayout | None) -> CheckRes
             f"remove {approvals.path}, then approve again with `tb trust` (mode 600, yours)",
         )  # fmt: skip
     if not statuses:
-        return CheckResult("egress", title, "PASS", "brain.yaml sends nothing off this machine")
+        return CheckResult(
+            "egress", title, "PASS", "brain.yaml sends nothing off this machine", evidence
+        )
     waiting = sum(1 for s in statuses if s.state != "approved")
     summary = (
         f"{len(statuses)} setting(s) send data off this machine: {len(statuses) - waiting} approved"
@@ -369,6 +374,20 @@ def check_egress(machine: MachineLayout, layout: BrainLayout | None) -> CheckRes
     if waiting:
         summary += f", {waiting} not approved and not used (`tb trust`)"
     return CheckResult("egress", title, "PASS", summary, _clip(evidence))
+
+
+def _fetch_line() -> str | None:
+    """The network ``tb serve`` itself makes on this machine's say (``[serve] fetch_minutes``):
+    a fetch of the default branch from the clone's own remote; None when it makes none."""
+    from teambrain_retrieval import live_settings
+
+    settings = live_settings()
+    if not settings.live or settings.fetch_minutes <= 0:
+        return None
+    return (
+        f"tb serve fetches the default branch from this clone's remote every "
+        f"{settings.fetch_minutes:g} min (this machine's [serve] fetch_minutes; downloads only)"
+    )
 
 
 def check_index(machine: MachineLayout) -> CheckResult:

@@ -1,0 +1,196 @@
+"""The live view (issue 27 point 7): the default branch as last fetched, with this checkout's
+own memory changes on top; retirements on the default branch apply; provenance names the commit
+each memory is served from; a memory merged on the remote is served after a fetch, no pull."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from teambrain_retrieval import Retriever
+from teambrain_retrieval._live import LiveView, fetch_default_branch
+from teambrain_schema.paths import BrainLayout, MachineLayout
+
+OpenRetriever = Callable[..., Retriever]
+Write = Callable[..., Path]
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=root, check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    return done.stdout.strip()
+
+
+def titles(hits: Sequence[Any]) -> list[str]:
+    return sorted(hit.memory.title for hit in hits)
+
+
+@pytest.fixture
+def team(
+    tmp_path: Path, new_brain: Callable[..., BrainLayout], write: Write
+) -> tuple[BrainLayout, BrainLayout]:
+    """(upstream, mine): a brain with two memories, and a clone of it on a feature branch."""
+    upstream = new_brain(tmp_path / "upstream")
+    write(upstream, "Deploy checklist", "Deploys follow the checklist.", memory_id=IDS[0])
+    write(upstream, "Retry budget", "Payments retry three times.", memory_id=IDS[1])
+    git(upstream.repo_root, "add", "-A")
+    git(upstream.repo_root, "commit", "-qm", "brain")
+    mine = tmp_path / "mine"
+    git(tmp_path, "clone", "-q", str(upstream.repo_root), str(mine))
+    git(mine, "checkout", "-qb", "feature/long-lived")
+    return upstream, BrainLayout(mine)
+
+
+IDS = [f"01KG{index:022d}" for index in range(10)]
+
+
+def live(open_test_retriever: OpenRetriever, layout: BrainLayout) -> Retriever:
+    return open_test_retriever(layout, live=True)
+
+
+def test_a_memory_merged_on_the_remote_is_served_after_a_fetch_without_a_pull(
+    team: tuple[BrainLayout, BrainLayout], write: Write, open_test_retriever: OpenRetriever
+) -> None:
+    upstream, mine = team
+    retriever = live(open_test_retriever, mine)
+    assert titles(retriever.search("cache tenant keys", 5)) == []
+    write(upstream, "Cache keys", "Cache keys carry the tenant id.", memory_id=IDS[2])
+    git(upstream.repo_root, "add", "-A")
+    git(upstream.repo_root, "commit", "-qm", "a teammate's memory, merged")
+    assert titles(retriever.search("cache tenant keys", 5)) == []  # not fetched yet
+    git(mine.repo_root, "fetch", "-q", "origin")
+    merged = git(mine.repo_root, "rev-parse", "origin/main")
+    hits = retriever.search("cache tenant keys", 5)  # the same retriever: no restart, no pull
+    assert titles(hits) == ["Cache keys"]
+    assert hits[0].provenance.commit == merged  # the commit actually served
+    assert retriever.commit == merged
+    assert not (mine.memories / "learnings" / f"{IDS[2]}-note.md").exists()  # checkout as it was
+
+
+def test_my_own_changes_are_served_on_top_of_the_default_branch(
+    team: tuple[BrainLayout, BrainLayout], write: Write, open_test_retriever: OpenRetriever
+) -> None:
+    upstream, mine = team
+    # Mine: an uncommitted edit, a memory committed on my branch, a deletion not committed.
+    edited = write(mine, "Retry budget", "Payments retry five times now.", memory_id=IDS[1])
+    write(mine, "Branch learning", "Feature flags default off.", memory_id=IDS[3])
+    git(mine.repo_root, "add", str(mine.memories / "learnings" / f"{IDS[3]}-note.md"))
+    git(mine.repo_root, "commit", "-qm", "a learning on my branch")
+    head = git(mine.repo_root, "rev-parse", "HEAD")
+    (mine.memories / "learnings" / f"{IDS[0]}-note.md").unlink()
+    # Theirs, merged meanwhile: an edit of a memory I did not touch.
+    write(upstream, "Deploy checklist", "Deploys follow the new checklist.", memory_id=IDS[0])
+    write(upstream, "Onboarding", "New people pair for a week.", memory_id=IDS[4])
+    git(upstream.repo_root, "commit", "-qam", "x")
+    git(upstream.repo_root, "add", "-A")
+    git(upstream.repo_root, "commit", "-qm", "their edit")
+    git(mine.repo_root, "fetch", "-q", "origin")
+    merged = git(mine.repo_root, "rev-parse", "origin/main")
+
+    retriever = live(open_test_retriever, mine)
+    found = {
+        hit.memory.title: hit for hit in retriever.search("payments retry flags deploys pair", 10)
+    }
+    assert set(found) == {"Retry budget", "Branch learning", "Onboarding"}  # my deletion holds
+    assert "five times" in found["Retry budget"].memory.body
+    assert found["Retry budget"].provenance.commit is None  # uncommitted: no commit holds it
+    assert found["Branch learning"].provenance.commit == head
+    assert found["Onboarding"].provenance.commit == merged
+    assert edited.read_text().count("five times") == 1
+
+
+def test_a_retirement_on_the_default_branch_applies_even_to_a_memory_i_edited(
+    team: tuple[BrainLayout, BrainLayout], write: Write, open_test_retriever: OpenRetriever
+) -> None:
+    upstream, mine = team
+    write(mine, "Retry budget", "Payments retry five times now.", memory_id=IDS[1])
+    git(mine.repo_root, "commit", "-qam", "my edit")
+    git(upstream.repo_root, "mv", f".teambrain/memories/learnings/{IDS[1]}-note.md",
+        f".teambrain/retired/{IDS[1]}-note.md")  # fmt: skip
+    retired = upstream.retired / f"{IDS[1]}-note.md"
+    retired.write_text(retired.read_text().replace("status: active", "status: retired"))
+    git(upstream.repo_root, "commit", "-qam", "retire the retry budget")
+    retriever = live(open_test_retriever, mine)
+    assert titles(retriever.search("payments retry", 5)) == ["Retry budget"]  # not fetched
+    git(mine.repo_root, "fetch", "-q", "origin")
+    assert titles(retriever.search("payments retry", 5)) == []
+
+
+def test_without_a_remote_the_checkout_is_served(
+    tmp_path: Path,
+    new_brain: Callable[..., BrainLayout],
+    write: Write,
+    open_test_retriever: OpenRetriever,
+) -> None:
+    layout = new_brain(tmp_path / "solo")
+    write(layout, "Committed", "A committed rule about caches.", memory_id=IDS[0])
+    git(layout.repo_root, "add", "-A")
+    git(layout.repo_root, "commit", "-qm", "brain")
+    head = git(layout.repo_root, "rev-parse", "HEAD")
+    write(layout, "Draft", "An uncommitted rule about caches.", memory_id=IDS[1])
+    retriever = live(open_test_retriever, layout)
+    hits = {hit.memory.title: hit for hit in retriever.search("rule caches", 5)}
+    assert hits["Committed"].provenance.commit == head
+    assert hits["Draft"].provenance.commit is None
+    assert retriever.commit == head
+
+
+def test_a_view_that_did_not_move_rewrites_nothing(
+    team: tuple[BrainLayout, BrainLayout], tmp_path: Path
+) -> None:
+    _upstream, mine = team
+    view = LiveView(mine.repo_root, MachineLayout(tmp_path / "home"))
+    assert view.refresh() is True
+    files = sorted(view.layout.root.rglob("*.md"))
+    stamps = [path.stat().st_mtime_ns for path in files]
+    assert len(files) == 2 and view.refresh() is False
+    again = LiveView(mine.repo_root, MachineLayout(tmp_path / "home"))  # a new process
+    assert again.refresh() is False
+    assert [path.stat().st_mtime_ns for path in files] == stamps
+
+
+def test_fetch_takes_the_default_branch_alone_and_says_why_it_failed(
+    team: tuple[BrainLayout, BrainLayout], write: Write
+) -> None:
+    upstream, mine = team
+    git(upstream.repo_root, "checkout", "-qb", "someone-else")
+    write(upstream, "Elsewhere", "Only on another branch.", memory_id=IDS[5])
+    git(upstream.repo_root, "add", "-A")
+    git(upstream.repo_root, "commit", "-qm", "another branch")
+    git(upstream.repo_root, "checkout", "-q", "main")
+    write(upstream, "Merged", "Merged on main.", memory_id=IDS[6])
+    git(upstream.repo_root, "add", "-A")
+    git(upstream.repo_root, "commit", "-qm", "merged")
+    assert fetch_default_branch(mine.repo_root, timeout=30) is None
+    assert git(mine.repo_root, "rev-parse", "origin/main") == git(
+        upstream.repo_root, "rev-parse", "main"
+    )
+    refs = git(mine.repo_root, "for-each-ref", "--format=%(refname)", "refs/remotes")
+    assert "someone-else" not in refs  # just the default branch
+    git(mine.repo_root, "remote", "set-url", "origin", str(upstream.repo_root) + "-gone")
+    failed = fetch_default_branch(mine.repo_root, timeout=30)
+    assert failed is not None and "\n" not in failed
+
+
+def test_serving_settings_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from teambrain_retrieval import live_settings
+
+    for name in ("TEAMBRAIN_SERVE_FROM", "TEAMBRAIN_FETCH_MINUTES", "TEAMBRAIN_FETCH_TIMEOUT"):
+        monkeypatch.delenv(name, raising=False)
+    default = live_settings()
+    assert (default.live, default.fetch_minutes, default.problems) == (True, 0.0, ())
+    monkeypatch.setenv("TEAMBRAIN_SERVE_FROM", "checkout")
+    monkeypatch.setenv("TEAMBRAIN_FETCH_MINUTES", "0.5")
+    chosen = live_settings()
+    assert (chosen.live, chosen.fetch_minutes) == (False, 0.5)
+    monkeypatch.setenv("TEAMBRAIN_SERVE_FROM", "tip")
+    monkeypatch.setenv("TEAMBRAIN_FETCH_MINUTES", "often")
+    monkeypatch.setenv("TEAMBRAIN_FETCH_TIMEOUT", "nan")
+    wrong = live_settings()
+    assert (wrong.live, wrong.fetch_minutes, wrong.fetch_timeout_s) == (True, 0.0, 20.0)
+    assert len(wrong.problems) == 3 and all("$TEAMBRAIN_" in p for p in wrong.problems)
