@@ -2,7 +2,7 @@
 ours to measure: the fake driver answers instantly).
 
 - start-up: `python -c pass` (baseline) vs `import teambrain_distill` (lazy: no SDK) vs
-  `import teambrain_distill, instructor, anthropic, openai` (what a real driver pays once);
+  `import teambrain_distill, anthropic, openai` (what a real driver pays once);
 - reading the spool: 500 sessions of 60 events, per session (baseline: read_jsonl alone);
 - a whole `distill()` run over 100 sessions with a scripted driver, exact checks only vs with
   retrieval's similarity (the local model), per session;
@@ -54,9 +54,9 @@ def main() -> None:
     print(
         f"  import teambrain_distill             {process_ms([py, '-c', 'import teambrain_distill']):7.1f} ms"
     )
-    sdk = process_ms([py, "-c", "import teambrain_distill, instructor, anthropic, openai"], runs=3)
+    sdk = process_ms([py, "-c", "import teambrain_distill, anthropic, openai"], runs=3)
     print(
-        f"  + instructor, anthropic, openai      {sdk:7.1f} ms  (once per run, real drivers only)"
+        f"  + anthropic, openai                  {sdk:7.1f} ms  (once per run, real drivers only)"
     )
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -38,7 +38,21 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 CACHE = HERE / ".cache" / "retrieval"
-DATA = Path(os.environ.get("SCIFACT_DIR", ROOT.parent / "shared" / "data" / "scifact"))
+
+
+def _scifact_dir() -> Path:
+    """$SCIFACT_DIR, else the first ``shared/data/scifact`` beside the checkout or one of its
+    parents (a clone in ~/src/teambrain and a worktree two folders deeper both find it)."""
+    if os.environ.get("SCIFACT_DIR"):
+        return Path(os.environ["SCIFACT_DIR"])
+    for folder in ROOT.parents:
+        candidate = folder / "shared" / "data" / "scifact"
+        if candidate.is_dir():
+            return candidate
+    return ROOT.parent / "shared" / "data" / "scifact"
+
+
+DATA = _scifact_dir()
 TB = Path(sys.executable).parent / "tb"
 SIZES = [int(n) for n in os.environ.get("BENCH_SIZES", "1000,10000,20000,50000").split(",")]
 QUERIES_FOR_LATENCY = 200
