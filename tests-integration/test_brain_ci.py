@@ -1,10 +1,11 @@
 """The brain's CI gate that teams copy: action.yml's steps run as a GitHub runner runs them and
 .pre-commit-hooks.yaml's hook runs as pre-commit runs it, on scratch brains, offline.
 
-pre-commit itself is not installed here (it would fetch its hook environments from the
-network); its hook is ``language: system``, which pre-commit runs as ``entry`` split shell-wise,
-then ``args``, then no file names (``pass_filenames: false``), in the repository's root, only
-when a staged file matches ``files``. The action's ``uses:`` step (setup-python) is the
+The hook runs twice over: through pre-commit itself (a dev dependency; a ``language: system``
+hook needs no environment of its own, so nothing is fetched), installed in a brain repository
+whose ``git commit`` it then gates, and ``pre-commit try-repo`` on this checkout; and emulated
+step by step (``entry`` split shell-wise, then ``args``, no file names, in the repository's
+root, only when a staged file matches ``files``) for the finer cases. The action's ``uses:`` step (setup-python) is the
 runner's own; every ``run:`` step runs with bash in its ``working-directory`` with the inputs'
 defaults, ``if:`` evaluated, and pip told to read the wheels built from this workspace.
 """
@@ -102,6 +103,97 @@ def test_the_hook_fails_a_commit_that_breaks_the_brain(repo: Path) -> None:
     broken = _run_hook(repo, env)
     assert broken is not None and broken.returncode == 3
     assert bad.name in broken.stdout + broken.stderr
+
+
+def _pre_commit_env(tmp: Path) -> dict[str, str]:
+    """tb first on PATH (the hook runs the developer's own) and pre-commit's store in ``tmp``."""
+    bin_dir = Path(sys.executable).parent
+    return {
+        **os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "PRE_COMMIT_HOME": str(tmp / "pre-commit-store"), "PRE_COMMIT_COLOR": "never",
+    }  # fmt: skip
+
+
+def _hooks_repo(tmp: Path) -> tuple[Path, str]:
+    """A repository holding this checkout's .pre-commit-hooks.yaml as committed (what a team's
+    ``repos:`` entry points at), and its commit."""
+    hooks = tmp / "teambrain-hooks"
+    hooks.mkdir()
+    git("init", "-q", "-b", "main", cwd=hooks)
+    (hooks / ".pre-commit-hooks.yaml").write_bytes((ROOT / ".pre-commit-hooks.yaml").read_bytes())
+    git("add", "-A", cwd=hooks)
+    git("commit", "-q", "-m", "hooks", cwd=hooks)
+    return hooks, git("rev-parse", "HEAD", cwd=hooks).strip()
+
+
+def test_pre_commit_installs_the_hook_and_it_gates_git_commit(repo: Path, tmp_path: Path) -> None:
+    pre_commit = Path(sys.executable).parent / "pre-commit"
+    assert pre_commit.exists(), "pre-commit is a dev dependency (make install)"
+    _brain(repo)
+    env = _pre_commit_env(tmp_path)
+    hooks, rev = _hooks_repo(tmp_path)
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hooks}\n    rev: {rev}\n    hooks:\n      - id: teambrain-lint\n",
+        encoding="utf-8",
+    )
+    git("add", ".pre-commit-config.yaml", cwd=repo)
+    git("commit", "-q", "-m", "gate the brain", cwd=repo)
+    done = subprocess.run(
+        [str(pre_commit), "install"], cwd=repo, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+    def commit(message: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["git", "commit", "-q", "-m", message], cwd=repo, env=env,
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+
+    (repo / "notes.txt").write_text("not the brain\n")
+    git("add", "notes.txt", cwd=repo)
+    skipped = commit("notes")
+    assert skipped.returncode == 0, skipped.stdout + skipped.stderr
+    said = skipped.stdout + skipped.stderr  # git runs the hook with its output on stderr
+    assert "teambrain lint" in said and "Skipped" in said
+    bad = _break(repo)
+    refused = commit("a broken memory")
+    assert refused.returncode != 0, "the hook let a broken brain be committed"
+    said = refused.stdout + refused.stderr
+    assert "teambrain lint" in said and "Failed" in said and "exit code: 3" in said
+    assert bad.name in said
+    assert "bad.md" in git("diff", "--cached", "--name-only", cwd=repo)  # still staged, not lost
+    bad.unlink()
+    git("add", "-A", cwd=repo)
+    with (repo / ".teambrain" / "brain.yaml").open("a", encoding="utf-8") as config:
+        config.write("# reviewed like code\n")
+    git("add", "-A", cwd=repo)
+    passed = commit("a clean brain change")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    said = passed.stdout + passed.stderr
+    assert "teambrain lint" in said and "Passed" in said
+
+
+def test_pre_commit_try_repo_runs_this_checkouts_hook(repo: Path, tmp_path: Path) -> None:
+    """``pre-commit try-repo`` on this checkout (its uncommitted hook definition included), as a
+    maintainer tries a change to the hook before releasing it."""
+    pre_commit = Path(sys.executable).parent / "pre-commit"
+    _brain(repo)
+    env = _pre_commit_env(tmp_path)
+
+    def try_repo() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(pre_commit), "try-repo", str(ROOT), "teambrain-lint", "--all-files"],
+            cwd=repo, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+
+    clean = try_repo()
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "Passed" in clean.stdout
+    (repo / ".teambrain" / "INDEX.md").write_text("# touched\n", encoding="utf-8")
+    git("add", "-A", cwd=repo)
+    edited = try_repo()
+    assert edited.returncode == 1, edited.stdout + edited.stderr
+    assert ".teambrain/INDEX.md:1: index:" in edited.stdout and "exit code: 3" in edited.stdout
 
 
 # --- the GitHub Action ---------------------------------------------------------------------
