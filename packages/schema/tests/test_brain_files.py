@@ -1,3 +1,4 @@
+import shutil
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,58 @@ def test_brain_file_from_text_ignores_what_load_brain_does_not_read(
     tmp_path: Path, relpath: str
 ) -> None:
     assert brain_file_from_text(BrainLayout(tmp_path), relpath, _memory(ID1)) is None
+
+
+def _linked_brain(tmp_path: Path) -> BrainLayout:
+    repo = tmp_path / "repo"
+    (repo / ".teambrain" / "memories" / "decisions").mkdir(parents=True)
+    (repo / ".teambrain" / "retired").mkdir()
+    return BrainLayout(repo)
+
+
+def test_a_brain_folder_inside_the_brain_is_walked_through_its_link(tmp_path: Path) -> None:
+    layout = _linked_brain(tmp_path)
+    assert layout.leads_out(layout.memories) is None  # no link at all
+    kept = layout.root / "kept"
+    layout.memories.rename(kept)
+    layout.memories.symlink_to(kept)  # a link that stays in the brain
+    (kept / "decisions" / f"{ID1}-use-uv.md").write_text(_memory(ID1))
+    assert layout.leads_out(layout.memories) is None
+    brain = load_brain(layout)
+    assert [f.relpath for f in brain.files if f.is_usable] == [
+        f".teambrain/memories/decisions/{ID1}-use-uv.md"
+    ]
+
+
+@pytest.mark.parametrize("folder", ["memories", "retired"])
+def test_a_brain_folder_linked_out_is_one_problem_and_never_walked(
+    tmp_path: Path, folder: str
+) -> None:
+    layout = _linked_brain(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "decisions").mkdir(parents=True)
+    (elsewhere / "decisions" / f"{ID1}-planted.md").write_text(_memory(ID1))
+    link = layout.root / folder
+    shutil.rmtree(link)
+    link.symlink_to(elsewhere)
+    assert layout.leads_out(link) == str(elsewhere.resolve())
+    brain = load_brain(layout)
+    named = [f.relpath for f in brain.files]
+    assert named == [f".teambrain/{folder}"]  # the link itself, nothing found through it
+    problem = brain.files[0].problem
+    assert problem is not None and problem.rule == "symlink"
+
+
+def test_a_brain_linked_out_of_the_repository_is_not_walked(tmp_path: Path) -> None:
+    outside = tmp_path / "outside-brain"
+    (outside / "memories" / "decisions").mkdir(parents=True)
+    (outside / "memories" / "decisions" / f"{ID1}-use-uv.md").write_text(_memory(ID1))
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".teambrain").symlink_to(outside)
+    layout = BrainLayout(repo)
+    assert layout.leads_out(layout.memories) == str((outside / "memories").resolve())
+    brain = load_brain(layout)
+    assert [f.relpath for f in brain.files] == [".teambrain/memories"]  # retired/: none there
+    problem = brain.files[0].problem
+    assert problem is not None and problem.rule == "symlink"

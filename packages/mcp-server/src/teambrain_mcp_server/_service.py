@@ -287,9 +287,10 @@ class BrainService:
     def knows(self, layout: BrainLayout, memory_id: str) -> bool:
         """True when ``memory_id`` names a memory of this brain (active or retired) or one the
         retriever serves (e.g. from the org brain)."""
-        if any(layout.memories.glob(f"*/{memory_id}-*.md")) or any(
-            layout.retired.glob(f"{memory_id}-*.md")
-        ):
+        inside = layout.leads_out(layout.memories) is None  # never look through a link out
+        if inside and any(layout.memories.glob(f"*/{memory_id}-*.md")):
+            return True
+        if layout.leads_out(layout.retired) is None and any(layout.retired.glob(f"{memory_id}-*.md")):  # fmt: skip
             return True
         with self._lock:
             return self.retriever().memory(memory_id) is not None

@@ -43,6 +43,7 @@ def scan_stamps(layout: BrainLayout, folders: list[str] | None = None) -> dict[s
             f"{BRAIN_DIRNAME}/" + os.path.relpath(folder, root).replace(os.sep, "/") + "/",
         )
         for folder in (layout.retired, layout.memories)
+        if layout.leads_out(folder) is None  # a link out of the brain: never walked (tb lint says)
     ]
     while stack:
         directory, prefix = stack.pop()

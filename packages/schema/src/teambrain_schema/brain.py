@@ -226,8 +226,12 @@ def _unusable(
 def _read_brain_file(path: Path, layout: BrainLayout) -> BrainFile:
     relpath = layout.relative(path)
     placement = _placement(layout, relpath)
-    assert placement is not None  # walked from memories/ or retired/
-    location, folder = placement
+    location: Location
+    folder: str | None
+    if placement is None:  # memories/ or retired/ itself: a link out of the brain (refused below)
+        location, folder = ("retired" if path == layout.retired else "memories"), None
+    else:
+        location, folder = placement
     try:
         text = read_text_safely(path, layout.repo_root, max_bytes=MAX_MEMORY_FILE_BYTES)
     except FrontMatterError as exc:
@@ -252,8 +256,16 @@ def load_brain(layout: BrainLayout) -> Brain:
 
 
 def brain_file_paths(layout: BrainLayout) -> list[Path]:
-    """Every file :func:`load_brain` reads, in its order, found by name only (none is read)."""
-    return [*_walk(layout.memories), *_walk(layout.retired)]
+    """Every file :func:`load_brain` reads, in its order, found by name only (none is read).
+    A ``memories/`` or ``retired/`` that a link takes out of the brain is not walked: it is
+    listed as one file, which reading refuses (rule ``symlink``)."""
+    return [*_walk_folder(layout, layout.memories), *_walk_folder(layout, layout.retired)]
+
+
+def _walk_folder(layout: BrainLayout, folder: Path) -> list[Path]:
+    if layout.leads_out(folder) is None:
+        return _walk(folder)
+    return [folder] if os.path.lexists(folder) else []
 
 
 def load_brain_files(layout: BrainLayout, paths: Iterable[Path]) -> Brain:

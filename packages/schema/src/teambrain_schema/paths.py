@@ -78,6 +78,24 @@ class BrainLayout:
         """``path`` relative to the repository root, with forward slashes."""
         return path.relative_to(self.repo_root).as_posix()
 
+    def leads_out(self, folder: Path) -> str | None:
+        """Where ``folder`` (``memories/``, ``retired/`` or one under them) really is when a
+        symbolic link takes it out of the brain, or takes the brain out of the repository;
+        None when it stays inside. Such a folder is never walked — a teammate's committed link
+        to ``/`` would otherwise have every verb walk the whole disk — but reported instead.
+        Two ``lstat`` calls when no link is involved (this runs before every search)."""
+        import os
+
+        if not os.path.islink(folder) and not os.path.islink(self.root):
+            return None
+        repo_real = os.path.realpath(self.repo_root)
+        brain_real = os.path.realpath(self.root)
+        real = os.path.realpath(folder)
+        brain_inside = brain_real == repo_real or brain_real.startswith(repo_real + os.sep)
+        if brain_inside and real.startswith(brain_real + os.sep):
+            return None
+        return real
+
 
 @dataclass(frozen=True)
 class MachineLayout:

@@ -34,6 +34,7 @@ def _scratch_repo(root: Path) -> Path:
 
 def _write_path(repo_root: Path, patches: Path, exercised: list[str]) -> None:
     from teambrain_schema import MemoryDraft
+    from teambrain_schema.brain import brain_file_paths
     from teambrain_sync import (
         add_memory,
         brain_at,
@@ -71,11 +72,12 @@ def _write_path(repo_root: Path, patches: Path, exercised: list[str]) -> None:
     propose_retirement(repo, MEMORY_ID, "probe", target=target, patch_dir=patches)
     exercised.append("retire")
     with brain_at(repo, commit_at(repo, parse_timestamp("2100-01-01"))) as snapshot:
-        list(snapshot.layout.memories.rglob("*.md"))
+        brain_file_paths(snapshot.layout)  # walks no link out of the brain
     exercised.append("time travel")
 
 
 def _read_path(repo_root: Path, exercised: list[str]) -> None:
+    from teambrain_schema.brain import brain_file_paths
     from teambrain_sync import (
         brain_at,
         choose_target,
@@ -90,7 +92,7 @@ def _read_path(repo_root: Path, exercised: list[str]) -> None:
     head = resolve_commit(repo, "HEAD")
     if has_brain(repo, head.sha):
         with brain_at(repo, head) as snapshot:
-            list(snapshot.layout.memories.rglob("*.md"))
+            brain_file_paths(snapshot.layout)  # walks no link out of the brain
         target = choose_target(repo)
         with open_workspace(repo, target.base) as workspace:
             workspace.load()
