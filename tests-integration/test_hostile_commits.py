@@ -221,6 +221,9 @@ def test_a_brain_folder_linked_out_of_the_brain_is_reported_never_walked(
     lint = _bounded(repo, "lint")
     assert lint.returncode == 3
     assert f".teambrain/{folder}:1: symlink:" in lint.stdout
+    search = _bounded(repo, "relevant", "-q", "payment gateway")
+    assert f"not serving .teambrain/{folder}: a symlink that leaves the brain" in search.stderr
+    assert search.stderr.count("not serving") == 1  # said once
     for args in (("lint",), ("list", "--status", "all"), ("relevant", "-q", "planted gateway"),
                  ("show", EVIDENCE_ID), ("digest",), ("metrics",)):  # fmt: skip
         said = _bounded(repo, *args)

@@ -126,6 +126,7 @@ class Refresher:
         self.sources = sources
         self.interval = interval
         self._warn = warn
+        self._linked_out: set[str] = set()  # brain folders linked out of the brain, said once
         # Processes sharing index.db index a brain, and embed its texts, once (see _worklock).
         self.locks = locks
         # Called before each look at the files (a live view brings its files up to date); True
@@ -184,6 +185,7 @@ class Refresher:
         signals = change_signals(source.layout, source.folders)
         folders: list[str] = []
         stamps = scan_stamps(source.layout, folders)
+        self._say_linked_out(source)
         if folders != source.folders:
             source.folders = folders
             signals = change_signals(source.layout, folders)
@@ -215,6 +217,22 @@ class Refresher:
             report.added, report.changed, report.removed, report.unchanged, report.embedded,
             report.problems, time.perf_counter() - started, report.rebuilt,
         )  # fmt: skip
+
+    def _say_linked_out(self, source: BrainSource) -> None:
+        """Say once that a ``memories/`` or ``retired/`` linked out of the brain is not served
+        (the scan never walks it; ``tb lint`` reports it as rule ``symlink``)."""
+        layout = source.layout
+        for folder in (layout.memories, layout.retired):
+            real = layout.leads_out(folder)
+            if real is None:
+                continue
+            relpath = layout.relative(folder)
+            if relpath not in self._linked_out:
+                self._linked_out.add(relpath)
+                self._warn(
+                    f"not serving {quote_path(relpath)}: a symlink that leaves the brain "
+                    f"({real}); nothing behind it is read (`tb lint` names it)"
+                )
 
     def _digest_matches(self, source: BrainSource, digest: str) -> bool:
         row = self.db.execute(
