@@ -103,6 +103,13 @@ def shoot(page: Any, shots: Path, name: str) -> None:
     page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
 
 
+def follow(page: Any, selector: str) -> None:
+    """Click a link or a GET form's button, then wait until the page it leads to has loaded:
+    the click returns once the navigation has started, before the new rows are there."""
+    page.click(selector)
+    page.wait_for_load_state()
+
+
 def go(page: Any, server: UiServer, path: str) -> None:
     response = page.goto(f"{server.base}{path}")
     assert response is not None and response.status == 200, (path, response and response.status)
@@ -112,7 +119,7 @@ def test_usage_draws_the_digest_with_small_cells_hidden(
     page: Any, ui_server: UiServer, shots: Path
 ) -> None:
     go(page, ui_server, "/usage")
-    page.click("#nav-usage")
+    follow(page, "#nav-usage")
     figures = {
         page.locator("#figures dt").nth(i).inner_text(): page.locator("#figures dd[data-figure]")
         .nth(i)
@@ -139,7 +146,7 @@ def test_usage_draws_the_digest_with_small_cells_hidden(
     assert "nothing the JSON report hides" in page.locator("#suppression-note").inner_text()
     shoot(page, shots, "usage")
     page.select_option("#usage-window select[name=repo]", "all")
-    page.click("#usage-window button")
+    follow(page, "#usage-window button")
     assert "repo=all" in page.url
 
 
@@ -151,6 +158,7 @@ def test_a_past_session_explains_which_memories_it_was_shown_and_at_which_commit
     assert rows.count() == 20
     shoot(page, shots, "sessions")
     rows.first.locator("a").click()
+    page.wait_for_load_state()
     page.wait_for_selector("#explanation")
     text = page.locator("#explanation").inner_text()
     assert "Payments go through the PaymentGateway interface" in text
@@ -168,7 +176,7 @@ def test_the_stale_view_suggests_the_fix_and_opens_the_fix_citations_review(
     page: Any, ui_server: UiServer, ui_world: Any, shots: Path
 ) -> None:
     go(page, ui_server, "/brain")
-    page.click("#nav-stale")
+    follow(page, "#nav-stale")
     row = page.locator(f"#stale-list tr[data-id='{F03_CHECKOUT_MAP}']")
     assert "Where checkout lives" in row.inner_text()
     assert "cite `src/shop/basket/` instead" in row.locator("td.fixable").inner_text()
@@ -220,7 +228,7 @@ def test_the_queue_shows_each_check_a_candidate_would_face(
     # The proposals on the remote and what became of them (tb propose's listing of them).
     open_row = page.locator(f"#proposal-list tr[data-branch='{ui_world.open_branch}']")
     assert open_row.get_attribute("data-state") == "open"
-    page.click("#ask-gh")  # the pull requests as gh says now
+    follow(page, "#ask-gh")  # the pull requests as gh says now
     assert "gh=1" in page.url
     pr = ui_world.team.pr_for(ui_world.open_branch)
     assert open_row.locator("a").get_attribute("href") == pr["url"]
@@ -285,18 +293,18 @@ def test_browse_the_brain_by_class_status_and_tag(
         "may be stale" in page.locator(f"tr.memory-row[data-id='{F03_CHECKOUT_MAP}']").inner_text()
     )
     shoot(page, shots, "brain")
-    page.click("#facets [data-facet=class] a[data-value=decision]")
+    follow(page, "#facets [data-facet=class] a[data-value=decision]")
     assert "class=decision" in page.url
     classes = page.locator("#memory-list tr.memory-row td:nth-child(2)")
     assert {classes.nth(i).inner_text() for i in range(classes.count())} == {"decision"}
-    page.click("#facets [data-facet=class] a[data-value=decision]")  # chosen again: cleared
-    page.click("#facets [data-facet=status] a[data-value=retired]")
+    follow(page, "#facets [data-facet=class] a[data-value=decision]")  # chosen again: cleared
+    follow(page, "#facets [data-facet=status] a[data-value=retired]")
     retired = page.locator("#memory-list tr.memory-row")
     assert retired.count() == 1
     assert retired.first.get_attribute("data-id") == F04_FLAKY
     assert RETIRE_REASON in retired.first.inner_text()
-    page.click("#facets [data-facet=status] a[data-value=all]")
-    page.click("#facets [data-facet=tag] a[data-value=testing]")
+    follow(page, "#facets [data-facet=status] a[data-value=all]")
+    follow(page, "#facets [data-facet=tag] a[data-value=testing]")
     tagged = page.locator("#memory-list tr.memory-row")
     ids = {tagged.nth(i).get_attribute("data-id") for i in range(tagged.count())}
     assert F02_MAKE_TEST in ids and F04_FLAKY in ids  # testing-tagged, retired one included
@@ -307,7 +315,7 @@ def test_search_ranks_as_agents_get_it_and_shows_their_fenced_view(
 ) -> None:
     go(page, ui_server, "/brain")
     page.fill("#search-input", "how do payments work")
-    page.click("#search-button")
+    follow(page, "#search-button")
     hits = page.locator("#search-results li.hit")
     assert hits.count() >= 1
     assert hits.first.get_attribute("data-id") == F01_PAYMENTS
@@ -323,7 +331,7 @@ def test_time_travel_serves_the_brain_exactly_as_ref_and_at_do(
     go(page, ui_server, "/brain")
     page.click("#time-travel summary")
     page.fill("#travel-ref", "brain-v1")
-    page.click("#travel-button")
+    follow(page, "#travel-button")
     banner = page.locator("#travel-banner").inner_text()
     assert f"commit {ui_world.tag_commit[:12]}" in banner and "--ref brain-v1" in banner
     rows = page.locator("#memory-list tr.memory-row")
@@ -336,7 +344,7 @@ def test_time_travel_serves_the_brain_exactly_as_ref_and_at_do(
     shoot(page, shots, "time-travel")
     # Search at that commit answers what `tb relevant --ref` answers, in the same order.
     page.fill("#search-input", "flaky checkout test")
-    page.click("#search-button")
+    follow(page, "#search-button")
     assert "ref=brain-v1" in page.url
     hits = page.locator("#search-results li.hit")
     shown = [hits.nth(i).get_attribute("data-id") for i in range(hits.count())]
@@ -345,19 +353,19 @@ def test_time_travel_serves_the_brain_exactly_as_ref_and_at_do(
     assert shown == [hit["id"] for hit in json.loads(done.stdout)]
     assert F04_FLAKY in shown
     # A memory followed from there is shown as it was then.
-    page.click(f"#memory-list tr.memory-row[data-id='{F04_FLAKY}'] a")
+    follow(page, f"#memory-list tr.memory-row[data-id='{F04_FLAKY}'] a")
     assert page.locator("#memory-status").inner_text() == "active"
     assert page.locator("#travel-banner").count() == 1
     # --at: the latest commit at or before a moment, as `tb relevant --at` picks it.
     moment = ui_world.dev.git("show", "-s", "--format=%cI", "brain-v1").strip()
-    page.click("#back-to-now")
+    follow(page, "#back-to-now")
     page.click("#time-travel summary")
     page.fill("#travel-at", moment)
-    page.click("#travel-button")
+    follow(page, "#travel-button")
     assert f"commit {ui_world.tag_commit[:12]}" in page.locator("#travel-banner").inner_text()
     expect_failure(page, "at=1999-01-01")
     page.fill("#travel-at", "1999-01-01")
-    page.click("#travel-button")
+    follow(page, "#travel-button")
     assert "no commit at or before" in page.locator("#error-message").inner_text()
 
 
@@ -368,7 +376,7 @@ def test_a_memory_in_full_provenance_history_and_supersedes_chain(
     go(page, ui_server, f"/memory/{F02_MAKE_TEST}")
     chain = page.locator("#superseded-by").inner_text()
     assert SUPERSEDING_TITLE in chain
-    page.click("#superseded-by a")
+    follow(page, "#superseded-by a")
     assert page.locator("#memory-title").inner_text() == SUPERSEDING_TITLE
     assert "Run the test suite with make test" in page.locator("#supersedes").inner_text()
     history = page.locator("#history li").first.inner_text()
