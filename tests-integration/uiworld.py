@@ -229,10 +229,15 @@ class UiServer:
 
 def start_ui(dev: Developer, *args: str, env: dict[str, str] | None = None) -> UiServer:
     """``tb ui --no-browser`` in the developer's clone; returns once it printed its address."""
+    return start_ui_in(dev.clone, {**dev.env, **(env or {})}, *args)
+
+
+def start_ui_in(cwd: Path, env: dict[str, str], *args: str) -> UiServer:
+    """``tb ui --no-browser`` in ``cwd`` with exactly ``env``; returns once it printed its
+    address."""
     process = subprocess.Popen(
-        [tb_executable(), "ui", "--no-browser", *args], cwd=dev.clone,
-        env={**dev.env, **(env or {})}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True,
+        [tb_executable(), "ui", "--no-browser", *args], cwd=cwd, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert process.stdout is not None
     ready, _, _ = select.select([process.stdout], [], [], 60)

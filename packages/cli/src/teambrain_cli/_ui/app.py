@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 import traceback
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -45,6 +47,34 @@ NAV = (
 )
 
 
+# Characters no page shows, whatever text they come in (a title, a body, a commit subject or
+# its author, a branch name, a search echoed): controls other than newline and tab, format
+# characters (bidi overrides and isolates, zero-width joiners) and the invisible line breaks.
+# A right-to-left override in an author's name would otherwise turn the rest of the line
+# around (the date after it, the badges after a title); `tb show` drops the same characters.
+_INVISIBLE = re.compile(r"[^\x20-\x7e\n\t]")
+_INVISIBLE_BREAKS = frozenset("\u2028\u2029\u0085\ufeff")
+
+
+def _shown_char(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _INVISIBLE_BREAKS or unicodedata.category(char) in ("Cc", "Cf"):
+        return ""
+    return char
+
+
+def shown_text(value: object) -> object:
+    """Every value a template prints, before it is escaped: text without the characters of
+    :data:`_INVISIBLE` (other values are left to Jinja). Markup a filter made (``join``
+    escapes what it joins) is taken back to its text first, then escaped again as text."""
+    if not isinstance(value, str):
+        return value
+    from markupsafe import Markup
+
+    text = value.unescape() if isinstance(value, Markup) else value
+    return _INVISIBLE.sub(_shown_char, text)
+
+
 def _templates() -> Any:
     from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
@@ -52,6 +82,7 @@ def _templates() -> Any:
         loader=FileSystemLoader(HERE / "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
+        finalize=shown_text,
         trim_blocks=True,
         lstrip_blocks=True,
     )
