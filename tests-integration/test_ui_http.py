@@ -187,6 +187,28 @@ def test_bad_arguments_and_places_fail_in_one_line_with_the_contracts_codes(
     assert "Traceback" not in done.stderr
 
 
+def test_a_ref_or_moment_without_a_brain_fails_at_once_as_tb_relevant_does(ui_world: Any) -> None:
+    """A commit from before the brain (here one with an empty tree) is a user error before
+    anything listens, as `tb relevant --ref` makes it: no address printed, no page that can only
+    say the same."""
+    dev = ui_world.dev
+    empty_tree = dev.git("mktree", input="").strip()
+    before_the_brain = dev.git("commit-tree", empty_tree, "-m", "before the brain").strip()
+    relevant = dev.tb("relevant", "--ref", before_the_brain, "--query", "payments")
+    assert relevant.returncode == 1, relevant.stderr
+    try:
+        done = subprocess.run(
+            [tb_executable(), "ui", "--no-browser", "--ref", before_the_brain], cwd=dev.clone,
+            env=dev.env, capture_output=True, text=True, timeout=30, check=False,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired as served:
+        raise AssertionError(f"tb ui served a brain that is not there: {served.stdout!r}") from None
+    assert done.returncode == 1, done.stderr
+    assert not done.stdout
+    assert done.stderr.strip().splitlines()[-1] == relevant.stderr.strip().splitlines()[-1]
+    assert "did not exist yet" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_the_stale_view_names_the_moved_citation_and_its_fix(ui_server: UiServer) -> None:
     status, _, page = call(ui_server, "GET", f"/{ui_server.secret}/stale")
     assert status == 200

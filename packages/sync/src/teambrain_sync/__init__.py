@@ -77,6 +77,7 @@ from ._snapshot import (
     no_brain_reason,
     parse_timestamp,
     read_blobs,
+    require_brain_at,
     resolve_commit,
 )
 from ._supersedes import HiddenEdit, hidden_edits
@@ -150,6 +151,7 @@ __all__ = [
     "read_blobs",
     "record_outcomes",
     "regenerate_index_md",
+    "require_brain_at",
     "resolve_commit",
     "retire_branch_name",
     "retire_memory",

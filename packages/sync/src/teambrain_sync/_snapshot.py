@@ -188,17 +188,22 @@ def checkout_matches(repo: GitRepo, sha: str) -> bool:
     return not done.stdout.strip()
 
 
-def materialise_brain(repo: GitRepo, commit: ResolvedCommit, dest: Path) -> BrainLayout:
-    """Write ``.teambrain/`` as it was at ``commit`` under ``dest`` and return its layout.
-
-    Raises :class:`UserError` when the brain did not exist at that commit.
-    """
+def require_brain_at(repo: GitRepo, commit: ResolvedCommit) -> None:
+    """Raise :class:`UserError` (why, in one line) unless the brain existed at ``commit``."""
     if not has_brain(repo, commit.sha):
         raise UserError(
             no_brain_reason(repo, commit)
             or f"no brain at {commit.requested} (commit {commit.short}): "
             f"{BRAIN_DIRNAME}/brain.yaml did not exist yet"
         )
+
+
+def materialise_brain(repo: GitRepo, commit: ResolvedCommit, dest: Path) -> BrainLayout:
+    """Write ``.teambrain/`` as it was at ``commit`` under ``dest`` and return its layout.
+
+    Raises :class:`UserError` when the brain did not exist at that commit.
+    """
+    require_brain_at(repo, commit)
     entries = _tree_entries(repo, commit.sha)
     blobs = read_blobs(repo, [object_id for _, object_id, _ in entries])
     root = dest.resolve()

@@ -126,6 +126,7 @@ def run_ui(
     from urllib.parse import urlencode
 
     from teambrain_capture import repo_join_key
+    from teambrain_sync import open_repo, require_brain_at
 
     from .._console.context import machine, require_brain
     from .._console.travel import describe_moment, resolve_moment
@@ -137,6 +138,7 @@ def run_ui(
     start = "brain"
     if ref is not None or at is not None:
         commit = resolve_moment(ref, at, layout.repo_root)  # a bad ref or moment: exit 1 now
+        require_brain_at(open_repo(layout.repo_root), commit)  # and so is one without a brain
         say(f"tb ui: starting at {describe_moment(commit)}")
         query = {k: v for k, v in (("ref", ref), ("at", at)) if v is not None}
         start += "?" + urlencode(query)
