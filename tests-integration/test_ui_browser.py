@@ -256,6 +256,45 @@ def test_dropping_from_the_queue_uses_the_candidates_service(
     assert stored.note == "dropped from the review queue: too generic to help an agent"
 
 
+def test_enter_in_the_queue_form_neither_proposes_nor_drops(
+    page: Any, ui_server: UiServer, ui_world: Any
+) -> None:
+    """A drop reason typed and Enter pressed (or Enter on a ticked box) submitted the form
+    with its first button: the ticked candidates were proposed, pushed and a pull request
+    opened. Each action is its own button; Enter in the form does nothing."""
+    from teambrain_capture import load_candidate, queue_candidate
+
+    draft = {"class": "learning", "title": "Enter must not propose this one",
+             "body": "A candidate for the keyboard test: Enter in the queue form acts on nothing."}  # fmt: skip
+    machine = ui_world.dev.machine()
+    candidate, _ = queue_candidate(draft, "agent", repo=ui_world.repo_key, machine=machine)
+    posts: list[str] = []
+    page.on("request", lambda request: posts.append(request.url) if request.method == "POST" else None)  # fmt: skip
+    go(page, ui_server, "/queue")
+    boxes = page.locator("#queue-form input[name=id]")
+    for i in range(boxes.count()):
+        boxes.nth(i).uncheck()
+    box = page.locator(f"#candidate-{candidate.candidate_id} input[name=id]")
+    box.check()
+    page.fill("#drop-reason", "too vague")
+    page.press("#drop-reason", "Enter")
+    page.wait_for_timeout(1500)  # time for a submission to start, were there one
+    assert posts == []
+    box.focus()
+    page.keyboard.press("Enter")  # shows the page again, the same ticks and reason
+    page.wait_for_load_state()
+    assert posts == []
+    stored = load_candidate(candidate.candidate_id, machine=machine)
+    assert stored is not None and stored.status == "pending"
+    assert box.is_checked() and page.input_value("#drop-reason") == "too vague"
+    # The button, reached from the keyboard, still acts.
+    page.focus("#drop-selected")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#drop-outcomes")
+    stored = load_candidate(candidate.candidate_id, machine=machine)
+    assert stored is not None and stored.status == "rejected"
+
+
 def test_proposing_from_the_queue_uses_the_propose_service(
     page: Any, ui_server: UiServer, ui_world: Any, shots: Path
 ) -> None:

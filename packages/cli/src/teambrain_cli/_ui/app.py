@@ -339,7 +339,14 @@ class Pages:
             self.ctx.machine, self.ctx.repo_root, ask_gh=request.query_params.get("gh") == "1"
         )
         result = self.ctx.recall(request.query_params.get("result"))
-        return self.render("queue.html", request, view=view, proposals=proposals, result=result)
+        # Enter on a ticked box shows the page again with the same ticks and reason (see
+        # queue.html): nothing is done.
+        params = request.query_params
+        picked = params.getlist("id") if params.get("picked") else None
+        return self.render(
+            "queue.html", request, view=view, proposals=proposals, result=result,
+            picked=picked, reason=params.get("reason") or "",
+        )  # fmt: skip
 
     def propose(self, request: Request, form: dict[str, list[str]]) -> Response:
         from .queue import propose_chosen
