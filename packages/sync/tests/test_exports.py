@@ -102,6 +102,7 @@ PUBLIC_API = [
     "read_blobs",
     "record_outcomes",
     "regenerate_index_md",
+    "require_brain_at",
     "resolve_commit",
     "retire_branch_name",
     "retire_memory",
