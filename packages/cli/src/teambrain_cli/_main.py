@@ -10,6 +10,7 @@ import importlib
 import json
 import os
 import pkgutil
+import re
 import sys
 from typing import Any
 
@@ -94,12 +95,33 @@ class LazyGroup(click.Group):
         return sorted(self._modules())
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name == "help":
+            return help_command
         module_name = self._modules().get(cmd_name)
         if module_name is None:
             return None
         module = importlib.import_module(f"{_commands.__name__}.{module_name}")
         command: click.Command = module.command
         return command
+
+
+@click.command("help", hidden=True, context_settings={"ignore_unknown_options": True})
+@click.argument("words", nargs=-1, metavar="[VERB]...")
+@click.pass_context
+def help_command(ctx: click.Context, words: tuple[str, ...]) -> None:
+    """`tb help [VERB]...` is `tb [VERB]... --help`, as in git and gh."""
+    command: click.Command = ctx.find_root().command
+    path = [ctx.find_root().info_name or "tb"]
+    for word in words:
+        here = click.Context(command, info_name=" ".join(path))
+        if not isinstance(command, click.Group):
+            raise click.UsageError(f"`{' '.join(path)}` has no subcommand {word!r}", here)
+        _name, found, _rest = command.resolve_command(here, [word])
+        assert found is not None  # resolve_command raises for an unknown name
+        command = found
+        path.append(word)
+    with click.Context(command, info_name=" ".join(path)) as help_ctx:
+        click.echo(command.get_help(help_ctx))
 
 
 PACKAGES = (
@@ -175,6 +197,8 @@ def _json_format(argv: list[str]) -> bool:
 
 
 def _report(message: str, code: int, argv: list[str]) -> int:
+    # One line, whoever wrote the message (click lists a choice's values one per line).
+    message = re.sub(r"[ \t]*[\r\n]+\s*", " ", message.strip())
     click.echo(f"tb: {message}", err=True)
     if _wants_json(argv):
         click.echo(json.dumps({"ok": False, "error": {"message": message, "exit_code": int(code)}}))

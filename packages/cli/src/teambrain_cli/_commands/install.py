@@ -16,13 +16,14 @@ from .._agent_tools.registry import (
     resolve_adapter,
     supported_tools,
 )
+from .._console.complete import complete_tools
 from .._console.context import require_repo
 from .._console.output import echo, emit_json
 from .._console.trust import interactive
 
 
 @click.command("install")
-@click.argument("tool", required=False)
+@click.argument("tool", required=False, shell_complete=complete_tools)
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option(
     "--list", "list_tools", is_flag=True, help="List every supported tool and what it gets; exit."

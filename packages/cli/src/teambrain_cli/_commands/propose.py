@@ -10,6 +10,7 @@ from teambrain_schema import Candidate, ExitCode, UserError
 from teambrain_schema.ids import is_ulid, new_ulid
 from teambrain_schema.paths import MachineLayout
 
+from .._console.complete import complete_candidate_ids
 from .._console.context import machine
 from .._console.output import emit_json, fit, fit_middle, say, terminal_width
 from .._proposals.guard import near_duplicate_guard
@@ -142,7 +143,9 @@ def _exit_code(run: ProposeRun) -> int:
 
 
 @click.command("propose")
-@click.argument("candidate_ids", nargs=-1, metavar="[CANDIDATE_ID]...")
+@click.argument(
+    "candidate_ids", nargs=-1, metavar="[CANDIDATE_ID]...", shell_complete=complete_candidate_ids
+)
 @click.option("--all", "propose_all", is_flag=True, help="Propose every pending candidate.")
 @click.option(
     "--draft",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from .._browse import open_view, show_memory
+from .._console.complete import complete_memory_ids
 from .._console.output import echo, emit_json, paint
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def format_detail(detail: MemoryDetail, *, as_agent: bool = False) -> list[str]:
 
 
 @click.command("show")
-@click.argument("memory_id", metavar="ID")
+@click.argument("memory_id", metavar="ID", shell_complete=complete_memory_ids)
 @click.option(
     "--agent",
     "as_agent",

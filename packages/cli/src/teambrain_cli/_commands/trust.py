@@ -8,13 +8,16 @@ from pathlib import Path
 import click
 from teambrain_schema import ExitCode, UserError
 
+from .._console.complete import complete_trust_settings
 from .._console.context import machine, require_brain
 from .._console.output import echo, emit_json, say
 from .._console.trust import SETTINGS, EgressStatus, egress_status, interactive
 
 
 @click.command("trust")
-@click.argument("settings", nargs=-1, metavar="[SETTING]...")
+@click.argument(
+    "settings", nargs=-1, metavar="[SETTING]...", shell_complete=complete_trust_settings
+)
 @click.option("--yes", "-y", is_flag=True, help="Approve without asking (scripts, provisioning).")
 @click.option("--revoke", is_flag=True, help="Forget this machine's approvals for this repository.")
 @click.option("--json", "as_json", is_flag=True, help="Print the settings and their state as JSON.")
