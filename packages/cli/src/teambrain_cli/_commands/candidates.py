@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .._console.complete import complete_candidate_ids
 from .._console.output import emit_json, fit, paint, say, terminal_width
 from .._proposals.queue import (
     CandidateStatus,
@@ -17,6 +16,7 @@ from .._proposals.queue import (
     read_queue,
     review_candidate,
 )
+from ._complete import complete_candidate_ids
 
 if TYPE_CHECKING:
     from teambrain_schema import Candidate

@@ -16,10 +16,10 @@ from .._agent_tools.registry import (
     resolve_adapter,
     supported_tools,
 )
-from .._console.complete import complete_tools
 from .._console.context import require_repo
 from .._console.output import echo, emit_json
 from .._console.trust import interactive
+from ._complete import complete_tools
 
 
 @click.command("install")

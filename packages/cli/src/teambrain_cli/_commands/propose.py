@@ -10,12 +10,12 @@ from teambrain_schema import Candidate, ExitCode, UserError
 from teambrain_schema.ids import is_ulid, new_ulid
 from teambrain_schema.paths import MachineLayout
 
-from .._console.complete import complete_candidate_ids
 from .._console.context import machine
 from .._console.output import emit_json, fit, fit_middle, say, terminal_width
 from .._proposals.guard import near_duplicate_guard
 from .._proposals.queue import find_candidate
 from .._proposals.review import open_target, report_review, report_tidied, target_json
+from ._complete import complete_candidate_ids
 
 if TYPE_CHECKING:
     from teambrain_sync import Outcome, ProposeRun

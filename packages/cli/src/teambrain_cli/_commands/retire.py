@@ -7,11 +7,11 @@ from pathlib import Path
 import click
 from teambrain_schema import ExitCode
 
-from .._console.complete import complete_memory_ids
 from .._console.context import machine
 from .._console.ids import resolve_id
 from .._console.output import emit_json, say
 from .._proposals.review import open_target, report_review, report_tidied, target_json
+from ._complete import complete_memory_ids
 
 
 def _full_id(repo_root: Path, given: str) -> str:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 import click
 
 from .._browse import open_view, show_memory
-from .._console.complete import complete_memory_ids
 from .._console.output import echo, emit_json, paint
+from ._complete import complete_memory_ids
 
 if TYPE_CHECKING:
     from .._browse import MemoryDetail, MemoryRef

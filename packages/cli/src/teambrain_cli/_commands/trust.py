@@ -8,10 +8,10 @@ from pathlib import Path
 import click
 from teambrain_schema import ExitCode, UserError
 
-from .._console.complete import complete_trust_settings
 from .._console.context import machine, require_brain
 from .._console.output import echo, emit_json, say
 from .._console.trust import SETTINGS, EgressStatus, egress_status, interactive
+from ._complete import complete_trust_settings
 
 
 @click.command("trust")

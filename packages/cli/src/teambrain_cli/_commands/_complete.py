@@ -40,7 +40,7 @@ def _tools() -> list[str]:
 
 
 def _settings() -> tuple[str, ...]:
-    from .trust import SETTINGS
+    from .._console.trust import SETTINGS
 
     return SETTINGS
 
@@ -63,8 +63,8 @@ def _candidate_ids() -> list[str]:
     from teambrain_capture import repo_join_key
     from teambrain_schema.paths import find_repo_root
 
+    from .._console.context import machine
     from .._proposals.queue import read_queue
-    from .context import machine
 
     root = find_repo_root()
     queue = read_queue(machine(), repo_join_key(root) if root is not None else None)
