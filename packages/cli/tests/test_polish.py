@@ -159,6 +159,8 @@ def test_candidates_alone_takes_the_options_of_candidates_list(
     captured = capsys.readouterr()
     assert "`tb candidates show --json`" in captured.err
     assert json.loads(captured.out)["ok"] is False
+    assert run(["candidates", "--all-repos", "show", "7QH2"]) == 1  # show has no --all-repos
+    assert "is an option of `tb candidates list`, not of `show`" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -207,3 +209,18 @@ def test_completion_offers_tool_names_settings_memory_and_candidate_ids(repo: Pa
     queued = _complete("tb candidates show ", repo)
     assert len(queued) == 1 and _complete("tb propose ", repo) == queued
     assert _complete("tb candidates drop ", repo) == queued
+
+
+def test_install_before_init_says_the_brain_comes_from_tb_init(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    assert run(["install", "claude-code", "--json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert any("`tb init`" in note for note in notes), notes
+    assert run(["init"]) == 0
+    capsys.readouterr()
+    assert run(["install", "cursor", "--json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert not any("`tb init`" in note for note in notes), notes

@@ -106,9 +106,12 @@ def command(ctx: click.Context, status: str, all_repos: bool, as_json: bool) -> 
     ]
     if given:
         flag = {"status": "--status", "all_repos": "--all-repos", "as_json": "--json"}[given[0]]
-        raise click.UsageError(
-            f"{flag} belongs after the subcommand: `tb candidates {ctx.invoked_subcommand} {flag}`"
-        )
+        sub = ctx.command.get_command(ctx, ctx.invoked_subcommand)  # type: ignore[attr-defined]
+        if sub is not None and any(flag in param.opts for param in sub.params):
+            where = f"belongs after the subcommand: `tb candidates {ctx.invoked_subcommand} {flag}`"
+        else:
+            where = f"is an option of `tb candidates list`, not of `{ctx.invoked_subcommand}`"
+        raise click.UsageError(f"{flag} {where}")
 
 
 @command.command("list")

@@ -72,6 +72,11 @@ def command(tool: str | None, dry_run: bool, list_tools: bool, as_json: bool = F
         return interactive() and click.confirm(question, default=False, err=True)
 
     plan = plan_install(adapter, repo, confirm=confirm)
+    if not (repo / ".teambrain").is_dir():
+        plan.notes.append(
+            "no brain here yet: `tb init` creates .teambrain/ (until then the server's answers "
+            "say to run it, and the agent gets no team memory)"
+        )
     if dry_run:
         plan.notes += [f"{q.removesuffix('?')} (`tb install` asks first)" for q in asked]
     if plan.changed and not dry_run:
