@@ -38,6 +38,16 @@ def test_a_fresh_brain_says_no_model_configured_with_the_steps(repo: Path, tb: R
     assert distill["status"] == "note" and "no model configured" in distill["detail"]
 
 
+def choose_anthropic(repo: Path) -> None:
+    """brain.yaml names a hosted model: anthropic, its key in $TB_TEST_ANTHROPIC."""
+    brain_yaml = repo / ".teambrain" / "brain.yaml"
+    brain_yaml.write_text(
+        brain_yaml.read_text()
+        .replace("  driver: none\n  model: none\n  api_key_env: null\n",
+                 "  driver: anthropic\n  model: claude-test\n  api_key_env: TB_TEST_ANTHROPIC\n")
+    )  # fmt: skip
+
+
 def _doctor_distill(bin_dir: Path, repo: Path) -> dict[str, str]:
     env = {**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin", "TB_TEST_ANTHROPIC": "sk-test-key"}
     done = subprocess.run([str(bin_dir / "tb"), "doctor", "--json"], cwd=repo, env=env,
@@ -53,12 +63,7 @@ def test_doctor_checks_the_model_client_imports_and_the_extra_brings_it(
     subprocess.run(
         [str(bin_dir / "tb"), "init"], cwd=repo, env=env, check=True, capture_output=True
     )
-    brain_yaml = repo / ".teambrain" / "brain.yaml"
-    brain_yaml.write_text(
-        brain_yaml.read_text()
-        .replace("  driver: none\n  model: none\n  api_key_env: null\n",
-                 "  driver: anthropic\n  model: claude-test\n  api_key_env: TB_TEST_ANTHROPIC\n")
-    )  # fmt: skip
+    choose_anthropic(repo)
     before = _doctor_distill(bin_dir, repo)
     assert before["status"] == "problem", before
     assert "anthropic is not installed" in before["detail"]
@@ -91,12 +96,7 @@ def test_the_fix_doctor_and_distill_give_is_the_installers_own_and_brings_the_cl
     expected = {"uv-tool": "uv tool install --compile-bytecode 'teambrain-cli[anthropic]'",
                 "pipx": "pipx install --force 'teambrain-cli[anthropic]'"}[installer]  # fmt: skip
     assert expected in steps.stderr and "pip install" not in steps.stderr, steps.stderr
-    brain_yaml = repo / ".teambrain" / "brain.yaml"
-    brain_yaml.write_text(
-        brain_yaml.read_text()
-        .replace("  driver: none\n  model: none\n  api_key_env: null\n",
-                 "  driver: anthropic\n  model: claude-test\n  api_key_env: TB_TEST_ANTHROPIC\n")
-    )  # fmt: skip
+    choose_anthropic(repo)
     before = _doctor_distill(bin_dir, repo)
     assert before["status"] == "problem" and before["fix"] == expected, before
 
