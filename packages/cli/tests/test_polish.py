@@ -50,6 +50,24 @@ def test_a_mistyped_verb_or_tool_gets_a_suggestion(
     assert "did you mean 'cursor'?" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("args", "meant"),
+    [
+        (["list", "-c", "decison"], "decision"),
+        (["relevant", "-q", "x", "--view", "humn"], "human"),
+        (["digest", "--format", "mardown"], "markdown"),
+        (["completion", "bsh"], "bash"),
+        (["candidates", "list", "--status", "pendng"], "pending"),
+        (["trust", "distil"], "distill"),
+    ],
+)
+def test_a_mistyped_value_gets_a_suggestion(
+    args: list[str], meant: str, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(args) == 1
+    assert f"Did you mean {meant!r}?" in capsys.readouterr().err
+
+
 def test_version_lists_the_seven_packages(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["--version"]) == 0
     out = capsys.readouterr().out

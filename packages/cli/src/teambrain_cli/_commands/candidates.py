@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from .._console.choice import Choice
 from .._console.output import emit_json, fit, paint, say, terminal_width
 from .._proposals.queue import (
     CandidateStatus,
@@ -50,7 +51,7 @@ def format_row(candidate: Candidate, width: int | None) -> str:
 STATUS_OPTION = click.option(
     "--status",
     "status",
-    type=click.Choice([*STATUSES, "all"]),
+    type=Choice([*STATUSES, "all"]),
     default="pending",
     show_default=True,
     help="Which candidates: waiting, proposed, dropped or rejected, or all.",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 from teambrain_schema import UserError
 
+from .._console.choice import Choice
 from .._console.output import emit_json, fit, fit_middle, paint, say, terminal_width, wrap_lines
 from .._console.travel import open_brain
 
@@ -102,7 +103,7 @@ def format_hit(position: int, hit: Hit, width: int | None = None) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the ranked results as JSON.")
 @click.option(
     "--view",
-    type=click.Choice(["agent", "human"]),
+    type=Choice(["agent", "human"]),
     default="agent",
     show_default=True,
     help="agent: each body fenced exactly as an agent is given it; human: plain, to read.",

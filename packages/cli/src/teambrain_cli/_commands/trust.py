@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from teambrain_schema import ExitCode, UserError
 
+from .._console.choice import suggestion
 from .._console.context import machine, require_brain
 from .._console.output import echo, emit_json, say
 from .._console.trust import SETTINGS, EgressStatus, egress_status, interactive
@@ -44,7 +45,8 @@ def command(
 
     unknown = [s for s in settings if s not in SETTINGS]
     if unknown:
-        raise UserError(f"unknown setting {unknown[0]!r} (known: {', '.join(SETTINGS)})")
+        hint = suggestion(unknown[0], list(SETTINGS))
+        raise UserError(f"unknown setting {unknown[0]!r}.{hint} (known: {', '.join(SETTINGS)})")
     if yes and revoke:
         raise UserError("--yes approves and --revoke forgets: give one of them")
     layout = require_brain()
