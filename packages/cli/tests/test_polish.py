@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -242,3 +243,31 @@ def test_install_before_init_says_the_brain_comes_from_tb_init(
     assert run(["install", "cursor", "--json"]) == 0
     notes = json.loads(capsys.readouterr().out)["notes"]
     assert not any("`tb init`" in note for note in notes), notes
+
+
+@pytest.mark.parametrize("code", ["EROFS", "EACCES"])
+def test_a_home_that_cannot_be_written_says_where_to_put_it(
+    code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A read-only or forbidden $TEAMBRAIN_HOME: the one line names the folder and the two ways
+    out; a refusal elsewhere (a repository file) gets no such advice."""
+    import errno
+
+    from teambrain_cli import _main
+    from teambrain_schema.paths import machine_layout
+
+    home = machine_layout().home
+
+    def refuse(where: Path) -> Callable[..., object]:
+        def main(*_args: object, **_kwargs: object) -> object:
+            raise OSError(getattr(errno, code), os.strerror(getattr(errno, code)), str(where))
+
+        return main
+
+    monkeypatch.setattr(_main.cli, "main", refuse(home / "spool"))
+    assert run(["import"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{home}: make it writable, or set TEAMBRAIN_HOME" in err
+    monkeypatch.setattr(_main.cli, "main", refuse(tmp_path / "AGENTS.md"))
+    assert run(["export"]) == 2
+    assert "TEAMBRAIN_HOME" not in capsys.readouterr().err

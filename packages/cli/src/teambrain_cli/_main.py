@@ -12,6 +12,7 @@ import os
 import pkgutil
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -258,6 +259,7 @@ def run(argv: list[str] | None = None) -> int:
         name = str(exc.filename) if exc.filename is not None else ""
         name = name if len(name) <= 120 else name[:117] + "..."
         reason = exc.strerror or exc.__class__.__name__
+        reason += _home_hint(exc)
         return _report(f"{name}: {reason}" if name else reason, ExitCode.ENVIRONMENT_ERROR, args)
     except Exception as exc:
         if os.environ.get(DEBUG_ENV):
@@ -266,6 +268,25 @@ def run(argv: list[str] | None = None) -> int:
         message = f"internal error: {exc.__class__.__name__}{': ' + detail if detail else ''} (set {DEBUG_ENV}=1 for a traceback)"
         return _report(message, ExitCode.ENVIRONMENT_ERROR, args)
     return int(result) if isinstance(result, int) else ExitCode.OK
+
+
+def _home_hint(exc: OSError) -> str:
+    """What to do when the file system refused a write under ``$TEAMBRAIN_HOME`` (read-only,
+    no permission): the machine-local folder must be writable, or be put elsewhere."""
+    import errno
+
+    from teambrain_schema.paths import machine_layout
+
+    if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM) or exc.filename is None:
+        return ""
+    home = machine_layout().home
+    try:
+        inside = Path(os.fsdecode(exc.filename)).resolve().is_relative_to(home.resolve())
+    except (OSError, ValueError, TypeError):
+        return ""
+    if not inside:
+        return ""
+    return f" (teambrain keeps this machine's data in {home}: make it writable, or set TEAMBRAIN_HOME to a folder that is)"
 
 
 # Set by a verb that has written everything it writes (committed SQLite, files renamed into
