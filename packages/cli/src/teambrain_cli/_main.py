@@ -164,8 +164,8 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 def cli() -> None:
     """teambrain: shared, reviewable memory for your team's AI coding agents.
 
-    Start with `tb init`, `tb install <tool>` and `tb doctor`; `tb <verb> --help` shows each
-    verb's options and examples; every verb is documented in docs/cli/.
+    Start with `tb init`, `tb install <tool>` and `tb doctor`. `tb help <verb>` shows a
+    verb's options and examples (as `tb <verb> -h` does); docs/cli/ documents each verb.
 
     Exit codes: 0 ok · 1 user error · 2 environment error · 3 lint/validation failure.
     """
