@@ -200,7 +200,10 @@ def _json_format(argv: list[str]) -> bool:
 def _report(message: str, code: int, argv: list[str]) -> int:
     # One line, whoever wrote the message (click lists a choice's values one per line).
     message = re.sub(r"[ \t]*[\r\n]+\s*", " ", message.strip())
-    click.echo(f"tb: {message}", err=True)
+    from ._console.output import terminal_width, wrap_text
+
+    # Wrapped under its text on a terminal, like every other message; whole when redirected.
+    click.echo(wrap_text(f"tb: {message}", terminal_width(err=True), hang=4), err=True)
     if _wants_json(argv):
         click.echo(json.dumps({"ok": False, "error": {"message": message, "exit_code": int(code)}}))
     return int(code)
