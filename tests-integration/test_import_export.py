@@ -198,3 +198,7 @@ def test_export_writes_a_marked_section_that_lint_keeps_in_step(
     assert mdc.startswith("---\n") and "alwaysApply: true" in mdc
     outside = tb("export", "--to", ".teambrain/x.md", cwd=project)
     assert outside.returncode == 1
+    # From a subfolder --to is still the root's: `../AGENTS.md` is refused saying so.
+    (project / "src").mkdir(exist_ok=True)
+    above = tb("export", "--to", "../AGENTS.md", cwd=project / "src")
+    assert above.returncode == 1 and f"relative to the repository's root, {project}" in above.stderr

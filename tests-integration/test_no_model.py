@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -33,6 +38,16 @@ def test_a_fresh_brain_says_no_model_configured_with_the_steps(repo: Path, tb: R
     assert distill["status"] == "note" and "no model configured" in distill["detail"]
 
 
+def choose_anthropic(repo: Path) -> None:
+    """brain.yaml names a hosted model: anthropic, its key in $TB_TEST_ANTHROPIC."""
+    brain_yaml = repo / ".teambrain" / "brain.yaml"
+    brain_yaml.write_text(
+        brain_yaml.read_text()
+        .replace("  driver: none\n  model: none\n  api_key_env: null\n",
+                 "  driver: anthropic\n  model: claude-test\n  api_key_env: TB_TEST_ANTHROPIC\n")
+    )  # fmt: skip
+
+
 def _doctor_distill(bin_dir: Path, repo: Path) -> dict[str, str]:
     env = {**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin", "TB_TEST_ANTHROPIC": "sk-test-key"}
     done = subprocess.run([str(bin_dir / "tb"), "doctor", "--json"], cwd=repo, env=env,
@@ -48,12 +63,7 @@ def test_doctor_checks_the_model_client_imports_and_the_extra_brings_it(
     subprocess.run(
         [str(bin_dir / "tb"), "init"], cwd=repo, env=env, check=True, capture_output=True
     )
-    brain_yaml = repo / ".teambrain" / "brain.yaml"
-    brain_yaml.write_text(
-        brain_yaml.read_text()
-        .replace("  driver: none\n  model: none\n  api_key_env: null\n",
-                 "  driver: anthropic\n  model: claude-test\n  api_key_env: TB_TEST_ANTHROPIC\n")
-    )  # fmt: skip
+    choose_anthropic(repo)
     before = _doctor_distill(bin_dir, repo)
     assert before["status"] == "problem", before
     assert "anthropic is not installed" in before["detail"]
@@ -66,3 +76,43 @@ def test_doctor_checks_the_model_client_imports_and_the_extra_brings_it(
     after = _doctor_distill(bin_dir, repo)
     assert after["status"] == "ok", after
     assert "credential $TB_TEST_ANTHROPIC set" in after["detail"]
+
+
+@pytest.mark.parametrize("installer", ["uv-tool", "pipx"])
+def test_the_fix_doctor_and_distill_give_is_the_installers_own_and_brings_the_client(
+    installer: str, repo: Path, wheels: Path, tmp_path: Path
+) -> None:
+    """`pipx install 'teambrain-cli[anthropic]'` over an installed teambrain-cli changes nothing
+    (pipx keeps it, says so and exits 0), so the fix names each installer's own command: the one
+    that, run as printed (offline here), makes doctor's distill check pass."""
+    from wheelhouse import install_with_pipx, install_with_uv_tool, scratch_env
+
+    install = {"uv-tool": install_with_uv_tool, "pipx": install_with_pipx}[installer]
+    bin_dir = install(wheels, tmp_path / "prefix")
+    env = {**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin"}
+    subprocess.run([str(bin_dir / "tb"), "init"], cwd=repo, env=env, check=True, capture_output=True)  # fmt: skip
+    steps = subprocess.run([str(bin_dir / "tb"), "distill"], cwd=repo, env=env,
+                           capture_output=True, text=True, check=False)  # fmt: skip
+    expected = {"uv-tool": "uv tool install --compile-bytecode 'teambrain-cli[anthropic]'",
+                "pipx": "pipx install --force 'teambrain-cli[anthropic]'"}[installer]  # fmt: skip
+    assert expected in steps.stderr and "pip install" not in steps.stderr, steps.stderr
+    choose_anthropic(repo)
+    before = _doctor_distill(bin_dir, repo)
+    assert before["status"] == "problem" and before["fix"] == expected, before
+
+    # The fix as printed, with the offline flags the test needs and the same scratch prefix.
+    prefix = tmp_path / "prefix"
+    run_env = scratch_env(prefix)
+    if installer == "uv-tool":
+        run_env.update(UV_TOOL_DIR=str(prefix / "tools"), UV_TOOL_BIN_DIR=str(prefix / "bin"))
+        uv = [sys.executable, "-m", "uv"] if shutil.which("uv") is None else ["uv"]
+        command = [*uv, *shlex.split(expected)[1:], "--no-index", "--find-links", str(wheels)]
+    else:
+        run_env.update(PIPX_HOME=str(prefix / "pipx"), PIPX_BIN_DIR=str(prefix / "bin"),
+                       PIPX_MAN_DIR=str(prefix / "man"), PIPX_DEFAULT_BACKEND="pip",
+                       PIPX_DISABLE_SHARED_LIBS_AUTO_UPGRADE="1")  # fmt: skip
+        pipx = str(Path(sys.executable).parent / "pipx")
+        command = [pipx, *shlex.split(expected)[1:], "--pip-args", f"--no-index --find-links {wheels}"]  # fmt: skip
+    subprocess.run(command, check=True, env=run_env, capture_output=True)
+    after = _doctor_distill(bin_dir, repo)
+    assert after["status"] == "ok", after

@@ -144,3 +144,26 @@ def test_two_repositories_share_one_index_without_mixing(
     theirs = ids(tb("relevant", "-q", "redis", "--json", cwd=other).stdout)  # type: ignore[attr-defined]
     assert "01KB2F0A1S9Y4Q7V3C8D5E6F20" not in mine
     assert theirs == ["01KB2F0A1S9Y4Q7V3C8D5E6F20"]
+
+
+def test_relevant_paths_from_a_subfolder_or_absolute_are_the_repositorys(
+    brain: Path, tb: Callable[..., object]
+) -> None:
+    """From a subfolder `--paths checkout/*` (or the shell's expansion of it) names the files
+    there, as git takes a pathspec; an absolute path inside the repository is its file; a path
+    written from the root still works from anywhere."""
+    sub = brain / "src" / "shop"
+    (sub / "checkout").mkdir(parents=True)
+    (sub / "checkout" / "cart.py").write_text("TOTAL = 0\n")
+
+    def found(given: str, cwd: Path) -> list[str]:
+        done = tb("relevant", "--paths", given, "--k", "1", "--json", cwd=cwd)
+        assert done.returncode == 0, done.stderr  # type: ignore[attr-defined]
+        return ids(done.stdout)  # type: ignore[attr-defined]
+
+    expected = found("src/shop/checkout/**", brain)
+    assert expected == ["01KB2F0A1S9Y4Q7V3C8D5E6F03"]
+    for given in ("checkout/**", "checkout/cart.py", "./checkout", str(sub / "checkout/cart.py"),
+                  "src/shop/checkout/**"):  # fmt: skip
+        assert found(given, sub) == expected, given
+    assert found(str(sub / "checkout/cart.py"), brain) == expected

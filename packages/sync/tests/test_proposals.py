@@ -262,5 +262,8 @@ def test_a_missing_git_identity_is_an_environment_problem(
 
 def test_empty_repository_has_no_base(tmp_path: Path, kit: SimpleNamespace) -> None:
     kit.git("init", "-q", "-b", "main", cwd=tmp_path)
-    with pytest.raises(EnvironmentProblem, match="no commits yet"):
+    with pytest.raises(EnvironmentProblem, match=r"no commits yet: run `tb init`, commit"):
+        choose_target(open_repo(tmp_path))  # no brain either: where to start
+    (tmp_path / ".teambrain").mkdir()
+    with pytest.raises(EnvironmentProblem, match=r"no commits yet: commit .teambrain/ then"):
         choose_target(open_repo(tmp_path))

@@ -10,7 +10,9 @@ import importlib
 import json
 import os
 import pkgutil
+import re
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -94,12 +96,33 @@ class LazyGroup(click.Group):
         return sorted(self._modules())
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name == "help":
+            return help_command
         module_name = self._modules().get(cmd_name)
         if module_name is None:
             return None
         module = importlib.import_module(f"{_commands.__name__}.{module_name}")
         command: click.Command = module.command
         return command
+
+
+@click.command("help", hidden=True, context_settings={"ignore_unknown_options": True})
+@click.argument("words", nargs=-1, metavar="[VERB]...")
+@click.pass_context
+def help_command(ctx: click.Context, words: tuple[str, ...]) -> None:
+    """`tb help [VERB]...` is `tb [VERB]... --help`, as in git and gh."""
+    command: click.Command = ctx.find_root().command
+    path = [ctx.find_root().info_name or "tb"]
+    for word in words:
+        here = click.Context(command, info_name=" ".join(path))
+        if not isinstance(command, click.Group):
+            raise click.UsageError(f"`{' '.join(path)}` has no subcommand {word!r}", here)
+        _name, found, _rest = command.resolve_command(here, [word])
+        assert found is not None  # resolve_command raises for an unknown name
+        command = found
+        path.append(word)
+    with click.Context(command, info_name=" ".join(path)) as help_ctx:
+        click.echo(command.get_help(help_ctx))
 
 
 PACKAGES = (
@@ -141,8 +164,8 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 def cli() -> None:
     """teambrain: shared, reviewable memory for your team's AI coding agents.
 
-    Start with `tb init`, `tb install <tool>` and `tb doctor`; `tb <verb> --help` shows each
-    verb's options and examples; every verb is documented in docs/cli/.
+    Start with `tb init`, `tb install <tool>` and `tb doctor`. `tb help <verb>` shows a
+    verb's options and examples (as `tb <verb> -h` does); docs/cli/ documents each verb.
 
     Exit codes: 0 ok · 1 user error · 2 environment error · 3 lint/validation failure.
     """
@@ -175,7 +198,12 @@ def _json_format(argv: list[str]) -> bool:
 
 
 def _report(message: str, code: int, argv: list[str]) -> int:
-    click.echo(f"tb: {message}", err=True)
+    # One line, whoever wrote the message (click lists a choice's values one per line).
+    message = re.sub(r"[ \t]*[\r\n]+\s*", " ", message.strip())
+    from ._console.output import terminal_width, wrap_text
+
+    # Wrapped under its text on a terminal, like every other message; whole when redirected.
+    click.echo(wrap_text(f"tb: {message}", terminal_width(err=True), hang=4), err=True)
     if _wants_json(argv):
         click.echo(json.dumps({"ok": False, "error": {"message": message, "exit_code": int(code)}}))
     return int(code)
@@ -234,6 +262,7 @@ def run(argv: list[str] | None = None) -> int:
         name = str(exc.filename) if exc.filename is not None else ""
         name = name if len(name) <= 120 else name[:117] + "..."
         reason = exc.strerror or exc.__class__.__name__
+        reason += _home_hint(exc)
         return _report(f"{name}: {reason}" if name else reason, ExitCode.ENVIRONMENT_ERROR, args)
     except Exception as exc:
         if os.environ.get(DEBUG_ENV):
@@ -242,6 +271,25 @@ def run(argv: list[str] | None = None) -> int:
         message = f"internal error: {exc.__class__.__name__}{': ' + detail if detail else ''} (set {DEBUG_ENV}=1 for a traceback)"
         return _report(message, ExitCode.ENVIRONMENT_ERROR, args)
     return int(result) if isinstance(result, int) else ExitCode.OK
+
+
+def _home_hint(exc: OSError) -> str:
+    """What to do when the file system refused a write under ``$TEAMBRAIN_HOME`` (read-only,
+    no permission): the machine-local folder must be writable, or be put elsewhere."""
+    import errno
+
+    from teambrain_schema.paths import machine_layout
+
+    if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM) or exc.filename is None:
+        return ""
+    home = machine_layout().home
+    try:
+        inside = Path(os.fsdecode(exc.filename)).resolve().is_relative_to(home.resolve())
+    except (OSError, ValueError, TypeError):
+        return ""
+    if not inside:
+        return ""
+    return f" (teambrain keeps this machine's data in {home}: make it writable, or set TEAMBRAIN_HOME to a folder that is)"
 
 
 # Set by a verb that has written everything it writes (committed SQLite, files renamed into

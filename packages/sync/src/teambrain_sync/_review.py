@@ -84,9 +84,10 @@ def choose_target(repo: GitRepo, base: str | None = None) -> ReviewTarget:
             resolved = resolve_commit(repo, candidate)
             return ReviewTarget(resolved, _branch_name(repo, candidate, remote), remote)
     if repo.head() is None:
-        raise EnvironmentProblem(
-            f"{repo.root} has no commits yet; commit .teambrain/ before proposing"
-        )
+        brain = "commit .teambrain/"
+        if not (repo.root / ".teambrain").is_dir():
+            brain = "run `tb init`, commit .teambrain/,"
+        raise EnvironmentProblem(f"{repo.root} has no commits yet: {brain} then propose or retire")
     return ReviewTarget(resolve_commit(repo, "HEAD"), repo.current_branch(), remote)
 
 

@@ -15,6 +15,8 @@ from teambrain_schema import BrainConfig, TeambrainError
 from teambrain_schema.brain import ConfigProblem, load_brain_config
 from teambrain_schema.paths import BrainLayout, MachineLayout, find_repo_root
 
+from .._console.extras import extra_install_command
+
 # step: a one-time step only a person can take (trust a folder, approve a server in the tool's
 # own dialog); not a fault teambrain can fix, and doctor is ready once none is left.
 DoctorStatus = Literal["ok", "problem", "note", "step"]
@@ -179,7 +181,7 @@ def check_distill(ctx: DoctorContext) -> Finding:
         return Finding(
             "distill", "problem",
             f"driver {distill.driver}: its client library {client} {missing}",
-            f"pip install 'teambrain-cli[{distill.driver}]' (uv tool install / pipx install the same)",
+            extra_install_command(distill.driver),
         )  # fmt: skip
     if distill.api_key_env and not os.environ.get(distill.api_key_env):
         return Finding(

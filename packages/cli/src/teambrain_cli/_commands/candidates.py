@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from .._console.choice import Choice
 from .._console.output import emit_json, fit, paint, say, terminal_width
 from .._proposals.queue import (
     CandidateStatus,
@@ -16,6 +17,7 @@ from .._proposals.queue import (
     read_queue,
     review_candidate,
 )
+from ._complete import complete_candidate_ids
 
 if TYPE_CHECKING:
     from teambrain_schema import Candidate
@@ -46,9 +48,40 @@ def format_row(candidate: Candidate, width: int | None) -> str:
     return head + fit(draft.title, None if width is None else max(width - len(head), 12))
 
 
-@click.group("candidates", invoke_without_command=True)
+STATUS_OPTION = click.option(
+    "--status",
+    "status",
+    type=Choice([*STATUSES, "all"]),
+    default="pending",
+    show_default=True,
+    help="Which candidates: waiting, proposed, dropped or rejected, or all.",
+)
+ALL_REPOS_OPTION = click.option(
+    "--all-repos", is_flag=True, help="Candidates queued for every repository on this machine."
+)
+JSON_OPTION = click.option("--json", "as_json", is_flag=True, help="Print the candidates as JSON.")
+
+
+class WholeSummaries(click.Group):
+    """A group listing each subcommand's whole first sentence (click cuts it with "...")."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            sub = self.get_command(ctx, name)
+            if sub is not None and not sub.hidden:
+                rows.append((name, sub.get_short_help_str(limit=200)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group("candidates", cls=WholeSummaries, invoke_without_command=True)
+@STATUS_OPTION
+@ALL_REPOS_OPTION
+@JSON_OPTION
 @click.pass_context
-def command(ctx: click.Context) -> None:
+def command(ctx: click.Context, status: str, all_repos: bool, as_json: bool) -> None:
     """The review queue: candidates waiting for `tb propose` on this machine.
 
     Candidates come from agents (memory_propose), `tb distill` and `tb import`. Nothing in
@@ -61,24 +94,31 @@ def command(ctx: click.Context) -> None:
       tb candidates show 7QH2          one candidate and the checks it would face
       tb candidates drop 7QH2 --reason "not true any more"
       tb propose 7QH2                  propose it (the same checks, a reviewed branch)
+
+    --status, --all-repos and --json are those of `tb candidates list`.
     """
     if ctx.invoked_subcommand is None:
-        ctx.invoke(list_command)
+        ctx.invoke(list_command, status=status, all_repos=all_repos, as_json=as_json)
+        return
+    given = [
+        name
+        for name in ("status", "all_repos", "as_json")
+        if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+    ]
+    if given:
+        flag = {"status": "--status", "all_repos": "--all-repos", "as_json": "--json"}[given[0]]
+        sub = ctx.command.get_command(ctx, ctx.invoked_subcommand)  # type: ignore[attr-defined]
+        if sub is not None and any(flag in param.opts for param in sub.params):
+            where = f"belongs after the subcommand: `tb candidates {ctx.invoked_subcommand} {flag}`"
+        else:
+            where = f"is an option of `tb candidates list`, not of `{ctx.invoked_subcommand}`"
+        raise click.UsageError(f"{flag} {where}")
 
 
 @command.command("list")
-@click.option(
-    "--status",
-    "status",
-    type=click.Choice([*STATUSES, "all"]),
-    default="pending",
-    show_default=True,
-    help="Which candidates: waiting, proposed, dropped or rejected, or all.",
-)
-@click.option(
-    "--all-repos", is_flag=True, help="Candidates queued for every repository on this machine."
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the candidates as JSON.")
+@STATUS_OPTION
+@ALL_REPOS_OPTION
+@JSON_OPTION
 def list_command(status: str = "pending", all_repos: bool = False, as_json: bool = False) -> None:
     """List the candidates of this repository's review queue, oldest first.
 
@@ -150,7 +190,7 @@ def format_review(review: CandidateReview) -> list[str]:
 
 
 @command.command("show")
-@click.argument("candidate_id", metavar="ID")
+@click.argument("candidate_id", metavar="ID", shell_complete=complete_candidate_ids)
 @click.option(
     "--no-similar",
     is_flag=True,
@@ -194,7 +234,9 @@ def show_command(candidate_id: str, no_similar: bool, as_json: bool) -> None:
 
 
 @command.command("drop")
-@click.argument("candidate_ids", nargs=-1, required=True, metavar="ID...")
+@click.argument(
+    "candidate_ids", nargs=-1, required=True, metavar="ID...", shell_complete=complete_candidate_ids
+)
 @click.option("--reason", metavar="TEXT", help="Why (kept with the candidate).")
 @click.option(
     "--delete",

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import click
 
+from .._console.choice import Choice
+
 SHELLS = ("bash", "zsh", "fish")
 
 
 @click.command("completion")
-@click.argument("shell", type=click.Choice(SHELLS))
+@click.argument("shell", type=Choice(SHELLS), metavar="SHELL")
 def command(shell: str) -> None:
     """Print the completion script for SHELL (bash, zsh or fish): verbs, options, tool names.
 

@@ -11,6 +11,7 @@ from teambrain_schema import UserError
 from teambrain_schema.brain import load_brain
 from teambrain_schema.paths import find_brain
 
+from .._console.choice import Choice
 from .._console.context import machine
 from .._console.output import say
 from .._reports.digest import build_digest
@@ -57,7 +58,7 @@ def brain_facts() -> tuple[dict[str, str], list[tuple[str, str, tuple[str, ...]]
 
 @click.command("digest")
 @click.option(
-    "--format", "fmt", type=click.Choice(REPORT_FORMATS),
+    "--format", "fmt", type=Choice(REPORT_FORMATS),
     help="Print (or, with --out, write) the report as text, markdown or json instead of "
     "composing the Slack message.",
 )  # fmt: skip

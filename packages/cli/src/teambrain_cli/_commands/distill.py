@@ -31,11 +31,11 @@ tb distill needs a model, and this brain has none yet (distill.driver: none in
 
   A local model (nothing leaves this machine):
     1. install Ollama (https://ollama.com) and run: ollama pull qwen2.5:7b-instruct
-    2. pip install 'teambrain-cli[ollama]'   (or: uv tool install 'teambrain-cli[ollama]')
+    2. {ollama}
     3. in brain.yaml:  distill: {driver: ollama, model: qwen2.5:7b-instruct}
 
   A hosted model (session summaries and memories are sent to the provider):
-    1. pip install 'teambrain-cli[anthropic]'   (or [openai])
+    1. {anthropic}   (or [openai])
     2. in brain.yaml:  distill: {driver: anthropic, model: <model name>,
                                  api_key_env: ANTHROPIC_API_KEY}
     3. export ANTHROPIC_API_KEY=…   then `tb trust` approves the destination on this machine
@@ -157,7 +157,12 @@ def command(
         from teambrain_distill import NO_MODEL
 
         if not as_json:
-            say(NO_MODEL_STEPS)
+            from .._console.extras import extra_install_command
+
+            steps = NO_MODEL_STEPS
+            for extra in ("ollama", "anthropic"):  # this installer's own command
+                steps = steps.replace(f"{{{extra}}}", extra_install_command(extra))
+            say(steps)
         raise EnvironmentProblem(NO_MODEL)
     ask_to_approve(layout, machine(), ("distill", "retrieval.embedder", "org_brain"))
     report = distill(

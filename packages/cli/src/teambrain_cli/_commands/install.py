@@ -19,10 +19,11 @@ from .._agent_tools.registry import (
 from .._console.context import require_repo
 from .._console.output import echo, emit_json
 from .._console.trust import interactive
+from ._complete import complete_tools
 
 
 @click.command("install")
-@click.argument("tool", required=False)
+@click.argument("tool", required=False, shell_complete=complete_tools)
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option(
     "--list", "list_tools", is_flag=True, help="List every supported tool and what it gets; exit."
@@ -71,6 +72,11 @@ def command(tool: str | None, dry_run: bool, list_tools: bool, as_json: bool = F
         return interactive() and click.confirm(question, default=False, err=True)
 
     plan = plan_install(adapter, repo, confirm=confirm)
+    if not (repo / ".teambrain").is_dir():
+        plan.notes.append(
+            "no brain here yet: `tb init` creates .teambrain/ (until then the server's answers "
+            "say to run it, and the agent gets no team memory)"
+        )
     if dry_run:
         plan.notes += [f"{q.removesuffix('?')} (`tb install` asks first)" for q in asked]
     if plan.changed and not dry_run:

@@ -9,6 +9,7 @@ import click
 from teambrain_schema import MEMORY_CLASSES
 
 from .._browse import MemoryFilter, list_memories, open_view
+from .._console.choice import Choice
 from .._console.output import emit_json, fit, paint, say, terminal_width
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def format_row(memory: MemorySummary, width: int | None) -> str:
     "-c",
     "classes",
     multiple=True,
-    type=click.Choice(MEMORY_CLASSES),
+    type=Choice(MEMORY_CLASSES),
     help="Only memories of this class (repeat for several).",
 )
 @click.option(
@@ -74,19 +75,19 @@ def format_row(memory: MemorySummary, width: int | None) -> str:
     "--scope",
     "scopes",
     multiple=True,
-    type=click.Choice(["team", "org"]),
+    type=Choice(["team", "org"]),
     help="Only memories of this scope.",
 )
 @click.option(
     "--priority",
     "priorities",
     multiple=True,
-    type=click.Choice(["required", "advisory"]),
+    type=Choice(["required", "advisory"]),
     help="Only required or only advisory memories.",
 )
 @click.option(
     "--status",
-    type=click.Choice(["active", "retired", "all"]),
+    type=Choice(["active", "retired", "all"]),
     default="active",
     show_default=True,
     help="Live memories, retired ones, or both.",

@@ -15,6 +15,7 @@ from .._console.output import emit_json, fit, fit_middle, say, terminal_width
 from .._proposals.guard import near_duplicate_guard
 from .._proposals.queue import find_candidate
 from .._proposals.review import open_target, report_review, report_tidied, target_json
+from ._complete import complete_candidate_ids
 
 if TYPE_CHECKING:
     from teambrain_sync import Outcome, ProposeRun
@@ -142,7 +143,9 @@ def _exit_code(run: ProposeRun) -> int:
 
 
 @click.command("propose")
-@click.argument("candidate_ids", nargs=-1, metavar="[CANDIDATE_ID]...")
+@click.argument(
+    "candidate_ids", nargs=-1, metavar="[CANDIDATE_ID]...", shell_complete=complete_candidate_ids
+)
 @click.option("--all", "propose_all", is_flag=True, help="Propose every pending candidate.")
 @click.option(
     "--draft",

@@ -3,11 +3,15 @@ them (each body inside the rendering rule's fence)."""
 
 from __future__ import annotations
 
+import itertools
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 from teambrain_schema import UserError
 
+from .._console.choice import Choice
 from .._console.output import emit_json, fit, fit_middle, paint, say, terminal_width, wrap_lines
 from .._console.travel import open_brain
 
@@ -15,6 +19,32 @@ if TYPE_CHECKING:
     from teambrain_retrieval import Hit
 
 MAX_K = 50
+
+
+GLOB_CHARS = frozenset("*?[")
+
+
+def repo_globs(globs: list[str], root: Path, cwd: Path) -> list[str]:
+    """``globs`` as the brain's paths are written: relative to the repository root. A path
+    under the repository given absolutely is made relative to it; from a subfolder, a relative
+    glob whose plain leading part exists there (as a shell's expansion does) is taken relative
+    to that folder, as git takes a pathspec; any other glob is kept as given (the root's)."""
+    root, cwd = root.resolve(), cwd.resolve()
+    here = cwd.relative_to(root) if cwd.is_relative_to(root) else None
+    out = []
+    for glob in globs:
+        leading = itertools.takewhile(lambda part: not GLOB_CHARS & set(part), Path(glob).parts)
+        plain = Path(*list(leading)[:1])
+        if Path(glob).is_absolute():
+            resolved = Path(glob).resolve()  # as the root is: links followed, `..` gone
+            out.append(
+                resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else glob
+            )
+        elif here is not None and here.parts and str(plain) != "." and (cwd / plain).exists():
+            out.append(Path(os.path.normpath(here / glob)).as_posix())
+        else:
+            out.append(glob)
+    return out
 
 
 def format_hit_human(position: int, hit: Hit, width: int | None = None) -> str:
@@ -41,17 +71,22 @@ def format_hit_human(position: int, hit: Hit, width: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def format_hit(position: int, hit: Hit) -> str:
-    """One result for a terminal: title, where it comes from, then the fenced body."""
+def format_hit(position: int, hit: Hit, width: int | None = None) -> str:
+    """One result for a terminal: title, where it comes from, then the fenced body. On a
+    terminal ``width`` wide the lines above the fence fit it (the path cut in its middle, the
+    stale reason wrapped); the fenced body is exactly what an agent is given, never re-wrapped."""
     from teambrain_schema.render import one_line, render_memory
 
     front = hit.memory.front
     commit = (hit.provenance.commit or "uncommitted")[:12]
-    meta = f"{front.class_} · {front.priority} · {one_line(hit.provenance.path)} @ {commit}"
+    head = f"{front.class_} · {front.priority} · "
+    room = None if width is None else max(width - 3 - len(head) - len(commit) - 3, 12)
+    meta = f"{head}{fit_middle(one_line(hit.provenance.path), room)} @ {commit}"
     title = one_line(front.title)  # one line whatever the file says (U+2028 splits lines too)
+    lines = [f"{position}. {title}", f"   {meta}"]
     if hit.stale:
-        meta += f"\n   may be stale: {one_line('; '.join(hit.stale))}"
-    return f"{position}. {title}\n   {meta}\n{render_memory(front.id, hit.memory.body)}"
+        lines += wrap_lines(f"may be stale: {one_line('; '.join(hit.stale))}", width, "   ")
+    return "\n".join([*lines, render_memory(front.id, hit.memory.body)])
 
 
 @click.command("relevant")
@@ -68,7 +103,7 @@ def format_hit(position: int, hit: Hit) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the ranked results as JSON.")
 @click.option(
     "--view",
-    type=click.Choice(["agent", "human"]),
+    type=Choice(["agent", "human"]),
     default="agent",
     show_default=True,
     help="agent: each body fenced exactly as an agent is given it; human: plain, to read.",
@@ -100,6 +135,11 @@ def command(
         raise UserError("give --query TEXT or --paths GLOB (or both)")
     if k is not None and not 1 <= k <= MAX_K:
         raise UserError(f"--k must be between 1 and {MAX_K}, not {k}")
+    from teambrain_schema.paths import find_repo_root
+
+    root = find_repo_root()
+    if root is not None:
+        globs = repo_globs(globs, root, Path.cwd())
     with open_brain(ref, at) as retriever:
         if text:
             retriever.warm_up(text)  # the model loads while the index is checked
@@ -123,5 +163,6 @@ def command(
         width = terminal_width()
         texts = [format_hit_human(i, hit, width) for i, hit in enumerate(hits, start=1)]
     else:
-        texts = [format_hit(i, hit) for i, hit in enumerate(hits, start=1)]
+        width = terminal_width()
+        texts = [format_hit(i, hit, width) for i, hit in enumerate(hits, start=1)]
     click.echo("\n\n".join(texts))

@@ -11,6 +11,7 @@ from .._console.context import machine
 from .._console.ids import resolve_id
 from .._console.output import emit_json, say
 from .._proposals.review import open_target, report_review, report_tidied, target_json
+from ._complete import complete_memory_ids
 
 
 def _full_id(repo_root: Path, given: str) -> str:
@@ -32,7 +33,7 @@ def _full_id(repo_root: Path, given: str) -> str:
 
 
 @click.command("retire")
-@click.argument("memory_id")
+@click.argument("memory_id", shell_complete=complete_memory_ids)
 @click.argument("reason", nargs=-1, required=True)
 @click.option("--base", metavar="REF", help="Commit, tag or branch to start from.")
 @click.option("--dry-run", is_flag=True, help="Check and show the retirement; commit nothing.")

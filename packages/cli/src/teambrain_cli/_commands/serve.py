@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from .._console.choice import Choice
+
 
 @click.command("serve")
 @click.option(
@@ -16,7 +18,7 @@ import click
 )
 @click.option(
     "--log-level",
-    type=click.Choice(["debug", "info", "warning", "error"], case_sensitive=False),
+    type=Choice(["debug", "info", "warning", "error"], case_sensitive=False),
     default="warning",
     show_default=True,
     help="What the server logs to stderr.",

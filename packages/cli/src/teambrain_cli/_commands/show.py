@@ -9,6 +9,7 @@ import click
 
 from .._browse import open_view, show_memory
 from .._console.output import echo, emit_json, paint
+from ._complete import complete_memory_ids
 
 if TYPE_CHECKING:
     from .._browse import MemoryDetail, MemoryRef
@@ -82,7 +83,7 @@ def format_detail(detail: MemoryDetail, *, as_agent: bool = False) -> list[str]:
 
 
 @click.command("show")
-@click.argument("memory_id", metavar="ID")
+@click.argument("memory_id", metavar="ID", shell_complete=complete_memory_ids)
 @click.option(
     "--agent",
     "as_agent",

@@ -8,13 +8,17 @@ from pathlib import Path
 import click
 from teambrain_schema import ExitCode, UserError
 
+from .._console.choice import suggestion
 from .._console.context import machine, require_brain
 from .._console.output import echo, emit_json, say
 from .._console.trust import SETTINGS, EgressStatus, egress_status, interactive
+from ._complete import complete_trust_settings
 
 
 @click.command("trust")
-@click.argument("settings", nargs=-1, metavar="[SETTING]...")
+@click.argument(
+    "settings", nargs=-1, metavar="[SETTING]...", shell_complete=complete_trust_settings
+)
 @click.option("--yes", "-y", is_flag=True, help="Approve without asking (scripts, provisioning).")
 @click.option("--revoke", is_flag=True, help="Forget this machine's approvals for this repository.")
 @click.option("--json", "as_json", is_flag=True, help="Print the settings and their state as JSON.")
@@ -41,7 +45,8 @@ def command(
 
     unknown = [s for s in settings if s not in SETTINGS]
     if unknown:
-        raise UserError(f"unknown setting {unknown[0]!r} (known: {', '.join(SETTINGS)})")
+        hint = suggestion(unknown[0], list(SETTINGS))
+        raise UserError(f"unknown setting {unknown[0]!r}.{hint} (known: {', '.join(SETTINGS)})")
     if yes and revoke:
         raise UserError("--yes approves and --revoke forgets: give one of them")
     layout = require_brain()

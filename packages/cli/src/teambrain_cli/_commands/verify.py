@@ -8,7 +8,7 @@ from teambrain_schema.paths import BrainLayout, find_repo_root
 from .._checks import verify
 from .._checks.results import CheckResult, verdict_exit_code
 from .._console.context import machine
-from .._console.output import emit_json
+from .._console.output import echo, emit_json
 
 _MARKS = {"PASS": "PASS", "FAIL": "FAIL", "UNVERIFIED": "UNVERIFIED"}
 
@@ -38,12 +38,12 @@ def run_checks(*, strict: bool) -> list[CheckResult]:
 def print_results(results: list[CheckResult]) -> None:
     """Human-readable report: one line per check, then its evidence, indented."""
     width = max(len(r.status) for r in results)
-    for result in results:
-        click.echo(f"{_MARKS[result.status]:<{width}}  {result.title}: {result.summary}")
+    for result in results:  # on a terminal each line wraps under its text; piped, whole
+        echo(f"{_MARKS[result.status]:<{width}}  {result.title}: {result.summary}", hang=width + 2)
         for line in result.evidence:
-            click.echo(f"{'':<{width}}    {line}")
+            echo(f"{'':<{width}}    {line}")
         if result.fix and result.status != "PASS":
-            click.echo(f"{'':<{width}}    fix: {result.fix}")
+            echo(f"{'':<{width}}    fix: {result.fix}")
 
 
 @click.command("verify")

@@ -112,7 +112,10 @@ def export_section(
     repo = layout.repo_root
     path = (repo / target).resolve() if not Path(target).is_absolute() else Path(target).resolve()
     if not path.is_relative_to(repo.resolve()) or path.is_relative_to(layout.root.resolve()):
-        raise UserError(f"{target}: export writes a file of this repository, outside .teambrain/")
+        raise UserError(
+            f"{target}: export writes a file of this repository, outside .teambrain/ (--to is "
+            f"relative to the repository's root, {repo}, wherever tb runs)"
+        )
     if path.is_dir():
         raise UserError(f"{target}: is a folder")
     relpath = path.relative_to(repo.resolve()).as_posix()
