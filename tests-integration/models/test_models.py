@@ -243,3 +243,32 @@ def test_doctor_online_asks_the_real_server(repo: Path, tb, teambrain_home: Path
     assert f"{spy.url} answered as smollm2" in endpoint["detail"]
     [exchange] = spy.exchanges
     assert exchange.body["max_tokens"] == 16 and exchange.events <= 17
+
+
+def test_a_root_base_url_and_a_refused_mode_against_the_real_server(
+    repo: Path, tb, git_run, teambrain_home: Path, spy: Spy
+) -> None:
+    """`distill.base_url` written as the server's root (no /v1) reaches llama-cpp-python's
+    /v1, and its refusal of json_schema (HTTP 500: it knows only text and json_object) moves
+    the run to json_object instead of failing every session; the report's notes say so."""
+    assert tb("init", cwd=repo).returncode == 0
+    configure(repo, driver="openai", model="smollm2", api_key_env=KEY_ENV, base_url=spy.url,
+              structured_output="json_schema")  # fmt: skip
+    sids = sessions(repo, teambrain_home, git_run, count=1)
+    code, report = tb_distill(repo, teambrain_home)
+    save("fallback", report, spy)
+    assert code in (0, 3), report
+    assert [s["sid"] for s in report["sessions"]] == sids
+    assert not [
+        s
+        for s in report["sessions"]
+        if s["detail"].startswith(("unavailable", "timeout", "rejected"))
+    ]
+    assert all(e.path == "/v1/chat/completions" for e in spy.exchanges)
+    first, *rest = spy.exchanges
+    # llama-cpp-python 0.3.36 refuses it as a request validation error sent with HTTP 500
+    assert first.status == 500 and first.body["response_format"]["type"] == "json_schema"
+    assert rest and all(e.body["response_format"]["type"] == "json_object" for e in rest)
+    [note] = [n for n in report["notes"] if "structured_output" in n]
+    assert "refused distill.structured_output json_schema" in note
+    assert "set distill.structured_output: json_object" in note

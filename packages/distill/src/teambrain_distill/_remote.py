@@ -236,6 +236,7 @@ class _Problem:
     kind: str  # timeout | transient | rejected | unavailable
     message: str
     retry_after: float | None = None
+    status: int | None = None
 
 
 class RemoteDriver:
@@ -475,7 +476,7 @@ class RemoteDriver:
                     if guard.blocked:
                         raise CostCapReached(guard.blocked) from None
                     problem = self._classify(exc)
-                if problem.kind == "rejected" and self._fall_back(problem):
+                if self._fall_back(problem):
                     continue  # the same request, with the answer's shape asked for another way
                 if problem.kind == "transient" and resends < self.config.max_retries:
                     resends += 1
@@ -489,8 +490,10 @@ class RemoteDriver:
     def _fall_back(self, problem: _Problem) -> bool:
         """After the server refused the way the answer's shape was asked for, switch to the
         next, weaker way for the rest of the run and say so; False when there is none or the
-        refusal was about something else."""
-        if not REFUSED_SHAPE.search(problem.message):
+        refusal was about something else. llama-cpp-python refuses with HTTP 500 (its request
+        validation error), the others with 400 or 422."""
+        refusal = problem.kind == "rejected" or problem.status == 500
+        if not refusal or not REFUSED_SHAPE.search(problem.message):
             return False
         refused, weaker = self.mode, self.fallback_mode()
         if weaker is None:
@@ -558,10 +561,10 @@ class RemoteDriver:
         if status is not None:
             detail = f"HTTP {status}: {said[:300]}"
             if status in TRANSIENT_STATUS:
-                return _Problem("transient", detail, _retry_after(exc))
+                return _Problem("transient", detail, _retry_after(exc), status)
             if status in REJECTED_STATUS:
-                return _Problem("rejected", detail)
-            return _Problem("unavailable", detail)
+                return _Problem("rejected", detail, status=status)
+            return _Problem("unavailable", detail, status=status)
         return _Problem("unavailable", f"{kind}: {first_error_line(exc, limit=300)}")
 
     def _error(self, problem: _Problem, resends: int) -> EnvironmentProblem:
