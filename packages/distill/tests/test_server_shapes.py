@@ -290,3 +290,23 @@ def test_an_answer_of_reasoning_only_says_so() -> None:
     llm = make_llm("openai", Streamed(reasoning), max_retries=0)
     with pytest.raises(ModelOutputInvalid, match=r"only its reasoning \(12 characters"):
         llm.complete(system="s", prompt="p", schema=Answer)
+
+
+def test_a_prompt_the_servers_context_window_cut_is_noted_once() -> None:
+    """Ollama's /v1 keeps the last num_ctx tokens of a longer prompt and says nothing; the
+    usage it reports shows it."""
+
+    def cut(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, json={
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": GOOD}}],
+            "usage": {"prompt_tokens": 2048, "completion_tokens": 9}})  # fmt: skip
+
+    llm = make_llm("ollama", cut)
+    for _ in range(2):
+        llm.complete(system="s", prompt="word " * 8_000, schema=Answer)
+    [note] = llm.notes
+    assert "read 2048 prompt tokens of about" in note and "num_ctx 8192" in note
+    small = make_llm("ollama", cut)
+    small.complete(system="s", prompt="word " * 1_000, schema=Answer)
+    assert small.notes == []

@@ -77,6 +77,9 @@ ERROR_TYPE_STATUS = {
 # and some Ollama models refuse tools). The next way down is tried.
 REFUSED_SHAPE = re.compile(r"(?i)response_format|json_schema|json_object|tool|grammar|jinja")
 FALLBACK_MODES = ("tools", "json_schema", "json_object", "prompt")
+# A server that says it read fewer than 1/this of the prompt tokens estimated as sent (about
+# four characters a token; real tokenisers count more for JSON, never half) cut the prompt.
+PROMPT_READ_RATIO = 2
 REASK_TRUNCATED = (
     "Your answer was cut off after {limit} tokens, the most one answer may have. Answer again, "
     "shorter: fewer items and a few sentences per text field, as one complete JSON object."
@@ -270,6 +273,7 @@ class RemoteDriver:
         self._mode: str | None = None
         # What the run should be told (a mode the server refused, and the one used instead).
         self.notes: list[str] = []
+        self._cut_noted = False
 
     # -- what subclasses provide ------------------------------------------------------------
     def build_client(self) -> Any:
@@ -416,6 +420,7 @@ class RemoteDriver:
         messages = base
         while True:
             reply = self._ask(client, request, messages, guard)
+            self._check_prompt_read(reply, guard)
             if reply.truncated:
                 limit = self.config.max_output_tokens
                 problem = f"the answer was cut off at {limit} tokens (distill.max_output_tokens)"
@@ -486,6 +491,21 @@ class RemoteDriver:
                 raise self._error(problem, resends)
         finally:
             self._guard = None
+
+    def _check_prompt_read(self, reply: Reply, guard: AttemptGuard) -> None:
+        """Note (once a run) a server that read far fewer prompt tokens than were sent: its
+        context window cut the prompt from the front — Ollama does so silently (its /v1
+        cannot be sent num_ctx), and the model then answers without the instructions."""
+        sent, read = guard.last_estimate, reply.prompt_tokens
+        if read is None or read <= 0 or read * PROMPT_READ_RATIO >= sent or self._cut_noted:
+            return
+        self._cut_noted = True
+        self.notes.append(
+            f"{self.name}: {self.where()} read {read} prompt tokens of about {sent} sent: its "
+            "context window cut the prompt, and the answers were made without the start of "
+            "it. Give the model a window of at least 8192 tokens (Ollama: "
+            "OLLAMA_CONTEXT_LENGTH=8192 ollama serve, or PARAMETER num_ctx 8192 in a Modelfile)"
+        )
 
     def _fall_back(self, problem: _Problem) -> bool:
         """After the server refused the way the answer's shape was asked for, switch to the
