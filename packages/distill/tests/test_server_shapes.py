@@ -310,3 +310,20 @@ def test_a_prompt_the_servers_context_window_cut_is_noted_once() -> None:
     small = make_llm("ollama", cut)
     small.complete(system="s", prompt="word " * 1_000, schema=Answer)
     assert small.notes == []
+
+
+@pytest.mark.parametrize(
+    ("base_url", "path"),
+    [
+        ("http://127.0.0.1:8080", "/v1/messages"),
+        ("http://127.0.0.1:8080/v1", "/v1/messages"),
+        ("http://127.0.0.1:8080/v1/", "/v1/messages"),
+        ("https://gateway.test/anthropic/v1", "/anthropic/v1/messages"),
+    ],
+)
+def test_an_anthropic_base_url_with_v1_does_not_double_it(base_url: str, path: str) -> None:
+    """The SDK adds /v1/messages itself; a base_url copied from the same server's
+    OpenAI-compatible endpoint (…/v1) reached /v1/v1/messages, a 404."""
+    wire = Wire("anthropic", [GOOD])
+    make_llm("anthropic", wire, base_url=base_url).complete(system="s", prompt="p", schema=Answer)
+    assert wire.requests[0].url.path == path
