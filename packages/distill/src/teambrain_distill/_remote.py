@@ -80,6 +80,8 @@ FALLBACK_MODES = ("tools", "json_schema", "json_object", "prompt")
 # A server that says it read fewer than 1/this of the prompt tokens estimated as sent (about
 # four characters a token; real tokenisers count more for JSON, never half) cut the prompt.
 PROMPT_READ_RATIO = 2
+# No context window is smaller than this many tokens: a shorter prompt is never cut.
+MIN_CUT_PROMPT = 1024
 REASK_TRUNCATED = (
     "Your answer was cut off after {limit} tokens, the most one answer may have. Answer again, "
     "shorter: fewer items and a few sentences per text field, as one complete JSON object."
@@ -497,7 +499,9 @@ class RemoteDriver:
         context window cut the prompt from the front — Ollama does so silently (its /v1
         cannot be sent num_ctx), and the model then answers without the instructions."""
         sent, read = guard.last_estimate, reply.prompt_tokens
-        if read is None or read <= 0 or read * PROMPT_READ_RATIO >= sent or self._cut_noted:
+        if read is None or read <= 0 or sent < MIN_CUT_PROMPT or self._cut_noted:
+            return
+        if read * PROMPT_READ_RATIO >= sent:
             return
         self._cut_noted = True
         self.notes.append(
