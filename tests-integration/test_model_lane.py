@@ -19,4 +19,4 @@ def test_the_model_lane_collects() -> None:
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "6 tests collected" in done.stdout, done.stdout
+    assert "7 tests collected" in done.stdout, done.stdout

@@ -164,7 +164,7 @@ def test_a_timeout_closes_the_request_and_is_named_a_timeout(
                        max_output_tokens=4096, timeout_s=3, max_retries=2)  # fmt: skip
     (layout.prompts / "distill-session.md").write_text(STORY)
     sessions(repo, teambrain_home, git_run, count=3)
-    disconnects_before = llama.log_text().count("Disconnected from client")
+    log_before = len(llama.log_text())
     code, report = tb_distill(repo, teambrain_home)
     save("timeout", report, spy)
     assert code == 2, report
@@ -176,10 +176,16 @@ def test_a_timeout_closes_the_request_and_is_named_a_timeout(
     assert len(spy.exchanges) == 2  # one request a session: never re-sent
     assert all(e.client_closed and e.finish is None for e in spy.exchanges)
     # The server notices each closed stream at its next token (after the prompt, which a busy
-    # machine may still be reading) and stops generating it.
+    # machine may still be reading) and stops generating it. A request closed while it still
+    # waited for the single slot never starts generating (llama-cpp-python then logs
+    # nothing): every answer that started must have stopped, and none may start later.
     deadline = time.monotonic() + 900
-    while llama.log_text().count("Disconnected from client") - disconnects_before < 2:
+    settled = 0
+    while settled < 3:
         assert time.monotonic() < deadline, llama.log_text()[-2000:]
+        log = llama.log_text()[log_before:]
+        started, stopped = log.count("Llama.generate"), log.count("Disconnected from client")
+        settled = settled + 1 if stopped >= max(started, 1) else 0
         time.sleep(2)
 
 
@@ -243,3 +249,32 @@ def test_doctor_online_asks_the_real_server(repo: Path, tb, teambrain_home: Path
     assert f"{spy.url} answered as smollm2" in endpoint["detail"]
     [exchange] = spy.exchanges
     assert exchange.body["max_tokens"] == 16 and exchange.events <= 17
+
+
+def test_a_root_base_url_and_a_refused_mode_against_the_real_server(
+    repo: Path, tb, git_run, teambrain_home: Path, spy: Spy
+) -> None:
+    """`distill.base_url` written as the server's root (no /v1) reaches llama-cpp-python's
+    /v1, and its refusal of json_schema (HTTP 500: it knows only text and json_object) moves
+    the run to json_object instead of failing every session; the report's notes say so."""
+    assert tb("init", cwd=repo).returncode == 0
+    configure(repo, driver="openai", model="smollm2", api_key_env=KEY_ENV, base_url=spy.url,
+              structured_output="json_schema")  # fmt: skip
+    sids = sessions(repo, teambrain_home, git_run, count=1)
+    code, report = tb_distill(repo, teambrain_home)
+    save("fallback", report, spy)
+    assert code in (0, 3), report
+    assert [s["sid"] for s in report["sessions"]] == sids
+    assert not [
+        s
+        for s in report["sessions"]
+        if s["detail"].startswith(("unavailable", "timeout", "rejected"))
+    ]
+    assert all(e.path == "/v1/chat/completions" for e in spy.exchanges)
+    first, *rest = spy.exchanges
+    # llama-cpp-python 0.3.36 refuses it as a request validation error sent with HTTP 500
+    assert first.status == 500 and first.body["response_format"]["type"] == "json_schema"
+    assert rest and all(e.body["response_format"]["type"] == "json_object" for e in rest)
+    [note] = [n for n in report["notes"] if "structured_output" in n]
+    assert "refused distill.structured_output json_schema" in note
+    assert "set distill.structured_output: json_object" in note

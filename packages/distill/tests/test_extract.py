@@ -26,6 +26,10 @@ TEXT = json.dumps(ANSWER)
         "<think>unclosed thoughts { }\n",  # nothing but thinking: no answer
         f"  \n{TEXT}\n  ",
         f"{TEXT}\n\nNote: I kept {{braces}} out.",
+        # the template opened <think> in the prompt (DeepSeek-R1, QwQ): only the closing tag,
+        # and more braces in the thinking than openings are tried
+        'Okay, {a} {b} {c} {d} {e} {f} {g} {h} [S1] {"candidates": []} no.\n</think>\n\n' + TEXT,
+        f"<think>first</think> more thoughts {{x}} </think>{TEXT}",
     ],
 )
 def test_the_answer_is_found_where_models_put_it(wrapped: str) -> None:
@@ -111,3 +115,10 @@ def test_hostile_answers_are_decoded_a_bounded_number_of_times(hostile: str, mon
         read_json(hostile)
     assert calls["loads"] <= 1 + MAX_FENCES + 1
     assert calls["raw_decode"] <= MAX_OPENINGS + calls["loads"]
+
+
+def test_raw_line_breaks_inside_strings_are_read() -> None:
+    """Models write a body's line breaks raw; the fields' own rules judge them after."""
+    assert read_json('{"body": "line one\nline two\ttabbed"}') == {
+        "body": "line one\nline two\ttabbed"
+    }

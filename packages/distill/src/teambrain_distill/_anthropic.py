@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 from teambrain_schema import DistillConfig
 
@@ -35,7 +36,15 @@ class AnthropicDriver(RemoteDriver):
         self._secret = read_credential(config, required=True)
 
     def base_url(self) -> str:
-        return self.config.base_url or ANTHROPIC_DEFAULT_URL
+        """The server's root: the SDK adds ``/v1/messages`` itself, so a ``base_url`` written
+        with ``/v1`` (as for the OpenAI-compatible endpoint of the same server: llama.cpp's
+        server, LiteLLM) would reach ``/v1/v1/messages`` and a 404."""
+        url = self.config.base_url or ANTHROPIC_DEFAULT_URL
+        parts = urlsplit(url)
+        path = parts.path.rstrip("/")
+        if path.endswith("/v1"):
+            return parts._replace(path=path.removesuffix("/v1")).geturl()
+        return url
 
     def build_client(self) -> Any:
         anthropic = require_module("anthropic", driver=self.name, extra=self.extra)

@@ -303,6 +303,7 @@ def distill(
             if opened is not None:
                 opened.close()
     report.usage = llm.budget.as_dict()
+    report.notes.extend(llm.notes)
     report.recorded = [str(p) for p in llm.recorded]
     return report
 

@@ -18,6 +18,10 @@ from pydantic import BaseModel
 
 # Reasoning models (qwen3, deepseek-r1, …) think aloud first; what they think is not the answer.
 _THINK = re.compile(r"(?is)<(think|thinking|reasoning)>.*?(?:</\1\s*>|\Z)")
+# …and when the chat template opened the block in the prompt (DeepSeek-R1, QwQ, Qwen3 served
+# with a template that ends in "<think>\n"), the answer holds only the closing tag: everything
+# before the last one is thinking.
+_CLOSING_THINK = re.compile(r"(?is)^.*</(?:think|thinking|reasoning)\s*>")
 _FENCE = re.compile(r"(?s)```[ \t]*[A-Za-z0-9_-]*[ \t]*\r?\n(.*?)(?:```|\Z)")
 MAX_FENCES = 4
 MAX_OPENINGS = 8
@@ -69,17 +73,19 @@ def _openings(text: str) -> Iterator[int]:
 def read_json(text: str) -> Any:
     """The JSON object (or array) ``text`` answers with; raises :class:`NotJSON` with a
     one-line reason when there is none."""
-    stripped = _THINK.sub(" ", text).strip()
+    stripped = _CLOSING_THINK.sub(" ", _THINK.sub(" ", text)).strip()
     if not stripped:
         raise NotJSON("the answer was empty")
     for piece in _slices(stripped):
         try:
-            value = json.loads(piece)
+            # strict=False: models write line breaks and tabs raw inside strings; the fields'
+            # own rules judge them afterwards (a title must be one line).
+            value = json.loads(piece, strict=False)
         except (ValueError, RecursionError):
             continue
         if isinstance(value, dict | list):
             return value
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)
     for start in _openings(stripped):
         try:
             value, _end = decoder.raw_decode(stripped, start)

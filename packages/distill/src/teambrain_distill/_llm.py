@@ -76,6 +76,13 @@ class LLM:
             self._driver = make_driver(self.config, self.brain_dir)
         return self._driver
 
+    @property
+    def notes(self) -> list[str]:
+        """What the driver found the run should say (a structured-output mode the server
+        refused, and the one used instead)."""
+        found = getattr(self._driver, "notes", None)
+        return [str(note) for note in found] if isinstance(found, list) else []
+
     def request(self, *, system: str, prompt: str, schema: type[BaseModel]) -> Request:
         """The request ``complete()`` would send (its key names the fake driver's fixture)."""
         return Request.build(system=system, prompt=prompt, schema=schema, model=self.config.model)

@@ -36,6 +36,19 @@ OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 OPENAI_HOSTS = ("api.openai.com", ".openai.azure.com")
 
 
+def api_root(url: str, *, native: tuple[str, ...] = ()) -> str:
+    """Where the Chat Completions API of the server at ``url`` lives: ``url`` itself when it
+    names a path, else its ``/v1`` (``http://localhost:11434`` or ``http://127.0.0.1:8080/``
+    as written for the server's own root). Ollama only answers under ``/v1`` (and its native
+    API under ``/api``, which ``native`` maps to ``/v1``); vLLM and LM Studio only under
+    ``/v1``; llama.cpp's server under both."""
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    if path in ("", *native):
+        return parts._replace(path="/v1").geturl()
+    return url
+
+
 class OpenAIDriver(RemoteDriver):
     """Calls the Chat Completions API with the credential from ``distill.api_key_env``;
     ``distill.base_url`` points it at any OpenAI-compatible server."""
@@ -49,7 +62,7 @@ class OpenAIDriver(RemoteDriver):
         self._secret = read_credential(config, required=True)
 
     def base_url(self) -> str:
-        return self.config.base_url or OPENAI_DEFAULT_URL
+        return api_root(self.config.base_url or OPENAI_DEFAULT_URL)
 
     def is_openai(self) -> bool:
         """True for OpenAI's own API (and Azure's), which know the newer parameter names."""
@@ -160,7 +173,7 @@ class OllamaDriver(OpenAIDriver):
         self._secret = read_credential(config, required=False) or "ollama"
 
     def base_url(self) -> str:
-        return self.config.base_url or OLLAMA_DEFAULT_URL
+        return api_root(self.config.base_url or OLLAMA_DEFAULT_URL, native=("/api",))
 
     def limit_fields(self) -> dict[str, int]:
         return {"max_tokens": self.config.max_output_tokens}

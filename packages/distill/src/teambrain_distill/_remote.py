@@ -14,10 +14,12 @@ Every import of an SDK happens inside a function here or in a driver module, so
 
 from __future__ import annotations
 
+import codecs
 import importlib
 import os
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, TypeVar
@@ -63,6 +65,23 @@ REASK_INVALID = (
     "That answer could not be used: {problem}. Answer again with one JSON object that matches "
     "the schema, and nothing else."
 )
+# Error objects that say what kind of failure they are without an HTTP status (an error sent in
+# the middle of a stream, or in the body of an HTTP 200): the status each stands for.
+ERROR_TYPE_STATUS = {
+    "invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,
+    "not_found_error": 404, "request_too_large": 413, "rate_limit_error": 429,
+    "api_error": 500, "server_error": 500, "overloaded_error": 529,
+}  # fmt: skip
+# A refusal that names the way the answer's shape was asked for: the server does not know that
+# way (llama-cpp-python refuses json_schema, LM Studio json_object, llama-server without --jinja
+# and some Ollama models refuse tools). The next way down is tried.
+REFUSED_SHAPE = re.compile(r"(?i)response_format|json_schema|json_object|tool|grammar|jinja")
+FALLBACK_MODES = ("tools", "json_schema", "json_object", "prompt")
+# A server that says it read fewer than 1/this of the prompt tokens estimated as sent (about
+# four characters a token; real tokenisers count more for JSON, never half) cut the prompt.
+PROMPT_READ_RATIO = 2
+# No context window is smaller than this many tokens: a shorter prompt is never cut.
+MIN_CUT_PROMPT = 1024
 REASK_TRUNCATED = (
     "Your answer was cut off after {limit} tokens, the most one answer may have. Answer again, "
     "shorter: fewer items and a few sentences per text field, as one complete JSON object."
@@ -107,6 +126,10 @@ class Reply:
     finish: str
     prompt_tokens: int | None = None
     output_tokens: int | None = None
+    # Characters of reasoning the server sent apart from the answer (reasoning_content).
+    thinking: int = 0
+    # Why the stream could not be read (bytes that are not UTF-8, an event that is not JSON).
+    unreadable: str = ""
 
     @property
     def truncated(self) -> bool:
@@ -146,6 +169,7 @@ class StreamedAnswer:
         self.finish = ""
         self.prompt_tokens: int | None = None
         self.output_tokens: int | None = None
+        self.thinking = 0
 
     def add_text(self, piece: str | None) -> None:
         if piece:
@@ -159,10 +183,11 @@ class StreamedAnswer:
 
     def add_thinking(self, piece: str | None) -> None:
         self.meter.add(piece)  # thinking counts against the limit
+        self.thinking += len(piece or "")
 
     def reply(self) -> Reply:
         text = "".join(self.arguments) if self.arguments else "".join(self.text)
-        return Reply(text, self.finish, self.prompt_tokens, self.output_tokens)
+        return Reply(text, self.finish, self.prompt_tokens, self.output_tokens, self.thinking)
 
 
 def whole_body(stream: Any) -> dict[str, Any] | None:
@@ -186,11 +211,37 @@ class DeadlinePassed(Exception):
     """``distill.timeout_s`` passed while the answer was still streaming."""
 
 
+class ServerSentError(Exception):
+    """An HTTP 200 whose body is an error object instead of an answer (``body``)."""
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        super().__init__(str(body.get("error")))
+        self.body = body
+
+
+def reported_error(body: Any) -> tuple[int | None, str] | None:
+    """The status an error object a server sent stands for (its ``code``, or its ``type``),
+    and its message; None when ``body`` is no error object. Knows OpenAI's, Anthropic's and
+    Ollama's shapes: ``{"error": {"message", "type", "code"}}``, ``{"type": "error", "error":
+    {…}}``, ``{"error": "text"}``, and the inner object alone."""
+    error = body.get("error", body) if isinstance(body, dict) else body
+    if isinstance(error, str) and error.strip():
+        return None, error.strip()
+    if not isinstance(error, dict) or not ({"message", "type", "code"} & error.keys()):
+        return None
+    code = error.get("code")
+    status = code if isinstance(code, int) and 400 <= code < 600 else None
+    status = status or ERROR_TYPE_STATUS.get(str(error.get("type")))
+    message = error.get("message") or error.get("type") or error.get("code")
+    return status, " ".join(str(message).split()) or "(no message)"
+
+
 @dataclass
 class _Problem:
     kind: str  # timeout | transient | rejected | unavailable
     message: str
     retry_after: float | None = None
+    status: int | None = None
 
 
 class RemoteDriver:
@@ -219,6 +270,12 @@ class RemoteDriver:
         self._guard: AttemptGuard | None = None
         self._new_attempt = False
         self._secret: str | None = None
+        self._deadline: float | None = None
+        # The structured-output mode the server accepted after refusing the configured one.
+        self._mode: str | None = None
+        # What the run should be told (a mode the server refused, and the one used instead).
+        self.notes: list[str] = []
+        self._cut_noted = False
 
     # -- what subclasses provide ------------------------------------------------------------
     def build_client(self) -> Any:
@@ -245,8 +302,19 @@ class RemoteDriver:
     @property
     def mode(self) -> str:
         """The structured-output mode in force."""
+        if self._mode is not None:
+            return self._mode
         configured = self.config.structured_output
         return self.default_mode if configured == "auto" else configured
+
+    def fallback_mode(self) -> str | None:
+        """The next, weaker way to ask for the answer's shape, or None after ``prompt``."""
+        modes = [m for m in FALLBACK_MODES if m in self.supported_modes]
+        at = modes.index(self.mode) if self.mode in modes else len(modes)
+        return modes[at + 1] if at + 1 < len(modes) else None
+
+    # The structured-output modes the driver can send.
+    supported_modes: tuple[str, ...] = FALLBACK_MODES
 
     @property
     def timeout(self) -> float:
@@ -270,25 +338,48 @@ class RemoteDriver:
         """Send ``messages`` once, read the streamed answer until it ends, passes the output
         limit or the deadline, and close the request; raise the SDK's or httpx's exception, or
         :class:`DeadlinePassed`."""
-        stream = self.open_stream(client, request, messages)
-        whole = whole_body(stream)
-        if whole is not None:  # a server that does not stream answered in one piece
-            return self.reply_from_body(whole)
-        answer = StreamedAnswer(self.config.max_output_tokens)
+        system = self.system_text(request)  # the mode in force may have changed since
+        messages = [(role, system if role == "system" else text) for role, text in messages]
+        self._deadline = deadline
         try:
-            for event in stream:
-                if self.clock() > deadline:
-                    raise DeadlinePassed
-                self.take(event, answer)
-                if answer.meter.over:
-                    answer.finish = "capped"
-                    break
+            stream = self.open_stream(client, request, messages)
+            whole = whole_body(stream)
+            if whole is not None:  # a server that does not stream answered in one piece
+                if reported_error(whole) is not None and not (
+                    whole.get("choices") or whole.get("content") or whole.get("message")
+                ):
+                    raise ServerSentError(whole)
+                reply = self.reply_from_body(whole)
+                meter = OutputMeter(self.config.max_output_tokens)
+                meter.add(reply.text)
+                if meter.over:
+                    reply.finish = "capped"
+                return reply
+            answer = StreamedAnswer(self.config.max_output_tokens)
+            try:
+                for event in stream:
+                    self.check_deadline()
+                    self.take(event, answer)
+                    if answer.meter.over:
+                        answer.finish = "capped"
+                        break
+            finally:
+                stream.close()
+            return answer.reply()
         finally:
-            stream.close()
-        return answer.reply()
+            self._deadline = None
+
+    def check_deadline(self) -> None:
+        """Raise :class:`DeadlinePassed` once the current exchange's deadline has passed.
+        Called for every event and, by the transport, for every piece of bytes received: a
+        server that sends only keep-alive comments (which the SDKs swallow) or pings still
+        meets the deadline."""
+        if self._deadline is not None and self.clock() > self._deadline:
+            raise DeadlinePassed
 
     def system_text(self, request: Request) -> str:
-        """The system text, with the answer's JSON Schema when no tool carries it."""
+        """The system text, with the answer's JSON Schema when no tool carries it (the
+        messages carry ``request.system``; this is what is sent in its place)."""
         if self.mode == "tools":
             return request.system
         schema = canonical_json(request.json_schema)
@@ -327,10 +418,11 @@ class RemoteDriver:
     ) -> ModelT:
         guard.first(request.input_tokens())
         client = self._sdk_client()
-        base: list[Message] = [("system", self.system_text(request)), ("user", request.prompt)]
+        base: list[Message] = [("system", request.system), ("user", request.prompt)]
         messages = base
         while True:
             reply = self._ask(client, request, messages, guard)
+            self._check_prompt_read(reply, guard)
             if reply.truncated:
                 limit = self.config.max_output_tokens
                 problem = f"the answer was cut off at {limit} tokens (distill.max_output_tokens)"
@@ -343,6 +435,13 @@ class RemoteDriver:
                     return read_answer(reply.text, schema, context)
                 except (ValidationError, NotJSON) as exc:
                     problem = first_error_line(exc)
+                if reply.finish == "unreadable":
+                    problem = f"the server's stream could not be read ({reply.unreadable})"
+                elif not reply.text.strip() and reply.thinking:
+                    problem = (
+                        f"the answer was empty: the model sent only its reasoning "
+                        f"({reply.thinking} characters of reasoning_content), no answer"
+                    )
                 quoted = reply.text[:MAX_QUOTED_ANSWER] or "(empty)"
                 reask = REASK_INVALID.format(problem=problem)
                 messages = [*base, ("assistant", quoted), ("user", reask)]
@@ -357,7 +456,7 @@ class RemoteDriver:
 
     def probe_once(self, request: Request, guard: AttemptGuard) -> Reply:
         """One attempt of ``request``, its reply unread (``tb doctor --online``)."""
-        messages: list[Message] = [("system", self.system_text(request)), ("user", request.prompt)]
+        messages: list[Message] = [("system", request.system), ("user", request.prompt)]
         return self._ask(self._sdk_client(), request, messages, guard)
 
     def _ask(
@@ -375,10 +474,17 @@ class RemoteDriver:
                     return self.exchange(
                         client, request, messages, deadline=self.clock() + self.timeout
                     )
+                except ValueError as exc:
+                    # The stream held bytes that are not UTF-8 or an event that is not JSON
+                    # (a NUL byte, a cut line): this answer is unreadable — an invalid answer,
+                    # re-asked — not an outage that stops the run.
+                    return Reply("", "unreadable", unreadable=first_error_line(exc, limit=120))
                 except Exception as exc:  # every failure is classified below
                     if guard.blocked:
                         raise CostCapReached(guard.blocked) from None
                     problem = self._classify(exc)
+                if self._fall_back(problem):
+                    continue  # the same request, with the answer's shape asked for another way
                 if problem.kind == "transient" and resends < self.config.max_retries:
                     resends += 1
                     self.sleep(min(problem.retry_after or delay, MAX_BACKOFF_S))
@@ -388,12 +494,50 @@ class RemoteDriver:
         finally:
             self._guard = None
 
-    def where(self) -> str:
-        """The endpoint, for messages (scheme, host and port: never a credential in a URL)."""
+    def _check_prompt_read(self, reply: Reply, guard: AttemptGuard) -> None:
+        """Note (once a run) a server that read far fewer prompt tokens than were sent: its
+        context window cut the prompt from the front — Ollama does so silently (its /v1
+        cannot be sent num_ctx), and the model then answers without the instructions."""
+        sent, read = guard.last_estimate, reply.prompt_tokens
+        if read is None or read <= 0 or sent < MIN_CUT_PROMPT or self._cut_noted:
+            return
+        if read * PROMPT_READ_RATIO >= sent:
+            return
+        self._cut_noted = True
+        self.notes.append(
+            f"{self.name}: {self.where()} read {read} prompt tokens of about {sent} sent: its "
+            "context window cut the prompt, and the answers were made without the start of "
+            "it. Give the model a window of at least 8192 tokens (Ollama: "
+            "OLLAMA_CONTEXT_LENGTH=8192 ollama serve, or PARAMETER num_ctx 8192 in a Modelfile)"
+        )
+
+    def _fall_back(self, problem: _Problem) -> bool:
+        """After the server refused the way the answer's shape was asked for, switch to the
+        next, weaker way for the rest of the run and say so; False when there is none or the
+        refusal was about something else. llama-cpp-python refuses with HTTP 500 (its request
+        validation error), the others with 400 or 422."""
+        refusal = problem.kind == "rejected" or problem.status == 500
+        if not refusal or not REFUSED_SHAPE.search(problem.message):
+            return False
+        refused, weaker = self.mode, self.fallback_mode()
+        if weaker is None:
+            return False
+        self._mode = weaker
+        self.notes.append(
+            f"{self.name}: {self.where()} refused distill.structured_output {refused} "
+            f"({self._scrub(problem.message)}); {weaker} was used instead — set "
+            f"distill.structured_output: {weaker} to skip the refused request"
+        )
+        return True
+
+    def where(self, *, path: bool = False) -> str:
+        """The endpoint, for messages (scheme, host and port, and with ``path`` the path:
+        never a credential or a query in a URL)."""
         parts = urlsplit(self.base_url())
         host = parts.hostname or "?"
         port = f":{parts.port}" if parts.port else ""
-        return f"{parts.scheme}://{host}{port}"
+        tail = parts.path.rstrip("/") if path else ""
+        return f"{parts.scheme}://{host}{port}{tail}"
 
     def _classify(self, exc: BaseException) -> _Problem:
         kind = exc.__class__.__name__
@@ -412,6 +556,19 @@ class RemoteDriver:
         status = getattr(exc, "status_code", None)
         if kind == "APIConnectionError" or isinstance(exc, httpx.TransportError):
             return _Problem("transient", f"cannot reach {self.where()} ({kind})")
+        reported = reported_error(getattr(exc, "body", None))
+        said = reported[1] if reported else first_error_line(exc, limit=300)
+        if status in (None, 200) and (reported or kind in ("APIError", "APIStatusError")):
+            # An error event in the middle of a stream (vLLM, llama.cpp, Anthropic's
+            # overloaded_error) or an error object in an HTTP 200 body: the server's own
+            # words, judged by the status its code or type stands for.
+            status = (reported[0] if reported else None) or 500
+            detail = f"the server sent an error instead of an answer: {said[:300]}"
+            if status in (401, 403, 404):
+                return _Problem("unavailable", f"{detail} (HTTP {status} in the body)")
+            if status in REJECTED_STATUS:
+                return _Problem("rejected", detail)
+            return _Problem("transient", detail)
         if status in (401, 403):
             return _Problem(
                 "unavailable",
@@ -421,16 +578,17 @@ class RemoteDriver:
         if status == 404:
             return _Problem(
                 "unavailable",
-                f"model {self.config.model!r} not found at {self.where()} (HTTP 404; check "
-                "distill.model and distill.base_url)",
+                f"model {self.config.model!r} not found at {self.where(path=True)} (HTTP 404: "
+                f"{said[:200]}; check distill.model, and distill.base_url: OpenAI-compatible "
+                "servers answer under /v1)",
             )
         if status is not None:
-            detail = f"HTTP {status}: {first_error_line(exc, limit=300)}"
+            detail = f"HTTP {status}: {said[:300]}"
             if status in TRANSIENT_STATUS:
-                return _Problem("transient", detail, _retry_after(exc))
+                return _Problem("transient", detail, _retry_after(exc), status)
             if status in REJECTED_STATUS:
-                return _Problem("rejected", detail)
-            return _Problem("unavailable", detail)
+                return _Problem("rejected", detail, status=status)
+            return _Problem("unavailable", detail, status=status)
         return _Problem("unavailable", f"{kind}: {first_error_line(exc, limit=300)}")
 
     def _error(self, problem: _Problem, resends: int) -> EnvironmentProblem:
@@ -468,6 +626,8 @@ class BudgetTransport:
         self.inner = inner
         self.driver = driver
         self.httpx = httpx
+        # httpx accepts only its own stream type: the guard, made one (httpx is imported late).
+        self.stream_type = type("GuardedByteStream", (GuardedStream, httpx.SyncByteStream), {})
 
     def handle_request(self, request: Any) -> Any:
         refusal = self.driver.admit(request.read())
@@ -478,7 +638,42 @@ class BudgetTransport:
                                                  "message": f"teambrain: {refusal}"}},
                 request=request,
             )  # fmt: skip
-        return self.inner.handle_request(request)
+        response = self.inner.handle_request(request)
+        return self.httpx.Response(
+            status_code=response.status_code,
+            headers=response.headers,
+            stream=self.stream_type(response, self.driver),
+            extensions=response.extensions,
+            request=request,
+        )
 
     def close(self) -> None:
         self.inner.close()
+
+
+class GuardedStream:
+    """A response's bytes as they arrive, checked against the exchange's deadline piece by
+    piece (keep-alive comments and pings are pieces too), and — when not compressed — with
+    bytes that are not UTF-8 replaced by U+FFFD, so one bad byte in an answer is a bad
+    character for validation to judge, not a decoding crash that stops the run."""
+
+    def __init__(self, response: Any, driver: RemoteDriver) -> None:
+        self.inner = response.stream
+        self.driver = driver
+        encoding = str(response.headers.get("content-encoding", "identity")).lower()
+        self.lenient = encoding in ("", "identity")
+
+    def __iter__(self) -> Iterator[bytes]:
+        decoder = codecs.getincrementaldecoder("utf-8")("replace") if self.lenient else None
+        for chunk in self.inner:
+            self.driver.check_deadline()
+            yield decoder.decode(chunk).encode("utf-8") if decoder is not None else chunk
+        if decoder is not None:
+            tail = decoder.decode(b"", final=True)
+            if tail:
+                yield tail.encode("utf-8")
+
+    def close(self) -> None:
+        close = getattr(self.inner, "close", None)
+        if close is not None:
+            close()
