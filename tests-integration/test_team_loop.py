@@ -521,3 +521,41 @@ def test_a_supersede_of_a_memory_a_teammate_edits_is_said_where_it_is_seen(
         v for v in ci["violations"] if v["rule"] == "superseded-edit" and MIGRATIONS in v["path"]
     ]
     assert "since this pull request's base" in caught["message"]
+
+
+def test_a_teammates_open_proposal_said_in_other_words_is_caught_and_a_neighbour_is_not(
+    team_factory: TeamFactory,
+) -> None:
+    """Issue 27 point 4 with a real paraphrase: a teammate's open proposal said in other words
+    (the local model's cosine 0.77, half the words shared) is a near-duplicate, from `tb
+    propose` and from the live brain once merged; a memory on the same subject that says
+    something else (a refund next to a charge) is not. Cosine ≥ 0.88 alone let it through."""
+    team = team_factory(("ada", "bob"))
+    ada, bob = team["ada"], team["bob"]
+    first = ada.propose(_draft(
+        "Webhook retries need idempotency keys",
+        "The payment provider retries webhooks up to five times; store the event id and ignore "
+        "repeats so orders are not charged twice.",
+    ))  # fmt: skip
+    number = team.pr_for(first["branch"])["number"]
+    bob.fetch()
+    paraphrase = _draft(
+        "Deduplicate provider webhooks by event id",
+        "Webhooks from the payment provider can arrive several times (it retries up to five "
+        "times). Keep the event id and drop duplicates, otherwise an order is charged twice.",
+    )
+    refused = _result(bob.propose(paraphrase, codes=(3,)))
+    assert (refused["result"], refused["rule"]) == ("rejected", "near-duplicate"), refused
+    assert f"PR #{number}" in refused["reason"] and first["branch"] in refused["reason"]
+    assert len(team.prs()) == 1
+
+    team.merge(number, "squash", check=True)
+    bob.pull()
+    live = _result(bob.propose(paraphrase, "--dry-run", codes=(3,)))
+    assert live["rule"] == "near-duplicate" and live["similar"][0]["branch"] is None, live
+
+    # The demo brain's "Payments go through the PaymentGateway interface" is its neighbour.
+    neighbour = _draft("Refunds go through PaymentGateway", "Call `PaymentGateway.refund` for "
+                       "refunds; provider SDKs stay behind the gateway.", "decision")  # fmt: skip
+    kept = _result(bob.propose(neighbour, "--dry-run"))
+    assert kept["result"] == "would-propose", kept
