@@ -310,3 +310,32 @@ async def test_a_running_serve_fetches_the_default_branch_when_this_machine_says
     assert bob.git("rev-parse", "origin/main").strip() == team.default_tip()
     remotes = bob.git("for-each-ref", "--format=%(refname)", "refs/remotes")
     assert proposed["branch"] not in remotes  # the default branch alone was fetched
+
+
+def test_an_org_brain_place_from_the_user_config_is_named_as_such(
+    team_factory: TeamFactory,
+) -> None:
+    """Point 9: where the org brain's place came from is said as it was said — `[org_brain]
+    path` in the user config, not `$TEAMBRAIN_ORG_BRAIN` (which `tb` sets from it) — by `tb
+    doctor` and by the warning of a search that cannot find it; the variable still wins."""
+    team = team_factory(("ada",), embedder="none")
+    ada = team["ada"]
+    ada.env.pop("TEAMBRAIN_ORG_BRAIN", None)
+    brain_yaml = ada.clone / ".teambrain" / "brain.yaml"
+    brain_yaml.write_text(
+        brain_yaml.read_text("utf-8").replace("org_brain: null", "org_brain: ../org-brain"),
+        "utf-8",
+    )
+    user = ada.home / "user"
+    user.mkdir(parents=True, exist_ok=True)
+    nowhere = ada.clone.parent / "not-cloned-yet"
+    (user / "config.toml").write_text(f'[org_brain]\npath = "{nowhere}"\n', "utf-8")
+    said = "(from `[org_brain] path` in $TEAMBRAIN_HOME/user/config.toml)"
+    missing = _finding(ada, "org brain")
+    assert missing["status"] == "problem" and f"{nowhere} {said}" in missing["detail"], missing
+    searched = ada.tb("relevant", "--query", "checkout")
+    assert searched.returncode == 0 and said in searched.stderr, searched.stderr
+
+    elsewhere = ada.clone.parent / "also-not-there"
+    env_said = ada.tb("doctor", "--json", env={"TEAMBRAIN_ORG_BRAIN": str(elsewhere)})
+    assert f"{elsewhere} (from $TEAMBRAIN_ORG_BRAIN)" in env_said.stdout

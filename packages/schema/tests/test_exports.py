@@ -221,6 +221,8 @@ PUBLIC_MODULES = {
         "HOME_ENV",
         "ORG_BRAIN_ENV",
         "SERVE_FROM_ENV",
+        "env_setting_source",
+        "note_from_user_config",
         "teambrain_home_dir",
     ],
     "ids": ["is_ulid", "new_ulid"],

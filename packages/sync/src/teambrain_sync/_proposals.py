@@ -376,7 +376,7 @@ def propose_citation_fixes(
         if not fixes:
             return FixCitationsOutcome((), tuple(unfixed), target, branch, None, None, None)
         resent = _already_proposed(
-            repo, target, branch, "these citation fixes", push=push, dry_run=dry_run,
+            repo, target, branch, "the edit of these citations", push=push, dry_run=dry_run,
             patch_dir=patch_dir,
         )  # fmt: skip
         if resent is not None:  # committed here before, never pushed: send it now
