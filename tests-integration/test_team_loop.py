@@ -246,6 +246,7 @@ def test_fix_citations_fails_like_any_push_and_knows_a_teammates_branch(
     bob.fetch()
     known = bob.tb("propose", "--fix-citations")
     assert known.returncode == 1 and f"already proposed on origin/{branch}" in known.stderr
+    assert "the edit of these citations is already proposed" in known.stderr
     assert len(team.prs()) == 1
 
     # A push that cannot reach the remote: exit 2, and the next run sends the branch again.
