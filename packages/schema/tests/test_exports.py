@@ -203,6 +203,7 @@ PUBLIC_MODULES = {
     "git": ["GitFailed", "first_line", "git_env", "git_output", "network_timeout", "run_git"],
     "globmatch": ["glob_matcher"],
     "gitdir": [
+        "DEFAULT_BRANCH_NAMES",
         "DETACHED",
         "default_branch",
         "file_stamp",
