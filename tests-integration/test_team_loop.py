@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 from teambrain_schema.frontmatter import parse_memory
 from teambrain_schema.index_md import parse_retirement_reasons
@@ -522,6 +523,35 @@ def test_a_supersede_of_a_memory_a_teammate_edits_is_said_where_it_is_seen(
         v for v in ci["violations"] if v["rule"] == "superseded-edit" and MIGRATIONS in v["path"]
     ]
     assert "since this pull request's base" in caught["message"]
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_an_edit_merged_before_the_supersede_is_said_on_the_default_branch(
+    team_factory: TeamFactory, style: MergeStyle
+) -> None:
+    """Issue 27 point 5, the order CI's merge result alone caught: an edit merges first, then
+    a supersede proposed before it (its author could not know). `tb lint` on the default
+    branch says it after the merge and after the INDEX.md commit that follows — from the merge
+    commit's parents, or, rebased or squashed (GitHub keeps a one-commit pull request's
+    message), from the base the proposal's commit names."""
+    team = team_factory(("ada", "bob"), embedder="none")
+    ada, bob = team["ada"], team["bob"]
+    late = bob.propose(_draft("Migrations are generated, reviewed and named by ticket",
+                              "Generate migrations with `make migration NAME=<ticket>`.",
+                              "convention", supersedes=[MIGRATIONS]))  # fmt: skip
+    edit = _edit_pr(team, ada, MIGRATIONS, "Name the migration after the ticket.")
+    team.merge(edit, "squash", check=True)
+    team.merge(team.pr_for(late["branch"])["number"], style, check=True)
+    checkout = team.default_checkout()
+    maintainer = team.maintainer
+    assert maintainer is not None
+    assert maintainer.tb("reindex", "--index-md-only").returncode == 0  # CI's step
+    maintainer.git("commit", "-q", "-m", "teambrain: regenerate INDEX.md", "--",
+                   str(checkout / ".teambrain" / "INDEX.md"))  # fmt: skip
+    report = json.loads(maintainer.tb("lint", "--json").stdout)
+    hidden = [v for v in report["violations"] if v["rule"] == "superseded-edit"]
+    assert [MIGRATIONS in v["path"] for v in hidden] == [True], report
+    assert "never served" in hidden[0]["message"]
 
 
 def test_a_teammates_open_proposal_said_in_other_words_is_caught_and_a_neighbour_is_not(
