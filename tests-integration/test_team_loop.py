@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 from teambrain_schema.frontmatter import parse_memory
 from teambrain_schema.index_md import parse_retirement_reasons
@@ -246,6 +247,7 @@ def test_fix_citations_fails_like_any_push_and_knows_a_teammates_branch(
     bob.fetch()
     known = bob.tb("propose", "--fix-citations")
     assert known.returncode == 1 and f"already proposed on origin/{branch}" in known.stderr
+    assert "the edit of these citations is already proposed" in known.stderr
     assert len(team.prs()) == 1
 
     # A push that cannot reach the remote: exit 2, and the next run sends the branch again.
@@ -521,3 +523,70 @@ def test_a_supersede_of_a_memory_a_teammate_edits_is_said_where_it_is_seen(
         v for v in ci["violations"] if v["rule"] == "superseded-edit" and MIGRATIONS in v["path"]
     ]
     assert "since this pull request's base" in caught["message"]
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_an_edit_merged_before_the_supersede_is_said_on_the_default_branch(
+    team_factory: TeamFactory, style: MergeStyle
+) -> None:
+    """Issue 27 point 5, the order CI's merge result alone caught: an edit merges first, then
+    a supersede proposed before it (its author could not know). `tb lint` on the default
+    branch says it after the merge and after the INDEX.md commit that follows — from the merge
+    commit's parents, or, rebased or squashed (GitHub keeps a one-commit pull request's
+    message), from the base the proposal's commit names."""
+    team = team_factory(("ada", "bob"), embedder="none")
+    ada, bob = team["ada"], team["bob"]
+    late = bob.propose(_draft("Migrations are generated, reviewed and named by ticket",
+                              "Generate migrations with `make migration NAME=<ticket>`.",
+                              "convention", supersedes=[MIGRATIONS]))  # fmt: skip
+    edit = _edit_pr(team, ada, MIGRATIONS, "Name the migration after the ticket.")
+    team.merge(edit, "squash", check=True)
+    team.merge(team.pr_for(late["branch"])["number"], style, check=True)
+    checkout = team.default_checkout()
+    maintainer = team.maintainer
+    assert maintainer is not None
+    assert maintainer.tb("reindex", "--index-md-only").returncode == 0  # CI's step
+    maintainer.git("commit", "-q", "-m", "teambrain: regenerate INDEX.md", "--",
+                   str(checkout / ".teambrain" / "INDEX.md"))  # fmt: skip
+    report = json.loads(maintainer.tb("lint", "--json").stdout)
+    hidden = [v for v in report["violations"] if v["rule"] == "superseded-edit"]
+    assert [MIGRATIONS in v["path"] for v in hidden] == [True], report
+    assert "never served" in hidden[0]["message"]
+
+
+def test_a_teammates_open_proposal_said_in_other_words_is_caught_and_a_neighbour_is_not(
+    team_factory: TeamFactory,
+) -> None:
+    """Issue 27 point 4 with a real paraphrase: a teammate's open proposal said in other words
+    (the local model's cosine 0.77, half the words shared) is a near-duplicate, from `tb
+    propose` and from the live brain once merged; a memory on the same subject that says
+    something else (a refund next to a charge) is not. Cosine ≥ 0.88 alone let it through."""
+    team = team_factory(("ada", "bob"))
+    ada, bob = team["ada"], team["bob"]
+    first = ada.propose(_draft(
+        "Webhook retries need idempotency keys",
+        "The payment provider retries webhooks up to five times; store the event id and ignore "
+        "repeats so orders are not charged twice.",
+    ))  # fmt: skip
+    number = team.pr_for(first["branch"])["number"]
+    bob.fetch()
+    paraphrase = _draft(
+        "Deduplicate provider webhooks by event id",
+        "Webhooks from the payment provider can arrive several times (it retries up to five "
+        "times). Keep the event id and drop duplicates, otherwise an order is charged twice.",
+    )
+    refused = _result(bob.propose(paraphrase, codes=(3,)))
+    assert (refused["result"], refused["rule"]) == ("rejected", "near-duplicate"), refused
+    assert f"PR #{number}" in refused["reason"] and first["branch"] in refused["reason"]
+    assert len(team.prs()) == 1
+
+    team.merge(number, "squash", check=True)
+    bob.pull()
+    live = _result(bob.propose(paraphrase, "--dry-run", codes=(3,)))
+    assert live["rule"] == "near-duplicate" and live["similar"][0]["branch"] is None, live
+
+    # The demo brain's "Payments go through the PaymentGateway interface" is its neighbour.
+    neighbour = _draft("Refunds go through PaymentGateway", "Call `PaymentGateway.refund` for "
+                       "refunds; provider SDKs stay behind the gateway.", "decision")  # fmt: skip
+    kept = _result(bob.propose(neighbour, "--dry-run"))
+    assert kept["result"] == "would-propose", kept

@@ -310,3 +310,77 @@ async def test_a_running_serve_fetches_the_default_branch_when_this_machine_says
     assert bob.git("rev-parse", "origin/main").strip() == team.default_tip()
     remotes = bob.git("for-each-ref", "--format=%(refname)", "refs/remotes")
     assert proposed["branch"] not in remotes  # the default branch alone was fetched
+
+
+def test_an_org_brain_place_from_the_user_config_is_named_as_such(
+    team_factory: TeamFactory,
+) -> None:
+    """Point 9: where the org brain's place came from is said as it was said — `[org_brain]
+    path` in the user config, not `$TEAMBRAIN_ORG_BRAIN` (which `tb` sets from it) — by `tb
+    doctor` and by the warning of a search that cannot find it; the variable still wins."""
+    team = team_factory(("ada",), embedder="none")
+    ada = team["ada"]
+    ada.env.pop("TEAMBRAIN_ORG_BRAIN", None)
+    brain_yaml = ada.clone / ".teambrain" / "brain.yaml"
+    brain_yaml.write_text(
+        brain_yaml.read_text("utf-8").replace("org_brain: null", "org_brain: ../org-brain"),
+        "utf-8",
+    )
+    user = ada.home / "user"
+    user.mkdir(parents=True, exist_ok=True)
+    nowhere = ada.clone.parent / "not-cloned-yet"
+    (user / "config.toml").write_text(f'[org_brain]\npath = "{nowhere}"\n', "utf-8")
+    said = "(from `[org_brain] path` in $TEAMBRAIN_HOME/user/config.toml)"
+    missing = _finding(ada, "org brain")
+    assert missing["status"] == "problem" and f"{nowhere} {said}" in missing["detail"], missing
+    searched = ada.tb("relevant", "--query", "checkout")
+    assert searched.returncode == 0 and said in searched.stderr, searched.stderr
+
+    elsewhere = ada.clone.parent / "also-not-there"
+    env_said = ada.tb("doctor", "--json", env={"TEAMBRAIN_ORG_BRAIN": str(elsewhere)})
+    assert f"{elsewhere} (from $TEAMBRAIN_ORG_BRAIN)" in env_said.stdout
+
+
+def test_a_trunk_default_branch_is_found_without_the_remotes_head(
+    team_factory: TeamFactory,
+) -> None:
+    """A team whose default branch is `trunk`, and a clone that does not know the remote's HEAD
+    (made with `git init`, `git remote add`, `git fetch`, as CI and an existing checkout do):
+    the default branch is still the one proposals start from and agents are served — not the
+    feature branch checked out (whose commits rode along) and not a stale checkout."""
+    team = team_factory(("ada",), embedder="none")
+    ada = team["ada"]
+    ada.git("push", "-q", "origin", "origin/main:refs/heads/trunk")
+    ada.git("--git-dir", str(team.remote), "symbolic-ref", "HEAD", "refs/heads/trunk")
+    ada.git("push", "-q", "origin", ":main")
+    bob_dir = team.root / "bob-by-hand"
+    bob_dir.mkdir()
+    bob = Developer("bob", bob_dir, ada.home.parent / "bob-home", {
+        **ada.env, "TEAMBRAIN_HOME": str(ada.home.parent / "bob-home"),
+    }, team)  # fmt: skip
+    bob.git("init", "-q", "-b", "work")
+    bob.git("remote", "add", "origin", str(team.remote))
+    bob.git("fetch", "-q", "origin")
+    assert bob.git("symbolic-ref", "-q", "refs/remotes/origin/HEAD", check=False) == ""
+    bob.git("checkout", "-q", "-b", "feature/x", "origin/trunk")
+    (bob_dir / "feature.txt").write_text("work in progress\n", "utf-8")
+    bob.git("add", "feature.txt")
+    bob.git("commit", "-q", "-m", "Work in progress")
+
+    planned = bob.tb_json("propose", "--draft", str(ada.draft_file(_LESSON)), "--dry-run")
+    assert planned["base"]["ref"] == "origin/trunk", planned["base"]
+
+    ada.fetch()
+    ada.git("checkout", "-q", "-b", "lesson", "origin/trunk")
+    out = ada.tb_json("propose", "--draft", str(ada.draft_file(_LESSON)))
+    assert out["base"]["ref"] == "origin/trunk", out["base"]
+    ada.git("push", "-q", "origin", f"{out['branch']}:trunk")
+    bob.git("fetch", "-q", "origin")
+    tip = bob.git("rev-parse", "origin/trunk").strip()
+    hits = bob.call_tool("memory_search", {"query": "ledger rows append"})["results"]
+    assert hits and hits[0]["title"] == _LESSON["title"], hits
+    assert hits[0]["provenance"]["commit"] == tip
+
+
+_LESSON = {"class": "learning", "title": "Ledger rows are append-only",
+           "body": "Never update ledger rows; append a correcting entry instead."}  # fmt: skip

@@ -64,6 +64,8 @@ PUBLIC_API = [
     "LiveView",
     "LocalModel",
     "LocalOnnxEmbedder",
+    "PARAPHRASE_COSINE",
+    "PARAPHRASE_TERM_OVERLAP",
     "RRF_K",
     "RefreshReport",
     "Retriever",

@@ -203,6 +203,7 @@ PUBLIC_MODULES = {
     "git": ["GitFailed", "first_line", "git_env", "git_output", "network_timeout", "run_git"],
     "globmatch": ["glob_matcher"],
     "gitdir": [
+        "DEFAULT_BRANCH_NAMES",
         "DETACHED",
         "default_branch",
         "file_stamp",
@@ -221,6 +222,8 @@ PUBLIC_MODULES = {
         "HOME_ENV",
         "ORG_BRAIN_ENV",
         "SERVE_FROM_ENV",
+        "env_setting_source",
+        "note_from_user_config",
         "teambrain_home_dir",
     ],
     "ids": ["is_ulid", "new_ulid"],

@@ -103,6 +103,7 @@ def apply_machine_settings(machine: MachineLayout | None = None) -> None:
         FETCH_TIMEOUT_ENV,
         ORG_BRAIN_ENV,
         SERVE_FROM_ENV,
+        note_from_user_config,
     )
 
     try:
@@ -114,14 +115,15 @@ def apply_machine_settings(machine: MachineLayout | None = None) -> None:
         return None if value is None else f"{value:g}"
 
     settings = {
-        ORG_BRAIN_ENV: config.org_brain,
-        SERVE_FROM_ENV: config.serve_from,
-        FETCH_MINUTES_ENV: text(config.fetch_minutes),
-        FETCH_TIMEOUT_ENV: text(config.fetch_timeout_s),
+        ORG_BRAIN_ENV: (config.org_brain, "[org_brain] path"),
+        SERVE_FROM_ENV: (config.serve_from, "[serve] from"),
+        FETCH_MINUTES_ENV: (text(config.fetch_minutes), "[serve] fetch_minutes"),
+        FETCH_TIMEOUT_ENV: (text(config.fetch_timeout_s), "[serve] fetch_timeout_s"),
     }
-    for name, value in settings.items():
+    for name, (value, setting) in settings.items():
         if value is not None and not os.environ.get(name, "").strip():
             os.environ[name] = value
+            note_from_user_config(name, setting)
 
 
 def record_feedback(

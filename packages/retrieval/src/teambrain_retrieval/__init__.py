@@ -36,6 +36,8 @@ _EXPORTS: dict[str, str] = {
     "brain_catalog": "_catalog",
     "DUPLICATE_COSINE": "_duplicates",
     "DUPLICATE_TERM_OVERLAP": "_duplicates",
+    "PARAPHRASE_COSINE": "_duplicates",
+    "PARAPHRASE_TERM_OVERLAP": "_duplicates",
     "is_near_duplicate": "_duplicates",
     "term_overlap": "_duplicates",
     "Situation": "_situation",
@@ -94,6 +96,8 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
     from ._duplicates import (
         DUPLICATE_COSINE as DUPLICATE_COSINE,
         DUPLICATE_TERM_OVERLAP as DUPLICATE_TERM_OVERLAP,
+        PARAPHRASE_COSINE as PARAPHRASE_COSINE,
+        PARAPHRASE_TERM_OVERLAP as PARAPHRASE_TERM_OVERLAP,
         is_near_duplicate as is_near_duplicate,
         term_overlap as term_overlap,
     )

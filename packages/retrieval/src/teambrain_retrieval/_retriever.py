@@ -68,13 +68,13 @@ def org_brain_location(config: BrainConfig, repo_root: Path) -> tuple[Path, str]
     import os
 
     from teambrain_schema import BRAIN_DIRNAME
-    from teambrain_schema.home import ORG_BRAIN_ENV
+    from teambrain_schema.home import ORG_BRAIN_ENV, env_setting_source
 
     if not config.org_brain or "org" not in config.scopes:
         return None
     machine = os.environ.get(ORG_BRAIN_ENV, "").strip()
     written, source = (
-        (machine, f"${ORG_BRAIN_ENV}")
+        (machine, env_setting_source(ORG_BRAIN_ENV))
         if machine
         else (config.org_brain, f"brain.yaml's org_brain: {config.org_brain}")
     )
@@ -646,7 +646,8 @@ class Retriever:
     @_recovering
     def similar(self, title: str, body: str, k: int = 5) -> list[Similar]:
         """Live memories closest to a draft, for the near-duplicate guard: a duplicate has
-        cosine ≥ 0.88, or shares ≥ 80% of its words, or has the same content."""
+        cosine ≥ 0.88, or shares ≥ 80% of its words, or both cosine ≥ 0.75 and ≥ 40% of its words
+        (a paraphrase), or has the same content."""
         self._fresh()
         text = embed_text(title, body)
         vector = self.backend.embeddings.embed_document(text)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 __all__ = [
+    "DEFAULT_BRANCH_NAMES",
     "DETACHED",
     "default_branch",
     "file_stamp",
@@ -165,12 +166,33 @@ def _config_remotes(common_dir: str) -> tuple[list[str], str | None]:
     return list(dict.fromkeys(remotes)), push_default
 
 
+# Names a team's default branch has when the clone does not know the remote's HEAD (a clone
+# made with `git init`, `git remote add` and `git fetch`, as CI and existing checkouts are).
+DEFAULT_BRANCH_NAMES = ("main", "master", "trunk")
+
+
+def _remote_branches(common_dir: str, base: str) -> list[str]:
+    """Every ref under ``base`` (``refs/remotes/origin/``), loose or packed, except ``HEAD``."""
+    found: set[str] = set()
+    top = os.path.join(common_dir, *base.rstrip("/").split("/"))
+    for folder, _dirs, files in os.walk(top):
+        for name in files:
+            rel = os.path.relpath(os.path.join(folder, name), top).replace(os.sep, "/")
+            found.add(base + rel)
+    for line in (read_git_file(os.path.join(common_dir, "packed-refs")) or "").splitlines():
+        sha, _, name = line.partition(" ")
+        if is_sha(sha) and name.strip().startswith(base):
+            found.add(name.strip())
+    found.discard(base + "HEAD")
+    return sorted(found)
+
+
 def default_branch(work_tree: str) -> tuple[str, str] | None:
     """``(ref, sha)`` of the team's default branch as last fetched — ``refs/remotes/<remote>/HEAD``'s
-    target, else ``<remote>/main`` or ``<remote>/master`` — for the remote proposals go to
-    (``remote.pushDefault``, else ``origin``, else the only remote). None without a remote or
-    before its first fetch. Read from ``.git`` files: no git process (retrieval asks before
-    every answer)."""
+    target, else ``<remote>/main``, ``master`` or ``trunk``, else the remote's only branch that
+    is not a ``teambrain/`` proposal — for the remote proposals go to (``remote.pushDefault``,
+    else ``origin``, else the only remote). None without a remote or before its first fetch.
+    Read from ``.git`` files: no git process (retrieval asks before every answer)."""
     found = find_git(work_tree)
     if found is None:
         return None
@@ -189,9 +211,17 @@ def default_branch(work_tree: str) -> tuple[str, str] | None:
     head = (read_git_file(os.path.join(common_dir, base + "HEAD")) or "").strip()
     if head.startswith(f"ref: {base}"):
         names.append(head[5:].strip())
-    names += [base + "main", base + "master"]
+    names += [base + name for name in DEFAULT_BRANCH_NAMES]
     for ref in names:
         sha = read_ref_sha(git_dir, common_dir, ref)
         if sha is not None:
             return ref, sha
+    others = [
+        ref for ref in _remote_branches(common_dir, base)
+        if not ref.startswith(base + "teambrain/")
+    ]  # fmt: skip
+    if len(others) == 1:
+        sha = read_ref_sha(git_dir, common_dir, others[0])
+        if sha is not None:
+            return others[0], sha
     return None

@@ -11,6 +11,8 @@ __all__ = [
     "HOME_ENV",
     "ORG_BRAIN_ENV",
     "SERVE_FROM_ENV",
+    "env_setting_source",
+    "note_from_user_config",
     "teambrain_home_dir",
 ]
 
@@ -33,3 +35,23 @@ def teambrain_home_dir() -> str:
     if configured:
         return os.path.expanduser(configured)
     return os.path.join(os.path.expanduser("~"), ".teambrain")
+
+
+# The variables above that ``apply_machine_settings`` (teambrain-capture) set in this process
+# from ``user/config.toml``, with the setting that said it: messages name what the user wrote.
+_FROM_USER_CONFIG: dict[str, tuple[str, str]] = {}
+
+
+def note_from_user_config(env_name: str, setting: str) -> None:
+    """Record that ``$env_name`` now holds ``setting`` of ``user/config.toml`` (e.g.
+    ``[org_brain] path``), copied there because the environment did not say."""
+    _FROM_USER_CONFIG[env_name] = (setting, os.environ.get(env_name, ""))
+
+
+def env_setting_source(env_name: str) -> str:
+    """Who said what ``$env_name`` holds, for a message: the user config's setting when it was
+    copied from there (and nobody changed the variable since), else the variable."""
+    noted = _FROM_USER_CONFIG.get(env_name)
+    if noted is not None and noted[1] == os.environ.get(env_name, ""):
+        return f"`{noted[0]}` in ${HOME_ENV}/user/config.toml"
+    return f"${env_name}"

@@ -71,9 +71,18 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word.removesuffix('y')}ies"
 
 
-def proposal_message(items: list[ProposedItem], base: str) -> tuple[str, str]:
+# The trailer naming the commit a proposal was written on: merge styles that rewrite the
+# commit (rebase, and a squash that keeps its message) keep it, so `tb lint` on the default
+# branch can tell an edit the proposal's author could not have seen (see _supersedes.py).
+BASE_TRAILER = "Teambrain-Base"
+
+
+def proposal_message(
+    items: list[ProposedItem], base: str, base_commit: str | None = None
+) -> tuple[str, str]:
     """(title, body) of a proposal commit and its pull request: every memory id, file and
-    evidence, so review has the provenance in front of it."""
+    evidence, so review has the provenance in front of it; ``base_commit`` is named in a
+    ``Teambrain-Base:`` trailer."""
     if len(items) == 1:
         title = f"teambrain: propose {items[0].memory.memory_class} {items[0].memory.title!r}"
     else:
@@ -95,6 +104,8 @@ def proposal_message(items: list[ProposedItem], base: str) -> tuple[str, str]:
             lines.append(f"  supersedes: {', '.join(draft.supersedes)}")
         lines.extend(f"  {note}" for note in item.notes)
     lines += ["", "Proposed with `tb propose`."]
+    if base_commit:
+        lines += ["", f"{BASE_TRAILER}: {base_commit}"]
     return title, "\n".join(lines) + "\n"
 
 
@@ -376,7 +387,7 @@ def propose_citation_fixes(
         if not fixes:
             return FixCitationsOutcome((), tuple(unfixed), target, branch, None, None, None)
         resent = _already_proposed(
-            repo, target, branch, "these citation fixes", push=push, dry_run=dry_run,
+            repo, target, branch, "the edit of these citations", push=push, dry_run=dry_run,
             patch_dir=patch_dir,
         )  # fmt: skip
         if resent is not None:  # committed here before, never pushed: send it now

@@ -462,7 +462,7 @@ def run_propose(
             )
             for o in accepted
         ]
-        title, body = proposal_message(proposed, target.base.requested)
+        title, body = proposal_message(proposed, target.base.requested, target.base.sha)
         branch = propose_branch_name()
         run.commit = workspace.commit(branch, f"{title}\n\n{body}")
         run.branch = branch

@@ -14,6 +14,7 @@ from pathlib import Path
 from teambrain_schema import EnvironmentProblem, UserError
 from teambrain_schema.atomic import write_bytes_atomic
 from teambrain_schema.git import first_line, network_timeout
+from teambrain_schema.gitdir import DEFAULT_BRANCH_NAMES, default_branch
 from teambrain_schema.private_dirs import ensure_private_dir
 
 from ._git import GitRepo
@@ -98,7 +99,10 @@ def _default_candidates(repo: GitRepo, remote: str | None) -> list[str]:
         target = done.stdout.decode("utf-8", "replace").strip()
         if done.returncode == 0 and target:
             names.append(target.removeprefix("refs/remotes/"))
-        names += [f"{remote}/main", f"{remote}/master"]
+        names += [f"{remote}/{name}" for name in DEFAULT_BRANCH_NAMES]
+        found = default_branch(str(repo.root))  # the rule agents are served by, remote HEAD unknown
+        if found is not None and found[0].startswith(f"refs/remotes/{remote}/"):
+            names.append(found[0].removeprefix("refs/remotes/"))
     local = [repo.config("init.defaultBranch"), "main", "master"]
     names += [name for name in local if name and repo.ref_exists(f"refs/heads/{name}")]
     return list(dict.fromkeys(names))

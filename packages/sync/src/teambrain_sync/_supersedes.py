@@ -7,6 +7,10 @@ fetched); this module finds what got past, from the history of the checkout, for
 * on the first-parent line of HEAD (the default branch: every merge style leaves one commit
   per pull request there), an edit of a superseded memory merged **after** the memory that
   supersedes it;
+* an edit merged **before** the supersede, when the supersede was written on a base without
+  it: the base is the merge commit's (``git merge-base`` of its parents) or the one the
+  proposal's commit names in its ``Teambrain-Base:`` trailer (kept by a rebase, and by a squash
+  that keeps the commit message);
 * when HEAD is a merge commit (CI's checkout of a pull request's merge result), a pull request
   that adds a supersede of a memory the default branch edited since the pull request's base.
 
@@ -48,10 +52,10 @@ def hidden_edits(
     ]  # fmt: skip
     if not pairs:
         return []
-    found = _after_the_supersede(repo, pairs, relpaths)
+    found = _in_this_merge(repo, pairs, relpaths)  # CI's merge result: said as this PR's
     seen = {(h.memory_id, h.superseded_by) for h in found}
     found += [
-        h for h in _in_this_merge(repo, pairs, relpaths)
+        h for h in _after_the_supersede(repo, pairs, relpaths)
         if (h.memory_id, h.superseded_by) not in seen
     ]  # fmt: skip
     return found
@@ -93,7 +97,53 @@ def _after_the_supersede(
                     f"the edit is never served; fold it into {new}, or retire {old}",
                 )
             )  # fmt: skip
+            continue
+        base = _written_on(repo, added_by)
+        if base is not None and _edited_since(repo, base, added_by, old_path):
+            found.append(
+                HiddenEdit(
+                    old, old_path, new,
+                    f"edited ({edited_by[:12]}) before {new} superseded it ({added_by[:12]}), "
+                    f"on the default branch after the commit {new} was proposed on "
+                    f"({base[:12]}): the edit is never served; fold it into {new}, "
+                    f"or retire {old}",
+                )
+            )  # fmt: skip
     return found
+
+
+def _written_on(repo: GitRepo, commit: str) -> str | None:
+    """The commit the change ``commit`` brought to the default branch was written on: the
+    merge base of a merge commit's parents, else the commit its ``Teambrain-Base:`` trailer
+    names (when this clone has it); None when history does not say."""
+    import re
+
+    from ._proposals import BASE_TRAILER
+
+    try:
+        parents = repo.text("rev-list", "--parents", "-n", "1", commit).split()[1:]
+        if len(parents) >= 2:
+            return repo.text("merge-base", parents[0], parents[1]) or None
+        message = repo.text("log", "-1", "--format=%B", commit)
+    except GitFailed:
+        return None
+    named = re.findall(rf"^{BASE_TRAILER}: ([0-9a-f]{{40}})\s*$", message, re.MULTILINE)
+    if not named:
+        return None
+    return repo.rev_parse(f"{named[-1]}^{{commit}}")
+
+
+def _edited_since(repo: GitRepo, base: str, commit: str, path: str) -> bool:
+    """Whether the default branch changed ``path`` between ``base`` and ``commit``'s first
+    parent (what the change was merged onto)."""
+    try:
+        changed = repo.text(
+            "diff", "--name-only", "--no-renames", "--diff-filter=M", base, f"{commit}^1",
+            "--", path,
+        )  # fmt: skip
+    except GitFailed:
+        return False
+    return bool(changed.strip())
 
 
 def _in_this_merge(

@@ -53,8 +53,8 @@ def command(
     """Retire memory MEMORY_ID because REASON (the rest of the line).
 
     On a new branch teambrain/retire-<id>, one commit moves the file to .teambrain/retired/
-    with status: retired and records the reason in INDEX.md and the commit message. Your
-    checkout, index and HEAD are not touched. The branch is pushed when there is a remote and
+    with status: retired and records the reason in the commit message (INDEX.md is left to
+    the default branch, which lists it once merged). Your checkout, index and HEAD are not touched. The branch is pushed when there is a remote and
     a pull request is opened with gh when it is logged in; merging it is the approval.
 
     \b
