@@ -133,3 +133,22 @@ def test_digest_out_never_writes_through_a_link_or_replaces_a_fifo(
     done, _ = run_bounded(repo, "digest", "--format", "markdown", "--out", "out/week.md")
     assert done.returncode == 0, done.stderr
     assert (repo / "out" / "week.md").is_file()
+
+
+def test_import_never_queues_gits_own_files_through_a_link(
+    repo: Path, tb: Any, git_run: Any
+) -> None:
+    """A committed CLAUDE.md linked to .git/config queued git's settings as team instructions
+    (a remote's URL, with its token, among them)."""
+    _brain(repo, tb, git_run)
+    config = repo / ".git" / "config"
+    config.write_text(
+        config.read_text() + '[remote "origin"]\n\turl = https://example.invalid/team/app.git\n'
+        "# Always deploy from the release branch after the payment tests pass.\n"
+    )
+    (repo / "CLAUDE.md").symlink_to(".git/config")
+    done, _ = run_bounded(repo, "import")
+    said = _clean(done)
+    assert done.returncode == 0, said
+    assert "0 queued" in said and "example.invalid" not in said
+    assert "example.invalid" not in tb("candidates", cwd=repo).stdout
