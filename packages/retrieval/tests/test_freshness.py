@@ -256,3 +256,38 @@ def test_warm_up_of_a_broken_model_is_quiet_and_the_search_degrades_with_one_not
     assert titles(retriever.search("payments retry", 5)) == ["Retry budget"]
     assert len([n for n in notices if "keyword search only" in n]) == 1
     assert "model file missing" in notices[-1]
+
+
+def test_a_brain_of_many_broken_files_reads_a_bounded_number_per_refresh(
+    layout: BrainLayout, write: Write, open_test_retriever: OpenRetriever, home: MachineLayout,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """A commit of 200,000 broken files had every search read them all (minutes): past
+    MAX_UNUSABLE_FILES the rest are recorded unread, named in one problem, and not read again
+    by the next process while they do not change."""
+    monkeypatch.setattr(refresher_module, "MAX_UNUSABLE_FILES", 3, raising=False)
+    write(layout, "Fine", "A fine memory.")
+    junk = layout.memories / "learnings"
+    for n in range(20):
+        (junk / f"e{n:02}.md").write_text("", "utf-8")
+    reads: list[str] = []
+    real_read = refresher_module.read_doc
+
+    def counted(layout: BrainLayout, relpath: str, brain_id: str) -> Any:
+        reads.append(relpath)
+        return real_read(layout, relpath, brain_id)
+
+    monkeypatch.setattr(refresher_module, "read_doc", counted)
+    first = open_test_retriever(layout, home=home)
+    report = first.refresh()
+    junk_reads = [p for p in reads if p.startswith(layout.relative(junk) + "/e")]
+    assert len(junk_reads) <= 3
+    assert len(report.problems) <= 4
+    assert any("more than 3 files of the brain cannot be used" in p for p in report.problems)
+    first.search("fine memory", 3)  # answers (the fine one may be among those left unread)
+    first.close()
+    reads.clear()
+    again = open_test_retriever(layout, home=home)
+    again.refresh()
+    assert [p for p in reads if p.startswith(layout.relative(junk) + "/e")] == []
+    again.close()

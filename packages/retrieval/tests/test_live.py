@@ -194,3 +194,24 @@ def test_serving_settings_read_from_the_environment(monkeypatch: pytest.MonkeyPa
     wrong = live_settings()
     assert (wrong.live, wrong.fetch_minutes, wrong.fetch_timeout_s) == (True, 0.0, 20.0)
     assert len(wrong.problems) == 3 and all("$TEAMBRAIN_" in p for p in wrong.problems)
+
+
+def test_the_view_copies_no_more_files_than_the_walk_reads(
+    team: tuple[BrainLayout, BrainLayout], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit of 200,000 files was copied into the view in full (every search of tb serve
+    then took ~17 s): the view keeps the walk's bounds, MAX_BRAIN_FILES files."""
+    import teambrain_retrieval._live as live_module
+
+    monkeypatch.setattr(live_module, "MAX_BRAIN_FILES", 2, raising=False)
+    upstream, mine = team
+    junk = upstream.memories / "learnings"
+    for n in range(6):
+        (junk / f"e{n}.md").write_text("x\n")
+    git(upstream.repo_root, "add", "-A")
+    git(upstream.repo_root, "commit", "-qm", "a teammate's junk")
+    git(mine.repo_root, "fetch", "-q", "origin")
+    view = LiveView(mine.repo_root, MachineLayout(tmp_path / "home"))
+    view.refresh()
+    assert len(view.files) <= 2
+    assert len(list(view.layout.root.rglob("*.md"))) <= 2

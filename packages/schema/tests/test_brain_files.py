@@ -125,3 +125,64 @@ def test_a_brain_linked_out_of_the_repository_is_not_walked(tmp_path: Path) -> N
     assert [f.relpath for f in brain.files] == [".teambrain/memories"]  # retired/: none there
     problem = brain.files[0].problem
     assert problem is not None and problem.rule == "symlink"
+
+
+def test_a_brain_of_more_files_than_the_bound_reads_the_bound_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit of 200,000 empty files had every verb take minutes: past MAX_BRAIN_FILES
+    nothing more is read, and the folder where reading stopped is one problem."""
+    import teambrain_schema.brain as brain_module
+
+    monkeypatch.setattr(brain_module, "MAX_BRAIN_FILES", 5, raising=False)
+    layout = _linked_brain(tmp_path)
+    (layout.memories / "decisions" / f"{ID1}-use-uv.md").write_text(_memory(ID1))
+    learnings = layout.memories / "learnings"
+    learnings.mkdir()
+    for n in range(50):
+        (learnings / f"e{n:03}.md").write_text("")
+    brain = load_brain(layout)
+    assert len(brain.files) == 6  # five files, then the folder where the bound was reached
+    assert brain.files[0].is_usable
+    last = brain.files[-1]
+    assert last.relpath == ".teambrain/memories/learnings"
+    assert last.problem is not None
+    assert "more than 5 files: the rest of this folder was not read" in last.problem.message
+
+
+def test_a_folder_nested_past_the_bound_is_one_problem_never_a_recursion(tmp_path: Path) -> None:
+    """os.walk recursed once per level: 5,000 committed folders ended every verb in
+    "internal error: RecursionError"."""
+    import os
+
+    from teambrain_schema.paths import MAX_WALK_DEPTH
+
+    layout = _linked_brain(tmp_path)
+    (layout.memories / "decisions" / f"{ID1}-use-uv.md").write_text(_memory(ID1))
+    cwd = os.getcwd()
+    os.chdir(layout.memories / "decisions")
+    try:
+        for _ in range(1_200):
+            os.mkdir("d")
+            os.chdir("d")
+        for _ in range(1_200):
+            os.chdir("..")
+        brain = load_brain(layout)
+    finally:  # shutil.rmtree, pytest's cleanup, recurses once per level too: undo by hand
+        os.chdir(layout.memories / "decisions")
+        depth = 0
+        while os.path.isdir("d"):
+            os.chdir("d")
+            depth += 1
+        for _ in range(depth):
+            os.chdir("..")
+            os.rmdir("d")
+        os.chdir(cwd)
+    problems = [f for f in brain.files if f.problem is not None]
+    assert [f.is_usable for f in brain.files if f.problem is None] == [True]
+    assert len(problems) == 1
+    assert problems[0].relpath == ".teambrain/memories/decisions" + "/d" * (MAX_WALK_DEPTH - 1)
+    problem = problems[0].problem
+    assert (
+        problem is not None and f"folders nested more than {MAX_WALK_DEPTH} deep" in problem.message
+    )

@@ -29,3 +29,20 @@ def test_adapter_names_are_unique() -> None:
                "mcp": {"path": ".cursor/mcp.json", "format": "json", "key": "mcpServers"}}  # fmt: skip
     with pytest.raises(ValidationError, match="duplicate"):
         AdaptersFile.model_validate({"adapters": [adapter, adapter]})
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"org_brain": "org\x00brain"},
+        {"name": "team\x1b[31m"},
+        {"retrieval": {"embedder": {"provider": "local", "path": "model\x00.onnx"}}},
+        {"retrieval": {"embedder": {"provider": "ollama", "base_url": "http://h\n/x"}}},
+        {"distill": {"driver": "fake", "model": "m", "fixtures": "fx\x00"}},
+    ],
+)
+def test_a_path_url_or_name_with_a_control_character_is_refused(data: dict[str, object]) -> None:
+    """A NUL byte in org_brain ended lint, doctor, trust and verify in "internal error:
+    embedded null byte": every path call raises on it. The setting is refused instead."""
+    with pytest.raises(ValidationError, match="must not contain control characters"):
+        BrainConfig.model_validate(data)

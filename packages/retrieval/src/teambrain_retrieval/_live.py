@@ -31,7 +31,7 @@ from pathlib import Path
 from teambrain_schema import BRAIN_DIRNAME
 from teambrain_schema.git import git_output
 from teambrain_schema.gitdir import default_branch
-from teambrain_schema.paths import BrainLayout, MachineLayout
+from teambrain_schema.paths import MAX_BRAIN_FILES, MAX_WALK_DEPTH, BrainLayout, MachineLayout
 
 from ._git import blob_id, head_commit
 from ._scan import MAX_FILE_BYTES, Signals, change_signals, scan_stamps
@@ -205,7 +205,10 @@ class LiveView:
             tree = self._tree(base)
             if tree is None:
                 return None
-            files = {path: (LiveFile(blob, base, "default"), None) for path, blob in tree.items()}
+            # The walk's bounds (teambrain_schema.paths): a commit of 200,000 files or 5,000
+            # nested folders is not copied into the view (it took ~17 s per search).
+            kept = sorted(p for p in tree if p.count("/") <= MAX_WALK_DEPTH + 2)[:MAX_BRAIN_FILES]
+            files = {path: (LiveFile(tree[path], base, "default"), None) for path in kept}
             since = self._merge_base(head, base) if head else None
             if head is not None and since is None:
                 since = head  # unrelated histories: this checkout's own changes since HEAD

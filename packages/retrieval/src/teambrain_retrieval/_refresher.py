@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from teambrain_schema import BRAIN_DIRNAME
 from teambrain_schema.render import quote_path
 
 from ._scan import Signals, Stamp, change_signals, read_doc, scan_stamps, stamps_digest
@@ -38,6 +39,9 @@ _SCAN_MAX_INTERVAL_S = 2.0
 # Seconds an answer may spend embedding memories that are new since the last one (a pull of a
 # few hundred); the rest is embedded by later answers or `tb reindex`.
 ANSWER_EMBED_BUDGET_S = 2.0
+# Unusable memory files read in one refresh before the rest are recorded unread.
+MAX_UNUSABLE_FILES = 1_000
+_NOT_READ = "not read: too many files of the brain cannot be used"
 # With a server embedding in the background (``Refresher.embeds_in_background``), an answer
 # embeds only this few itself (a small pull: a fraction of a second); more wait for it.
 ANSWER_EMBED_MAX = 64
@@ -299,9 +303,15 @@ class Refresher:
             problems.extend(
                 f"{quote_path(path)}: {entry[3]}"
                 for path, entry in known.items()
-                if entry[3] is not None and path not in moved and path in stamps
+                if entry[3] not in (None, _NOT_READ) and path not in moved and path in stamps
             )
+        unreadable = 0  # files read in this pass that cannot be used
         for path, (mtime, size) in todo:
+            if unreadable >= MAX_UNUSABLE_FILES:
+                # A commit of 200,000 broken files had every search read them all (minutes):
+                # past the bound they are recorded by stamp, unread, until they change.
+                file_rows.append((source.brain_id, path, mtime, size, "", _NOT_READ))
+                continue
             before = known.get(path)
             if (
                 before is not None
@@ -309,7 +319,7 @@ class Refresher:
                 and (path in indexed or before[3] is not None)
             ):
                 unchanged += 1
-                if before[3]:
+                if before[3] and before[3] != _NOT_READ:
                     problems.append(f"{quote_path(path)}: {before[3]}")
                 continue
             result = read_doc(source.layout, path, source.brain_id)
@@ -318,6 +328,7 @@ class Refresher:
                 unchanged += 1  # touched, not changed (a checkout, a save without edits)
                 continue
             if result.doc is None:
+                unreadable += 1
                 problems.append(f"{quote_path(path)}: {result.problem}")
                 if result.problem and "symlink" in result.problem:  # never served: say so
                     self._warn(f"not serving {quote_path(path)}: {result.problem}")
@@ -330,6 +341,14 @@ class Refresher:
                 changed += 1
             else:
                 added += 1
+        left = sum(1 for row in file_rows if row[5] == _NOT_READ) + sum(
+            1 for path, entry in known.items() if entry[3] == _NOT_READ and path in stamps
+        )
+        if left:
+            problems.append(
+                f"{BRAIN_DIRNAME}/memories: {left:,} files not read: more than "
+                f"{MAX_UNUSABLE_FILES:,} files of the brain cannot be used"
+            )
         gone = sorted(known.keys() - stamps.keys())
         removed_docs = [path for path in gone if path in indexed]
         orphan_docs = sorted(indexed - stamps.keys() - known.keys())

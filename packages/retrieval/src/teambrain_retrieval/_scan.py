@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from teambrain_schema import BRAIN_DIRNAME
+from teambrain_schema.paths import MAX_BRAIN_FILES, MAX_WALK_DEPTH
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -47,11 +48,15 @@ def scan_stamps(layout: BrainLayout, folders: list[str] | None = None) -> dict[s
     ]
     while stack:
         directory, prefix = stack.pop()
+        if len(found) >= MAX_BRAIN_FILES or prefix.count("/") > MAX_WALK_DEPTH + 2:
+            continue  # bounds of load_brain: a commit of 200,000 files or 5,000 nested folders
         try:
             with os.scandir(directory) as entries:
                 if folders is not None:
                     folders.append(directory)
                 for entry in entries:
+                    if len(found) >= MAX_BRAIN_FILES:
+                        break
                     name = entry.name
                     if name[0] == "." or name in _IGNORED:
                         continue

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from ._mcp import MAX_CONTEXT_BUDGET
 from ._memory import Scope
@@ -19,6 +26,15 @@ PluginName = Annotated[
 
 class _Config(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _no_control_characters(value: str | None) -> str | None:
+    """A path, URL or model name from a committed file never holds a control character: a NUL
+    byte in ``org_brain`` ended lint, doctor, trust and verify in "internal error: embedded
+    null byte" (every path call raises on it), and a newline or escape has no place there."""
+    if value is not None and any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        raise ValueError("must not contain control characters (a NUL byte, newline, escape…)")
+    return value
 
 
 class EmbedderConfig(_Config):
@@ -42,6 +58,8 @@ class EmbedderConfig(_Config):
             "teambrain.embedders); used instead of provider"
         ),
     )
+
+    _plain = field_validator("model", "path", "base_url")(_no_control_characters)
 
 
 class RetrievalConfig(_Config):
@@ -95,6 +113,8 @@ class DistillConfig(_Config):
         ),
     )
 
+    _plain = field_validator("model", "base_url", "fixtures")(_no_control_characters)
+
     @model_validator(mode="after")
     def _remote_needs_key_env(self) -> DistillConfig:
         if self.driver in ("anthropic", "openai") and not self.api_key_env:
@@ -126,6 +146,8 @@ class BrainConfig(_Config):
     )
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     distill: DistillConfig = Field(default_factory=DistillConfig)
+
+    _plain = field_validator("name", "org_brain")(_no_control_characters)
 
 
 ConfigFormat = Literal["json", "jsonc", "toml", "yaml"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal, TypeVar
@@ -23,7 +23,7 @@ from .frontmatter import (
 from .ids import ULID_PATTERN
 from .index_md import IndexEntry
 from .local_files import FileTooLarge, NotARegularFile, read_local_bytes
-from .paths import BRAIN_DIRNAME, FOLDER_CLASSES, BrainLayout
+from .paths import BRAIN_DIRNAME, FOLDER_CLASSES, MAX_BRAIN_FILES, MAX_WALK_DEPTH, BrainLayout
 from .slugs import SLUG_PATTERN
 from .yaml import YamlProblem, key_line, load_yaml, to_plain
 
@@ -232,6 +232,16 @@ def _read_brain_file(path: Path, layout: BrainLayout) -> BrainFile:
         location, folder = ("retired" if path == layout.retired else "memories"), None
     else:
         location, folder = placement
+    if placement is not None and not path.is_symlink() and path.is_dir():
+        top = layout.memories if location == "memories" else layout.retired
+        if len(path.relative_to(top).parts) >= MAX_WALK_DEPTH:
+            why = f"folders nested more than {MAX_WALK_DEPTH} deep: not read"
+        else:
+            why = (
+                f"the brain holds more than {MAX_BRAIN_FILES:,} files: the rest of this folder "
+                "was not read"
+            )
+        return _unusable(relpath, location, folder, FrontMatterError(why, rule="read"))
     try:
         text = read_text_safely(path, layout.repo_root, max_bytes=MAX_MEMORY_FILE_BYTES)
     except FrontMatterError as exc:
@@ -239,14 +249,65 @@ def _read_brain_file(path: Path, layout: BrainLayout) -> BrainFile:
     return _parse_brain_file(relpath, location, folder, text)
 
 
-def _walk(directory: Path) -> list[Path]:
-    found: list[Path] = []
-    for root, dirs, files in os.walk(directory, followlinks=False):
+# A brain is memories/<class>/<file>: a few levels, a few thousand files. A commit can hold a
+# folder nested 5,000 deep (os.walk recursed out of the stack: "internal error" in every verb)
+# or 200,000 empty files (every verb took minutes): beyond these bounds nothing is read, and
+# the folder where reading stopped is reported instead.
+# Files that cannot be used cost as much to read as memories and serve nothing: past this many,
+# the rest of the brain is not read (one problem says how many were left).
+MAX_UNUSABLE_FILES = 1_000
+
+
+def iter_tree(
+    top: Path, max_depth: int = MAX_WALK_DEPTH
+) -> Iterator[tuple[str, list[str], list[str]]]:
+    """``os.walk(top)`` top-down and sorted, never following links, without recursion and
+    never deeper than ``max_depth`` folders below ``top``: a folder at that depth is listed
+    among its parent's ``dirs`` but not entered. Unreadable folders are skipped."""
+    stack: list[tuple[str, int]] = [(os.fspath(top), 0)]
+    while stack:
+        root, depth = stack.pop()
+        dirs: list[str] = []
+        files: list[str] = []
+        try:
+            with os.scandir(root) as entries:
+                for entry in entries:
+                    try:
+                        is_dir = entry.is_dir(follow_symlinks=False)
+                    except OSError:
+                        is_dir = False
+                    (dirs if is_dir else files).append(entry.name)
+        except OSError:
+            continue
         dirs.sort()
+        files.sort()
+        yield root, dirs, files
+        if depth + 1 < max_depth:
+            stack.extend((os.path.join(root, name), depth + 1) for name in reversed(dirs))
+
+
+def _walk(directory: Path, budget: list[int]) -> list[Path]:
+    """The files under ``directory`` (and, as if files, the folders that are links, nested too
+    deep, or where the brain's file budget ran out: reading them reports why)."""
+    found: list[Path] = []
+    for root, _dirs, files in iter_tree(directory, MAX_WALK_DEPTH + 1):
         root_path = Path(root)
-        found.extend(root_path / name for name in sorted(files) if name not in IGNORED_NAMES)
-        # Symlinked directories are not walked into but are reported as files.
-        found.extend(root_path / name for name in dirs if (root_path / name).is_symlink())
+        depth = len(root_path.relative_to(directory).parts)
+        if depth == MAX_WALK_DEPTH:  # not entered below: reported as one problem
+            found.append(root_path)
+            budget[0] -= 1
+            if budget[0] <= 0:
+                return found
+            continue
+        names = [name for name in files if name not in IGNORED_NAMES]
+        if len(names) > budget[0]:
+            found.extend(root_path / name for name in names[: budget[0]])
+            found.append(root_path)  # reading it says the rest was left unread
+            budget[0] = 0
+            return found
+        budget[0] -= len(names)
+        # Symlinked directories are among the files: not walked into, reported as files.
+        found.extend(root_path / name for name in names)
     return found
 
 
@@ -259,12 +320,16 @@ def brain_file_paths(layout: BrainLayout) -> list[Path]:
     """Every file :func:`load_brain` reads, in its order, found by name only (none is read).
     A ``memories/`` or ``retired/`` that a link takes out of the brain is not walked: it is
     listed as one file, which reading refuses (rule ``symlink``)."""
-    return [*_walk_folder(layout, layout.memories), *_walk_folder(layout, layout.retired)]
+    budget = [MAX_BRAIN_FILES]
+    return [
+        *_walk_folder(layout, layout.memories, budget),
+        *_walk_folder(layout, layout.retired, budget),
+    ]
 
 
-def _walk_folder(layout: BrainLayout, folder: Path) -> list[Path]:
+def _walk_folder(layout: BrainLayout, folder: Path, budget: list[int]) -> list[Path]:
     if layout.leads_out(folder) is None:
-        return _walk(folder)
+        return _walk(folder, budget)
     return [folder] if os.path.lexists(folder) else []
 
 
@@ -272,8 +337,22 @@ def load_brain_files(layout: BrainLayout, paths: Iterable[Path]) -> Brain:
     """A :class:`Brain` of only ``paths`` (files of :func:`brain_file_paths`), each read as
     :func:`load_brain` reads it: for a caller that knows which few files it needs."""
     brain = Brain(layout)
-    for path in paths:
-        brain.files.append(_read_brain_file(path, layout))
+    unusable = 0
+    listed = list(paths)
+    for n, path in enumerate(listed):
+        brain_file = _read_brain_file(path, layout)
+        brain.files.append(brain_file)
+        unusable += brain_file.problem is not None
+        if unusable >= MAX_UNUSABLE_FILES and n + 1 < len(listed):
+            why = (
+                f"{unusable:,} files of the brain cannot be used: the rest of the brain was "
+                "not read (fix or remove the broken ones)"
+            )
+            relpath = layout.relative(layout.memories)
+            brain.files.append(
+                _unusable(relpath, "memories", None, FrontMatterError(why, rule="read"))
+            )
+            break
     return brain
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "read_json_file",
     "read_local_bytes",
     "read_local_text",
+    "write_lands_outside",
 ]
 
 # Spool and state files are a few KB; a candidate holds a draft of at most 256 KB.
@@ -139,6 +140,25 @@ def read_file_within(
     if real != top and not real.startswith(top.rstrip(os.sep) + os.sep):
         raise OutsideTree(f"{path} leads outside {root}")
     return read_local_bytes(real, max_bytes=max_bytes, truncate=truncate)
+
+
+def write_lands_outside(path: str | Path, root: str | Path) -> str | None:
+    """Where writing ``path`` — a file or folder named inside ``root`` — would really land when
+    a link (``path`` itself, a dangling one included, or any folder on the way) takes it out of
+    ``root`` or into ``root``'s ``.git`` folder; None when it stays inside.
+
+    For every file teambrain writes at a place a commit can name (``.teambrain/``, ``AGENTS.md``,
+    an agent tool's config, a report under the repository): a teammate's committed link to
+    ``~/.bashrc``, to a folder of the home, or to ``.git/config`` is refused, never written
+    through. Links that stay in the work tree (``CLAUDE.md`` → ``AGENTS.md``) are followed.
+    """
+    real = os.path.realpath(path)
+    top = os.path.realpath(root).rstrip(os.sep)
+    inside = real == top or real.startswith(top + os.sep)
+    git_dir = top + os.sep + ".git"
+    if not inside or real == git_dir or real.startswith(git_dir + os.sep):
+        return real
+    return None
 
 
 def read_local_text(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:

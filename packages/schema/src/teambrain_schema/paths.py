@@ -36,6 +36,12 @@ FOLDER_CLASSES: Final[dict[str, str]] = {folder: cls for cls, folder in CLASS_FO
 MemoryClassName = Literal["decision", "convention", "map", "learning"]
 
 
+# A brain is memories/<class>/<file>: a few levels, thousands of files (benchmarks run 20,000).
+# Walks stop at these bounds, which a commit of 5,000 nested folders or 200,000 files exceeds.
+MAX_WALK_DEPTH = 16
+MAX_BRAIN_FILES = 50_000
+
+
 @dataclass(frozen=True)
 class BrainLayout:
     """Paths of a brain: ``<repo>/.teambrain`` and what it holds."""

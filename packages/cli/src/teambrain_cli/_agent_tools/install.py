@@ -555,6 +555,13 @@ def _write_target(
 
     display = _display(path, repo_root, home)
     real = Path(os.path.realpath(path))
+    git_dir = repo_root.resolve() / ".git"
+    if path.is_relative_to(repo_root) and (real == git_dir or real.is_relative_to(git_dir)):
+        # .git/config, .git/info/exclude…: git's own files, never an agent tool's config
+        raise EnvironmentProblem(
+            f"{display} is a link into the repository's .git folder (to {real}): nothing was "
+            "written; remove the link"
+        )
     if path.is_relative_to(repo_root) and not real.is_relative_to(repo_root.resolve()):
         question = (
             f"{display} is a link that leads outside the repository, to {real}: "

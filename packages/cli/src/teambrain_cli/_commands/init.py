@@ -7,7 +7,7 @@ import stat
 from pathlib import Path
 
 import click
-from teambrain_schema import BRAIN_YAML_TEMPLATE, MEMORY_CLASSES
+from teambrain_schema import BRAIN_DIRNAME, BRAIN_YAML_TEMPLATE, MEMORY_CLASSES
 from teambrain_schema.atomic import write_text_atomic
 from teambrain_schema.lint import regenerate_index
 from teambrain_schema.paths import BrainLayout, MachineLayout
@@ -29,7 +29,28 @@ Delete a template and run `tb init` to get this version's default back.
 """
 
 
-def _ensure_dir(path: Path, created: list[str], label: str, *, mode: int | None = None) -> None:
+def _refuse_link_out(path: Path, within: Path | None, label: str) -> None:
+    """Stop before writing ``path`` when a committed link takes it out of ``within`` (the
+    repository for the brain folder, the brain for what is in it) or into ``.git/``."""
+    from teambrain_schema import EnvironmentProblem
+    from teambrain_schema.local_files import write_lands_outside
+
+    real = None if within is None else write_lands_outside(path, within)
+    if real is not None:
+        where = (
+            "the brain" if within is not None and within.name == BRAIN_DIRNAME else "the repository"
+        )
+        raise EnvironmentProblem(
+            f"{label.rstrip('/')} is a link that leads out of {where} (to {real}): nothing was "
+            "written there; remove the link (`git rm` it) and run `tb init` again"
+        )
+
+
+def _ensure_dir(
+    path: Path, created: list[str], label: str, *, mode: int | None = None,
+    within: Path | None = None,
+) -> None:  # fmt: skip
+    _refuse_link_out(path, within, label)
     if not path.is_dir():
         path.mkdir(parents=True, exist_ok=True)
         created.append(label)
@@ -40,6 +61,8 @@ def _ensure_dir(path: Path, created: list[str], label: str, *, mode: int | None 
 
 
 def _ensure_file(path: Path, text: str, created: list[str], label: str) -> None:
+    # A link at ``path`` itself is replaced, never written through (write_text_atomic renames
+    # over it); its folder was checked by _ensure_dir.
     if not path.exists():
         write_text_atomic(path, text)
         created.append(label)
@@ -48,20 +71,21 @@ def _ensure_file(path: Path, text: str, created: list[str], label: str) -> None:
 def init_brain(layout: BrainLayout, created: list[str]) -> None:
     """Create whatever of the brain is missing; never overwrite what exists."""
     rel = layout.relative
-    _ensure_dir(layout.root, created, rel(layout.root) + "/")
+    brain = layout.root
+    _ensure_dir(brain, created, rel(brain) + "/", within=layout.repo_root)
     _ensure_file(layout.brain_yaml, BRAIN_YAML_TEMPLATE, created, rel(layout.brain_yaml))
     for memory_class in MEMORY_CLASSES:
         folder = layout.class_dir(memory_class)
-        _ensure_dir(folder, created, rel(folder) + "/")
+        _ensure_dir(folder, created, rel(folder) + "/", within=brain)
         if not any(folder.iterdir()):
             _ensure_file(folder / ".gitkeep", "", created, rel(folder / ".gitkeep"))
-    _ensure_dir(layout.retired, created, rel(layout.retired) + "/")
+    _ensure_dir(layout.retired, created, rel(layout.retired) + "/", within=brain)
     if not any(layout.retired.iterdir()):
-        _ensure_file(layout.retired / ".gitkeep", "", created, rel(layout.retired / ".gitkeep"))
-    _ensure_dir(layout.prompts, created, rel(layout.prompts) + "/")
-    _ensure_file(
-        layout.prompts / "README.md", PROMPTS_README, created, rel(layout.prompts / "README.md")
-    )
+        keep = layout.retired / ".gitkeep"
+        _ensure_file(keep, "", created, rel(keep))
+    _ensure_dir(layout.prompts, created, rel(layout.prompts) + "/", within=brain)
+    readme = layout.prompts / "README.md"
+    _ensure_file(readme, PROMPTS_README, created, rel(readme))
     from teambrain_distill import DEFAULT_PROMPTS
 
     for name, text in DEFAULT_PROMPTS.items():

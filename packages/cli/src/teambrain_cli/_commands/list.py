@@ -54,6 +54,10 @@ def format_row(memory: MemorySummary, width: int | None) -> str:
     return line + (" " + paint(tags, dim=True) if tags else "")
 
 
+# Unreadable files named one line each before the rest are counted.
+_PROBLEM_LINES = 20
+
+
 @click.command("list")
 @click.option(
     "--class",
@@ -130,8 +134,11 @@ def command(
     if as_json:
         emit_json({"ok": True, **listing.to_json()})
         return
-    for problem in listing.problems:
+    for problem in listing.problems[:_PROBLEM_LINES]:
         say(f"tb: skipping unreadable {problem.relpath}:{problem.line}: {problem.message}")
+    if len(listing.problems) > _PROBLEM_LINES:  # a commit of 10,000 broken files: not 10,000 lines
+        more = len(listing.problems) - _PROBLEM_LINES
+        say(f"tb: skipping {more} more unreadable file(s); `tb lint` lists them all")
     if view.commit:
         say(f"the brain as of {view.requested}: commit {view.commit[:12]}")
     width = terminal_width()

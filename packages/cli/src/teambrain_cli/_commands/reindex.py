@@ -49,6 +49,10 @@ class _EmbeddingProgress:
             self.bar = None
 
 
+# Skipped files named one line each before the rest are counted.
+_PROBLEM_LINES = 20
+
+
 @click.command("reindex")
 @click.option(
     "--prune",
@@ -139,5 +143,8 @@ def command(prune: bool, *, index_md_only: bool = False, as_json: bool = False) 
         f"Search index rebuilt: {indexed} memories ({report.embedded} newly embedded, "
         f"embedder {status}) in {report.seconds:.1f} s."
     )
-    for problem in report.problems:
+    for problem in report.problems[:_PROBLEM_LINES]:
         say(f"skipped {problem}")
+    if len(report.problems) > _PROBLEM_LINES:  # a commit of 10,000 broken files: not 10,000 lines
+        more = len(report.problems) - _PROBLEM_LINES
+        say(f"skipped {more} more file(s); `tb lint` names them all")

@@ -8,6 +8,7 @@ everything else in the file is the team's own and is kept byte for byte.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -107,11 +108,22 @@ def export_section(
     when missing; nothing else in it changes."""
     from teambrain_schema.atomic import write_text_atomic
     from teambrain_schema.brain import load_brain
-    from teambrain_schema.local_files import read_file_within
+    from teambrain_schema.local_files import read_file_within, write_lands_outside
 
     repo = layout.repo_root
-    path = (repo / target).resolve() if not Path(target).is_absolute() else Path(target).resolve()
-    if not path.is_relative_to(repo.resolve()) or path.is_relative_to(layout.root.resolve()):
+    named = repo / target if not Path(target).is_absolute() else Path(target)
+    path = named.resolve()
+    # A committed AGENTS.md (or a folder on the way) may be a link: to ~/.bashrc, to a folder of
+    # the home, or to .git/config, which the section would break. Such a link is refused.
+    real = write_lands_outside(named, repo)
+    if real is not None and Path(os.path.normpath(named.absolute())).is_relative_to(
+        repo.absolute()
+    ):
+        raise UserError(
+            f"{target}: a link leads it out of this repository's files (to {real}); nothing "
+            "was written: remove the link"
+        )
+    if real is not None or path.is_relative_to(layout.root.resolve()):
         raise UserError(
             f"{target}: export writes a file of this repository, outside .teambrain/ (--to is "
             f"relative to the repository's root, {repo}, wherever tb runs)"

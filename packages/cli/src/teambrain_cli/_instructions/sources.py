@@ -71,7 +71,9 @@ def discover(repo: Path) -> list[Source]:
                 real = path.resolve()
             except (OSError, RuntimeError):
                 continue
-            if real in seen or not real.is_relative_to(top):
+            # A committed CLAUDE.md linked to .git/config would queue git's own settings (a
+            # remote's token among them) as team instructions: only the repository's files.
+            if real in seen or not real.is_relative_to(top) or real.is_relative_to(top / ".git"):
                 continue
             seen.add(real)
             found.append(Source(path, path.relative_to(repo).as_posix(), tool))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -161,12 +160,14 @@ def format_age(seconds: float) -> str:
 def _changes_since(layout: BrainLayout, moment: float) -> tuple[int, bool]:
     """Memory and retired files modified after ``moment``, and whether a folder under them
     changed after it (its mtime moves when a file in it is added, removed or renamed)."""
+    from teambrain_schema.brain import iter_tree
+
     files = 0
     folders = False
     for top in (layout.memories, layout.retired):
         if layout.leads_out(top) is not None:  # a link out of the brain: never walked (lint says)
             continue
-        for root, _dirs, names in os.walk(top):
+        for root, _dirs, names in iter_tree(top):  # bounded: a 5,000-deep folder is no stack
             try:
                 folders = folders or Path(root).stat().st_mtime > moment
             except OSError:

@@ -383,7 +383,24 @@ def report_path_problem(path: Path) -> str | None:
 
     Reports are derived files: inside a brain (``.teambrain/``) they would be reviewed,
     committed and — under ``memories/`` — indexed and served to agents as team memory."""
+    import os
+    import stat
+
     resolved = path.expanduser().resolve()
+    named = path.expanduser().absolute()
+    if named.is_symlink() or any(p.is_symlink() for p in named.parents if _in_work_tree(p)):
+        # `reports/week.md` committed as a link to ~/.bashrc (or `reports` to a folder of the
+        # home) would have the report replace that file: a link is never written through.
+        return (
+            f"{path}: is a link (to {resolved}), or is reached through one in this repository; "
+            "reports are never written through a link: give the real path"
+        )
+    try:
+        mode = os.stat(resolved).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        return f"{path}: is not a regular file (a FIFO, device or socket): nothing was written"
     if BRAIN_DIRNAME in resolved.parts:
         return (
             f"{path}: reports are derived files and are never written inside a brain "
@@ -395,6 +412,15 @@ def report_path_problem(path: Path) -> str | None:
     if blocking is not None:  # a missing folder is made; a file in the way is not replaced
         return f"{path}: {blocking} is a file, not a directory"
     return None
+
+
+def _in_work_tree(folder: Path) -> bool:
+    """Whether ``folder`` lies in a git work tree (a folder there arrives by commit); the
+    user's own folders above it, and outside any repository, are theirs to link."""
+    return (
+        any((p / ".git").exists() for p in (folder, *folder.parents))
+        and not (folder / ".git").exists()
+    )
 
 
 def write_report(path: Path, text: str) -> Path:
