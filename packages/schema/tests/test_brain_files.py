@@ -186,3 +186,45 @@ def test_a_folder_nested_past_the_bound_is_one_problem_never_a_recursion(tmp_pat
     assert (
         problem is not None and f"folders nested more than {MAX_WALK_DEPTH} deep" in problem.message
     )
+
+
+def test_prompt_templates_a_commit_made_unreadable_are_lint_problems(tmp_path: Path) -> None:
+    """A committed prompt linked to /dev/zero, out of the brain, to itself or to nothing, or
+    a FIFO, breaks `tb distill` on every machine: lint names each one, and never blocks."""
+    import os
+
+    from teambrain_schema.lint import lint_brain
+
+    layout = _linked_brain(tmp_path)
+    prompts = layout.prompts
+    prompts.mkdir()
+    (prompts / "distill-session.md").write_text("The session: $session\n")
+    (prompts / "zero.md").symlink_to("/dev/zero")
+    (prompts / "out.md").symlink_to(tmp_path / "outside.md")
+    (tmp_path / "outside.md").write_text("planted\n")
+    (prompts / "loop1.md").symlink_to("loop2.md")
+    (prompts / "loop2.md").symlink_to("loop1.md")
+    (prompts / "gone.md").symlink_to("nothing.md")
+    os.mkfifo(prompts / "fifo.md")
+    found = {
+        v.path.rsplit("/", 1)[-1]: (v.rule, v.message)
+        for v in lint_brain(layout).violations
+        if "/prompts/" in v.path
+    }
+    assert sorted(found) == ["fifo.md", "gone.md", "loop1.md", "loop2.md", "out.md", "zero.md"]
+    assert found["fifo.md"] == ("read", "not a regular file")
+    assert found["zero.md"][0] == found["out.md"][0] == "symlink"
+    assert "loop of symbolic links" in found["loop1.md"][1]
+    assert "to nothing that exists" in found["gone.md"][1]
+
+
+def test_a_prompts_folder_linked_out_of_the_brain_is_one_problem(tmp_path: Path) -> None:
+    from teambrain_schema.lint import lint_brain
+
+    layout = _linked_brain(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "distill-system.md").write_text("planted\n")
+    layout.prompts.symlink_to(elsewhere)
+    found = [(v.path, v.rule) for v in lint_brain(layout).violations if "prompts" in v.path]
+    assert found == [(".teambrain/prompts", "symlink")]

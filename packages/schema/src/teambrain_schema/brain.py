@@ -132,6 +132,18 @@ class Brain:
         return found
 
 
+def _unresolvable(path: Path, exc: BaseException) -> str:
+    """Why ``path`` cannot be resolved, in words: a loop of links, a link to nothing, or the
+    error's name."""
+    import errno
+
+    if isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP:
+        return "a loop of symbolic links: cannot be read"
+    if isinstance(exc, FileNotFoundError) and os.path.lexists(path):
+        return "a symbolic link (or a folder on the way) to nothing that exists: cannot be read"
+    return f"cannot resolve path ({exc.__class__.__name__})"
+
+
 def read_text_safely(path: Path, repo_root: Path, *, max_bytes: int) -> str:
     """Read a UTF-8 text file of a repository's brain, refusing what could hurt us.
 
@@ -142,9 +154,7 @@ def read_text_safely(path: Path, repo_root: Path, *, max_bytes: int) -> str:
     try:
         real = path.resolve(strict=True)
     except (OSError, RuntimeError) as exc:
-        raise FrontMatterError(
-            f"cannot resolve path ({exc.__class__.__name__})", rule="read"
-        ) from None
+        raise FrontMatterError(_unresolvable(path, exc), rule="read") from None
     repo_real = repo_root.resolve()
     brain_dir = os.path.abspath(repo_root / BRAIN_DIRNAME)
     if os.path.abspath(path).startswith(brain_dir + os.sep):  # a file of the brain

@@ -21,8 +21,10 @@ from .brain import (
     load_brain,
     load_brain_config,
     load_config_file,
+    read_text_safely,
 )
 from .citations import MAX_EVIDENCE_CHECKED
+from .frontmatter import FrontMatterError
 from .index_md import INDEX_HEADER, parse_retirement_reasons, render_index
 from .injection import find_injections
 from .paths import BrainLayout
@@ -105,6 +107,7 @@ def lint_brain(
     report = LintReport()
     config = _lint_config(layout, report)
     _lint_adapters(layout, report)
+    _lint_prompts(layout, report)
     brain = brain if brain is not None else load_brain(layout)
     report.files_checked += len(brain.files)
     for problem in brain.problems:
@@ -144,6 +147,45 @@ def _lint_adapters(layout: BrainLayout, report: LintReport) -> None:
         load_config_file(AdaptersFile, path, layout.repo_root)
     except ConfigProblem as exc:
         report.violations.append(Violation(exc.relpath, exc.line, "adapters-yaml", exc.detail))
+
+
+# The distiller's templates are read with a smaller bound of their own; this one only keeps lint
+# from reading a committed giant, and the count keeps a folder of 100,000 files from costing more.
+MAX_PROMPT_BYTES = 256 * 1024
+MAX_PROMPT_FILES = 100
+
+
+def _lint_prompts(layout: BrainLayout, report: LintReport) -> None:
+    """Every ``prompts/*.md`` is a readable text file of the brain: a committed link to
+    ``/dev/zero``, a FIFO or a file outside the brain breaks ``tb distill`` on every machine, so
+    the brain's CI says so before it merges. Placeholders are ``tb distill``'s to check."""
+    folder = layout.prompts
+    if not os.path.lexists(folder):
+        return
+    relfolder = layout.relative(folder)
+    away = layout.leads_out(folder)
+    if away is not None:
+        report.violations.append(
+            Violation(
+                relfolder, 1, "symlink", f"a symlink that leaves the brain ({away}): not read"
+            )
+        )
+        return
+    try:
+        with os.scandir(folder) as entries:
+            names = sorted(entry.name for entry in entries if entry.name.endswith(".md"))
+    except OSError as exc:
+        report.violations.append(Violation(relfolder, 1, "read", f"cannot list ({exc.strerror})"))
+        return
+    for name in names[:MAX_PROMPT_FILES]:
+        path = folder / name
+        report.files_checked += 1
+        try:
+            read_text_safely(path, layout.repo_root, max_bytes=MAX_PROMPT_BYTES)
+        except FrontMatterError as exc:
+            report.violations.append(
+                Violation(layout.relative(path), exc.line or 1, exc.rule or "read", exc.message)
+            )
 
 
 def _lint_file(brain_file: BrainFile, report: LintReport) -> None:
