@@ -267,3 +267,21 @@ def test_empty_repository_has_no_base(tmp_path: Path, kit: SimpleNamespace) -> N
     (tmp_path / ".teambrain").mkdir()
     with pytest.raises(EnvironmentProblem, match=r"no commits yet: commit .teambrain/ then"):
         choose_target(open_repo(tmp_path))
+
+
+def test_a_similar_open_proposal_is_named_in_one_clean_phrase() -> None:
+    from teambrain_sync import SimilarMemory
+
+    similar = SimilarMemory(
+        id="01KB2F0A1S9Y4Q7V3C8D5E6F01",
+        title="Webhook retries need idempotency keys",
+        path=".teambrain/memories/learnings/01KB2F0A1S9Y4Q7V3C8D5E6F01-webhook.md",
+        cosine=0.81,
+        fts_strength=None,
+        is_duplicate=True,
+        branch="teambrain/propose-webhook",
+    )
+    assert similar.describe() == (
+        "01KB2F0A1S9Y4Q7V3C8D5E6F01 'Webhook retries need idempotency keys' proposed on "
+        "branch teambrain/propose-webhook (cosine 0.81)"
+    )

@@ -77,7 +77,7 @@ class SimilarMemory:
         where = ""
         if self.branch is not None:
             pr = f" PR #{self.pr.number} {self.pr.url}".rstrip() if self.pr else ""
-            where = f" proposed on branch {self.branch}{pr},"
+            where = f" proposed on branch {self.branch}{pr}"
         return f"{self.id} {self.title!r}{where} ({', '.join(scores) or 'similar'})"
 
     def to_json(self) -> dict[str, object]:
