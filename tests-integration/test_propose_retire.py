@@ -705,3 +705,16 @@ def test_two_proposes_of_one_candidate_at_once_make_one_proposal(
         "proposed",
     ]
     assert len({r["memory_id"] for r in results}) == 1
+
+
+def test_a_retirement_whose_push_failed_never_says_it_was_proposed(
+    team: dict[str, Path], tb_fast: Run, git_run: Run, tmp_path: Path
+) -> None:
+    user = team["user"]
+    git_run("remote", "set-url", "origin", str(tmp_path / "gone.git"), cwd=user)
+    done = tb_fast("retire", FLAKY, "obsolete", cwd=user)
+    assert done.returncode == 2
+    assert "Proposed retiring" not in done.stdout
+    assert done.stdout.startswith("Committed, not yet sent for review: retiring memory")
+    assert "Push to origin failed" in done.stderr
+    assert "It is retired once that review is merged" not in done.stderr

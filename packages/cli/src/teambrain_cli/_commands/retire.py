@@ -95,7 +95,14 @@ def command(
         )
     else:
         # Nothing is retired until the review is merged: say what was opened, not "Retired".
-        verb = "Would propose retiring" if dry_run else "Proposed retiring"
+        # A push that failed opened no review yet: the branch is committed here, not sent.
+        verb = (
+            "Would propose retiring"
+            if dry_run
+            else "Committed, not yet sent for review: retiring"
+            if push_failed
+            else "Proposed retiring"
+        )
         click.echo(f"{verb} memory {retirement.id} {retirement.title!r}")
         click.echo(f"  {retirement.old_relpath} -> {retirement.new_relpath}")
         click.echo(f"  reason: {retirement.reason}")
@@ -106,7 +113,8 @@ def command(
         report_tidied(outcome.tidied)
         if review is not None:
             report_review(review, target)
-            say("It is retired once that review is merged.")
+            if not push_failed:
+                say("It is retired once that review is merged.")
         else:
             say(f"Dry run: nothing committed (branch would be {outcome.branch}).")
     ctx.exit(ExitCode.ENVIRONMENT_ERROR if push_failed else ExitCode.OK)
