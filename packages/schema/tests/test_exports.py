@@ -248,6 +248,7 @@ PUBLIC_MODULES = {
         "read_json_file",
         "read_local_bytes",
         "read_local_text",
+        "write_lands_outside",
     ],
     "moments": ["parse_moment"],
     "paths": [
