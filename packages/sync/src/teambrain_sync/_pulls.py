@@ -21,7 +21,8 @@ from teambrain_schema.private_dirs import ensure_private_dir
 
 from ._branches import PROPOSAL_PREFIX, PullRequest
 from ._git import GitRepo
-from ._review import _GH_ENV, GH_TIMEOUT_S, gh_ready
+from ._remotes import remote_roles_of
+from ._review import _GH_ENV, GH_TIMEOUT_S, gh_ready, gh_repo_args
 
 CACHE_NAME = "pull-requests.json"
 LIST_LIMIT = 500  # the newest 500 proposal pull requests; older ones are long decided
@@ -45,7 +46,8 @@ def fetch_pull_requests(repo: GitRepo) -> dict[str, PullRequest] | None:
 
 
 def _gh_list(gh: str, repo: GitRepo, *selection: str) -> list[object] | None:
-    args = [gh, "pr", "list", *selection, "--json", _FIELDS, "--limit", str(LIST_LIMIT)]
+    args = [gh, "pr", "list", *gh_repo_args(remote_roles_of(repo)), *selection, "--json",
+            _FIELDS, "--limit", str(LIST_LIMIT)]  # fmt: skip
     try:
         done = subprocess.run(
             args, cwd=repo.root, env={**os.environ, **_GH_ENV}, capture_output=True,
