@@ -134,6 +134,33 @@ def team_factory(
     return factory
 
 
+@pytest.fixture(scope="module")
+def module_team_factory(
+    _team_seeds: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Callable[..., Team]:
+    """``team_factory`` for a team a whole test module shares (built once: the module's tests
+    play one team's week in order, each from where the previous one left it)."""
+    made = 0
+
+    def factory(
+        names: Sequence[str] = ("ada", "bob", "cyd"),
+        *,
+        brain: BrainKind = "demo",
+        gh: bool = True,
+        embedder: str = "local",
+    ) -> Team:
+        nonlocal made
+        key = f"{brain}-{embedder}"
+        if key not in _team_seeds:
+            _team_seeds[key] = build_seed(tmp_path_factory.mktemp("team-seed"), brain,
+                                          embedder=embedder)  # fmt: skip
+        made += 1
+        return make_team(tmp_path_factory.mktemp(f"module-team{made}"), names,
+                         seed=_team_seeds[key], gh=gh)  # fmt: skip
+
+    return factory
+
+
 class AttackerHost:
     """A TCP listener on 127.0.0.1 standing in for a host a hostile commit points at: it
     records every connection and the first bytes sent, and answers HTTP 500."""
