@@ -38,57 +38,62 @@ def _flag(call: list[str], name: str) -> str | None:
     return call[call.index(name) + 1] if name in call else None
 
 
-@pytest.mark.parametrize("layout", ["gh", "push-default"])
-def test_a_fork_is_served_and_proposed_against_the_project(
-    team_factory: TeamFactory, layout: str
-) -> None:
-    """Point 1. Fay works from a fork, laid out as `gh repo fork --clone` makes it (origin the
-    fork, upstream the project) or with origin the project and `remote.pushDefault` her fork.
-    Her agent is served the project's default branch — a teammate's memory merged there, and
-    her own once merged — never the fork's stale one; her proposal starts from the project,
-    is pushed to her fork and opened against the project (`--repo`, `--head fay:<branch>`)."""
-    team = team_factory(("bob",), embedder="none")
-    bob = team["bob"]
-    fay = team.add_fork_developer("fay", layout=layout)  # type: ignore[arg-type]
-    upstream = fay.base_remote
-    pushed_to = "origin" if layout == "gh" else "fork"
+@pytest.fixture(scope="module")
+def shared(module_team_factory: TeamFactory) -> Team:
+    """One team (keyword-only brain) for the tests below that each bring developers of their
+    own: built once per test process, whatever order the tests run in."""
+    return module_team_factory(("bob",), embedder="none")
 
+
+def test_a_fork_is_served_and_proposed_against_the_project(shared: Team) -> None:
+    """Point 1. Fay works from a fork laid out as `gh repo fork --clone` makes it (origin the
+    fork, upstream the project), Gus with origin the project and `remote.pushDefault` his fork.
+    Each agent is served the project's default branch — a teammate's memory merged there, and
+    their own once merged — never the fork's stale one; each proposal starts from the project,
+    is pushed to the fork and opened against the project (`--repo`, `--head <owner>:<branch>`)."""
+    team, bob = shared, shared["bob"]
+    fay = team.add_fork_developer("fay", layout="gh")
+    gus = team.add_fork_developer("gus", layout="push-default")
     teammate = bob.propose(_draft("Queue workers ack after the write", "Ack a queue "
                                   "message only after its write committed."))  # fmt: skip
     team.merge(team.pr_for(teammate["branch"])["number"], "squash", check=True)
-    fay.fetch()
-    assert "Queue workers ack after the write" in _titles(fay, "queue workers ack write")
+    lessons = {
+        "fay": _draft("Feature flags are read once per request", "Read every feature flag once "
+                      "per request and pass the value down; never re-read mid-request."),
+        "gus": _draft("Cron schedules are written in UTC", "Write every cron schedule in UTC "
+                      "and name the timezone in its comment."),
+    }  # fmt: skip
+    for dev, upstream, pushed_to in ((fay, "upstream", "origin"), (gus, "origin", "fork")):
+        dev.fetch()
+        assert "Queue workers ack after the write" in _titles(dev, "queue workers ack write")
+        lesson = lessons[dev.name]
+        out = dev.propose(lesson)
+        assert out["base"]["ref"] == f"{upstream}/main", out["base"]
+        assert (out["base"]["base_remote"], out["base"]["remote"]) == (upstream, pushed_to)
+        assert out["base"]["commit"] == team.default_tip()
+        branch = out["branch"]
+        assert out["review"]["pushed"] and out["review"]["pr_url"], out["review"]
+        assert dev.fork is not None
+        assert dev.git("--git-dir", str(dev.fork), "rev-parse", branch).strip() == out["commit"]
+        assert dev.git("--git-dir", str(team.remote), "rev-parse", "--verify", "-q", branch,
+                       check=False) == ""  # fmt: skip
+        pr = team.pr_for(branch)
+        assert (pr["baseRepository"], pr["headRepository"], pr["baseRefName"]) == (
+            PROJECT, f"{dev.name}/brain", "main",
+        )  # fmt: skip
+        create = _create_call(team, dev.name)  # a host off github.com is named, as gh takes it
+        assert _flag(create, "--repo") == f"github.example/{PROJECT}"
+        assert _flag(create, "--head") == f"{dev.name}:{branch}"
 
-    lesson = _draft("Feature flags are read once per request", "Read every feature flag "
-                    "once per request and pass the value down; never re-read mid-request.")  # fmt: skip
-    out = fay.propose(lesson)
-    assert out["base"]["ref"] == f"{upstream}/main", out["base"]
-    assert (out["base"]["base_remote"], out["base"]["remote"]) == (upstream, pushed_to)
-    assert out["base"]["commit"] == team.default_tip()
-    branch = out["branch"]
-    assert out["review"]["pushed"] and out["review"]["pr_url"], out["review"]
-    assert fay.fork is not None
-    assert fay.git("--git-dir", str(fay.fork), "rev-parse", branch).strip() == out["commit"]
-    assert fay.git("--git-dir", str(team.remote), "rev-parse", "--verify", "-q", branch,
-                   check=False) == ""  # fmt: skip
-    pr = team.pr_for(branch)
-    assert (pr["baseRepository"], pr["headRepository"], pr["baseRefName"]) == (
-        PROJECT, "fay/brain", "main",
-    )  # fmt: skip
-    create = _create_call(team, "fay")  # a host other than github.com is named, as gh takes it
-    assert _flag(create, "--repo") == f"github.example/{PROJECT}"
-    assert _flag(create, "--head") == f"fay:{branch}"
-
-    team.merge(pr["number"], "rebase", check=True)
-    fay.fetch()
-    assert "Feature flags are read once per request" in _titles(fay, "feature flags request")
-    again = fay.propose(_draft("Timeouts are set per call", "Pass an explicit timeout to "
-                               "every outbound HTTP call."))  # fmt: skip
-    states = {b["branch"]: b["state"] for b in again["proposal_branches"]}
-    assert states.get(branch, "merged") == "merged", again["proposal_branches"]
-    assert [b["branch"] for b in again["tidied"]] == [branch]
-    listed = [c for c in team.gh_calls("fay") if c[:2] == ["pr", "list"]]
-    assert listed and all(_flag(c, "--repo") == f"github.example/{PROJECT}" for c in listed)
+        team.merge(pr["number"], "rebase", check=True)
+        dev.fetch()
+        assert lesson["title"] in _titles(dev, lesson["title"].lower())
+        again = dev.propose(_draft(f"{dev.name} sets a timeout per call", "Pass an explicit "
+                                   "timeout to every outbound HTTP call."), "--dry-run")  # fmt: skip
+        states = {b["branch"]: b["state"] for b in again["proposal_branches"]}
+        assert states[branch] == "merged", again["proposal_branches"]
+        listed = [c for c in team.gh_calls(dev.name) if c[:2] == ["pr", "list"]]
+        assert listed and all(_flag(c, "--repo") == f"github.example/{PROJECT}" for c in listed)
     assert team.conflicts == []
 
 
@@ -145,7 +150,6 @@ def test_a_default_branch_renamed_on_the_remote_is_noticed_and_followed(
     is never exit 0."""
     team = team_factory(("ada", "bob"), embedder="none")
     ada, bob = team["ada"], team["bob"]
-    assert _finding(bob, "default branch", "--online")["status"] == "ok"
     team.rename_default_branch("trunk")
     ada.fetch()  # --prune: origin/main is gone, origin/HEAD dangles; trunk is found by name
     merged = ada.propose(_draft("Trunk builds are signed", "Sign every trunk build."))
@@ -200,15 +204,15 @@ exit 1
 
 
 def test_what_one_verb_left_unsent_the_next_sends_and_a_refusal_says_all_of_why(
-    team_factory: TeamFactory,
+    shared: Team,
 ) -> None:
     """Points 7 and 5. A retirement whose push failed offline is sent by the next `tb propose`
     (it sent every other queued proposal, not that one); a proposal a server hook refused says
     every `remote:` line the hook printed (the second is the actionable one) and is sent by the
     next `tb retire`; a branch kept local with --no-push is named, never sent behind the
     user's back."""
-    team = team_factory(("cyd",), embedder="none")
-    cyd = team["cyd"]
+    team = shared
+    cyd = team.add_developer("cyd")
     cyd.git("remote", "set-url", "origin", str(team.root / "offline.git"))
     offline = cyd.retire(REDIS, "the pool is sized by the platform now", codes=(2,))
     assert offline["ok"] is False and not offline["review"]["pushed"]
@@ -224,22 +228,24 @@ def test_what_one_verb_left_unsent_the_next_sends_and_a_refusal_says_all_of_why(
     hook = team.remote / "hooks" / "pre-receive"
     hook.write_text(HOOK)
     hook.chmod(0o755)
-    done = cyd.tb("propose", "--draft", str(cyd.draft_file(_draft(
-        "Dashboards link their runbook", "Every dashboard panel links its runbook."))),
-        "--json")  # fmt: skip
+    try:
+        done = cyd.tb("propose", "--draft", str(cyd.draft_file(_draft(
+            "Dashboards link their runbook", "Every dashboard panel links its runbook."))),
+            "--json")  # fmt: skip
+        human = cyd.tb("propose", "--all")  # sends it again: refused again, said in full
+    finally:
+        hook.unlink()
     refused = json.loads(done.stdout)
     assert done.returncode == 2 and refused["ok"] is False
     why = refused["review"]["push_error"].splitlines()
     assert why[0] == "[remote rejected] (pre-receive hook declined)", why
     assert why[1:] == ["remote: proposals need a ticket in the branch protection rules",
                        "remote: see https://wiki.example/brain-pushes for the rules"], why  # fmt: skip
-    human = cyd.tb("propose", "--all")  # sends it again: refused again, said in full
     assert human.returncode == 2
     assert "Push to origin failed: [remote rejected] (pre-receive hook declined)" in human.stderr
     assert "\n  remote: proposals need a ticket in the branch protection rules\n" in human.stderr
     assert "\n  remote: see https://wiki.example/brain-pushes for the rules\n" in human.stderr
     assert "\x1b" not in human.stderr
-    hook.unlink()
 
     kept = cyd.propose(_draft("Alerts page one person", "Route each alert to exactly one "
                               "on-call person."), "--no-push")  # fmt: skip
@@ -250,14 +256,14 @@ def test_what_one_verb_left_unsent_the_next_sends_and_a_refusal_says_all_of_why(
     assert cyd.git("ls-remote", "origin", kept["branch"]) == ""
 
 
-def test_a_reverted_memory_can_be_proposed_again_by_its_author(team_factory: TeamFactory) -> None:
+def test_a_reverted_memory_can_be_proposed_again_by_its_author(shared: Team) -> None:
     """Point 4. Ada's memory is merged, then the maintainer `git revert`s the merge on main.
     Her `tb propose <candidate>` said "already proposed as … (on branch …)"; the proposal
     state follows what the default branch holds now: proposed again, the revert named for
     the reviewer. A teammate's branch of the same memory, kept on the remote, reads merged
     and taken out — it holds nothing back."""
-    team = team_factory(("ada", "bob"), embedder="none")
-    ada, bob = team["ada"], team["bob"]
+    team = shared
+    ada, bob = team.add_developer("rex"), team.add_developer("ria")
     maintainer = team.maintainer
     assert maintainer is not None
     lesson = _draft("Migrations run before the deploy", "Run database migrations before the "
@@ -335,14 +341,14 @@ SIDS = ("1a1a1a1a-0000-4000-8000-000000000001", "2b2b2b2b-0000-4000-8000-0000000
 
 
 def test_a_repository_keeps_its_queue_and_sessions_when_its_remote_changes(
-    team_factory: TeamFactory,
+    shared: Team,
 ) -> None:
     """Point 3. Gil starts without a remote (an agent session, a queued candidate), adds the
     team's remote (another session and candidate), then the repository is renamed and moves
     host (a third session). `tb propose --all` said "leaving 2 pending candidate(s) of other
     repositories alone" and proposed nothing, `tb ui` showed 1 of 3 sessions; now both
     candidates are proposed and the three sessions are this repository's, said once."""
-    team = team_factory(("ada",), embedder="none")
+    team = shared
     gil = team.add_developer("gil")
     gil.git("remote", "remove", "origin")
     _hook_session(gil, SIDS[0])
