@@ -151,7 +151,7 @@ def repo_keys(
         keys = [*keys, key][-MAX_KEYS:]
     stored = data.get("anchor")
     anchor = stored if isinstance(stored, str) else None
-    if anchor is None:
+    if anchor is None and record:  # found once (a git process), then kept in the record
         anchor = _anchor(root)
         changed = changed or anchor is not None
     earlier = [k for k in keys if k != key]

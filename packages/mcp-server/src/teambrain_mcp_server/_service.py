@@ -134,9 +134,9 @@ class BrainService:
         if not live_settings().live:
             return False  # serving the checkout as it is: the remote's branches do not count
         try:
-            from teambrain_sync import check_remote_head, open_repo
+            from teambrain_sync import check_remote_head
 
-            moved = check_remote_head(open_repo(repo_root), self.machine.proposals, ask=ask)
+            moved = check_remote_head(repo_root, self.machine.proposals, ask=ask)
         except (TeambrainError, OSError):
             return False
         if moved is None:

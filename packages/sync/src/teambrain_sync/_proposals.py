@@ -163,7 +163,9 @@ def propose_retirement(
         )  # fmt: skip
         if resent is not None:  # committed here before, never pushed: send it now
             commit, review = resent
-            others, kept = _send_others(repo, target, patch_dir, branch, sending)
+            others, kept = _send_others(
+                repo, target, patch_dir, branch, sending=sending, review=review
+            )
             return RetireOutcome(
                 retirement, target, branch, commit, review, ProposalCheck(), tuple(notes),
                 tidied, others, kept,
@@ -185,19 +187,26 @@ def propose_retirement(
         repo, target=target, branch=branch, commit=commit, title=title, body=body,
         patch_dir=patch_dir, push=push,
     )  # fmt: skip
-    others, kept = _send_others(repo, target, patch_dir, branch, sending)
+    others, kept = _send_others(repo, target, patch_dir, branch, sending=sending, review=review)
     return RetireOutcome(
         retirement, target, branch, commit, review, check, tuple(notes), tidied, others, kept
     )
 
 
 def _send_others(
-    repo: GitRepo, target: ReviewTarget, patch_dir: Path, own: str, sending: bool
+    repo: GitRepo,
+    target: ReviewTarget,
+    patch_dir: Path,
+    own: str,
+    *,
+    sending: bool,
+    review: ReviewRequest | None,
 ) -> tuple[tuple[ReviewRequest, ...], tuple[str, ...]]:
     """What a verb that reaches the remote does for the proposal branches other verbs left
-    unsent (``own``: this verb's branch, already sent): the ones whose push failed, pushed
-    (their pull requests opened); the ones kept local on purpose, named."""
-    if not sending:
+    unsent (``own``: this verb's branch, sent as ``review`` says): the ones whose push failed,
+    pushed (their pull requests opened); the ones kept local on purpose, named. Nothing is
+    tried when this verb's own push failed (offline: the next run sends them all)."""
+    if not sending or (review is not None and review.push_error is not None):
         return (), ()
     pulls = pull_requests(repo, patch_dir, refresh=False)  # as this run's own gh call left it
     failed, kept = unsent_branches(repo, proposal_branches(repo, target.base.sha, pulls))
@@ -436,7 +445,9 @@ def propose_citation_fixes(
         )  # fmt: skip
         if resent is not None:  # committed here before, never pushed: send it now
             commit, review = resent
-            others, kept = _send_others(repo, target, patch_dir, branch, sending)
+            others, kept = _send_others(
+                repo, target, patch_dir, branch, sending=sending, review=review
+            )
             return FixCitationsOutcome(
                 tuple(fixes), tuple(unfixed), target, branch, commit, review, None, (),
                 others, kept,
@@ -462,7 +473,7 @@ def propose_citation_fixes(
         repo, target=target, branch=branch, commit=commit, title=title, body=body,
         patch_dir=patch_dir, push=push,
     )  # fmt: skip
-    others, kept = _send_others(repo, target, patch_dir, branch, sending)
+    others, kept = _send_others(repo, target, patch_dir, branch, sending=sending, review=review)
     return FixCitationsOutcome(
         tuple(fixes), tuple(unfixed), target, branch, commit, review, check, tuple(notes),
         others, kept,

@@ -552,7 +552,7 @@ def _send_again(
                 outcome.result, outcome.rule = "rejected", "proposed"
                 outcome.reason = f"branch {branch} disappeared while proposing; run it again"
     names = [b for b in unsent if repo.rev_parse(f"refs/heads/{b}^{{commit}}") is not None]
-    if sending:
+    if sending and not (run.review is not None and run.review.push_error is not None):
         failed, kept = unsent_branches(repo, run.branches)
         names += [b for b in failed if b not in names and b != run.branch]
         run.unsent = [b for b in kept if b not in names and b != run.branch]

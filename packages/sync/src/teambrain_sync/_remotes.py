@@ -216,11 +216,18 @@ def known_remote_head(cache_dir: Path, repo: GitRepo) -> RemoteHead | None:
 
 
 def check_remote_head(
-    repo: GitRepo, cache_dir: Path | None = None, *, ask: bool
+    repo: GitRepo | Path, cache_dir: Path | None = None, *, ask: bool
 ) -> RemoteHead | None:
     """The base remote's default branch when it is not the one this clone follows: asked of
     the remote when ``ask`` (and kept in ``cache_dir``), else as last asked; None when nothing
-    moved or nobody knows."""
+    moved or nobody knows. ``repo`` may be the work tree's path: offline, with nothing ever
+    asked from this machine, no git process runs (``tb serve`` asks at start)."""
+    if not ask and (cache_dir is None or not (cache_dir / HEADS_CACHE).is_file()):
+        return None
+    if isinstance(repo, Path):
+        from ._git import open_repo
+
+        repo = open_repo(repo)
     roles = remote_roles_of(repo)
     if roles.base is None:
         return None

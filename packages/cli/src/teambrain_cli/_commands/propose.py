@@ -230,7 +230,7 @@ def command(
 
     if BrainLayout(repo.root).root.is_dir():  # the near-duplicate guard embeds the drafts
         ask_to_approve(BrainLayout(repo.root), home, ("retrieval.embedder", "org_brain"))
-    keys = repo_keys(repo.root, home, say=say)
+    keys = repo_keys(repo.root, home, say=say, record=not dry_run)
     repo_key = keys.key
     chosen, spool = _select(candidate_ids, propose_all, drafts, home, keys)
     chosen += [

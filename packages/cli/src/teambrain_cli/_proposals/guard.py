@@ -147,7 +147,15 @@ def live_near_duplicates(layout: BrainLayout, brain: Brain) -> list[LiveDuplicat
         return None
     retriever = open_retriever(layout, RetrieverOptions(warn=lambda _message: None))
     try:
-        if retriever.embedder_status().startswith("none"):
+        embeddings = retriever.backend.embeddings
+        if embeddings.embedder is None:  # keyword-only here (not approved, not configured)
+            return None
+        # Every live memory embedded (a warm index has them all: the model is not even
+        # loaded); a model that cannot load leaves no embeddings, and then no verdict.
+        retriever.refresh()
+        while retriever.embed_pending(budget_s=2.0):
+            pass
+        if embeddings.embedder is None:
             return None
         live = {
             f.document.front.id: f for f in brain.active
