@@ -108,57 +108,49 @@ def _team_seeds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {}
 
 
+def _team_factory(
+    seeds: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, where: Callable[[int], Path]
+) -> Callable[..., Team]:
+    """The ``factory(names, brain=…, gh=…, embedder=…)`` both team fixtures give; team N is
+    made in ``where(N)``."""
+    made = 0
+
+    def factory(
+        names: Sequence[str] = ("ada", "bob", "cyd"),
+        *,
+        brain: BrainKind = "demo",
+        gh: bool = True,
+        embedder: str = "local",
+    ) -> Team:
+        nonlocal made
+        key = f"{brain}-{embedder}"
+        if key not in seeds:
+            seeds[key] = build_seed(tmp_path_factory.mktemp("team-seed"), brain, embedder=embedder)
+        made += 1
+        return make_team(where(made), names, seed=seeds[key], gh=gh)
+
+    return factory
+
+
 @pytest.fixture
 def team_factory(
     tmp_path: Path, _team_seeds: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
 ) -> Callable[..., Team]:
     """``team_factory(names=("ada", "bob", "cyd"), brain="demo", gh=True, embedder="local")``:
     a team of developers sharing one bare remote, with a ``gh`` stand-in (see teamharness.py)."""
-    made = 0
-
-    def factory(
-        names: Sequence[str] = ("ada", "bob", "cyd"),
-        *,
-        brain: BrainKind = "demo",
-        gh: bool = True,
-        embedder: str = "local",
-    ) -> Team:
-        nonlocal made
-        key = f"{brain}-{embedder}"
-        if key not in _team_seeds:
-            where = tmp_path_factory.mktemp("team-seed")
-            _team_seeds[key] = build_seed(where, brain, embedder=embedder)
-        made += 1
-        return make_team(tmp_path / f"team{made}", names, seed=_team_seeds[key], gh=gh)
-
-    return factory
+    return _team_factory(_team_seeds, tmp_path_factory, lambda n: tmp_path / f"team{n}")
 
 
 @pytest.fixture(scope="module")
 def module_team_factory(
     _team_seeds: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
 ) -> Callable[..., Team]:
-    """``team_factory`` for a team a whole test module shares (built once: the module's tests
-    play one team's week in order, each from where the previous one left it)."""
-    made = 0
-
-    def factory(
-        names: Sequence[str] = ("ada", "bob", "cyd"),
-        *,
-        brain: BrainKind = "demo",
-        gh: bool = True,
-        embedder: str = "local",
-    ) -> Team:
-        nonlocal made
-        key = f"{brain}-{embedder}"
-        if key not in _team_seeds:
-            _team_seeds[key] = build_seed(tmp_path_factory.mktemp("team-seed"), brain,
-                                          embedder=embedder)  # fmt: skip
-        made += 1
-        return make_team(tmp_path_factory.mktemp(f"module-team{made}"), names,
-                         seed=_team_seeds[key], gh=gh)  # fmt: skip
-
-    return factory
+    """``team_factory`` for a team the tests of a module share (built once per test process:
+    pytest-xdist may give a module's tests to several, so each test must stand on its own —
+    its own developers, say — whatever ran before it)."""
+    return _team_factory(
+        _team_seeds, tmp_path_factory, lambda n: tmp_path_factory.mktemp(f"module-team{n}")
+    )
 
 
 class AttackerHost:

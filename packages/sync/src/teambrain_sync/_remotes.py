@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from teambrain_schema import EnvironmentProblem
-from teambrain_schema.atomic import write_text_atomic
 from teambrain_schema.git import network_timeout
 from teambrain_schema.gitdir import remote_default_branch, remote_roles, remote_slug
-from teambrain_schema.private_dirs import ensure_private_dir
 
+from ._cachefile import keep_entry
 from ._git import GitRepo
 
 HEADS_CACHE = "remote-heads.json"
@@ -174,26 +173,12 @@ def _key(repo: GitRepo) -> str:
 
 def remember_remote_head(cache_dir: Path, repo: GitRepo, head: RemoteHead) -> None:
     """Keep what ``remote`` said (see :func:`known_remote_head`); a cache: failures are quiet."""
-    path = cache_dir / HEADS_CACHE
-    try:
-        data = json.loads(path.read_text("utf-8")) if path.is_file() else {}
-        if not isinstance(data, dict):
-            data = {}
-    except (OSError, ValueError):
-        data = {}
-    data.pop(_key(repo), None)
-    while len(data) >= _MAX_CACHE_ENTRIES:
-        data.pop(next(iter(data)))
-    data[_key(repo)] = {
+    entry = {
         "remote": head.remote,
         "branch": head.branch,
         "asked": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
-    try:
-        ensure_private_dir(cache_dir)
-        write_text_atomic(path, json.dumps(data, indent=1) + "\n", mode=0o600)
-    except OSError:
-        pass
+    keep_entry(cache_dir / HEADS_CACHE, _key(repo), entry, max_entries=_MAX_CACHE_ENTRIES)
 
 
 def known_remote_head(cache_dir: Path, repo: GitRepo) -> RemoteHead | None:
