@@ -58,6 +58,8 @@ _EXPORTS: dict[str, str] = {
     "prune_spool": "_audit",
     # the digest and metrics aggregation (pydantic, loaded only when used)
     "repo_join_key": "_gitinfo",
+    "RepoKeys": "_repos",
+    "repo_keys": "_repos",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -99,6 +101,10 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
     from ._lite import (
         UNKNOWN_MODEL as UNKNOWN_MODEL,
         safe_sid as safe_sid,
+    )
+    from ._repos import (
+        RepoKeys as RepoKeys,
+        repo_keys as repo_keys,
     )
     from ._spool import (
         JoinKeys as JoinKeys,

@@ -55,6 +55,7 @@ from ._propose import (
     run_propose,
 )
 from ._pulls import cached_pull_requests, pull_requests
+from ._remotes import RemoteHead, RemoteRoles, check_remote_head, remote_roles_of
 from ._review import (
     ReviewRequest,
     ReviewTarget,
@@ -62,8 +63,11 @@ from ._review import (
     gh_ready,
     open_pull_request,
     push_branch,
+    push_refusal,
     push_remote,
+    send_branches,
     send_for_review,
+    unsent_branches,
     write_patch,
 )
 from ._snapshot import (
@@ -106,6 +110,8 @@ __all__ = [
     "ProposeRun",
     "ProposedItem",
     "PullRequest",
+    "RemoteHead",
+    "RemoteRoles",
     "ResolvedCommit",
     "RetireOutcome",
     "Retirement",
@@ -119,6 +125,7 @@ __all__ = [
     "check_branch_name",
     "check_draft",
     "check_proposal",
+    "check_remote_head",
     "checkout_matches",
     "choose_target",
     "clean_reason",
@@ -147,10 +154,12 @@ __all__ = [
     "prove_user_dir_untouched",
     "pull_requests",
     "push_branch",
+    "push_refusal",
     "push_remote",
     "read_blobs",
     "record_outcomes",
     "regenerate_index_md",
+    "remote_roles_of",
     "require_brain_at",
     "resolve_commit",
     "retire_branch_name",
@@ -159,8 +168,10 @@ __all__ = [
     "retirement_reasons",
     "run_git",
     "run_propose",
+    "send_branches",
     "send_for_review",
     "tidy_branches",
+    "unsent_branches",
     "watch_directory",
     "write_patch",
 ]
