@@ -116,7 +116,7 @@ def check_repository(ctx: DoctorContext) -> list[Finding]:
                 "clone): agents read it, but `tb propose` and `tb retire` commit in this "
                 "repository's tree, where it is not a folder",
                 f"make it a folder of this repository (`git rm {ctx.layout.root.name}`, copy "
-                "the brain's files in, commit), or name it as an org brain (docs/config.md)",
+                "the brain's files in, commit), or name it as an org brain (`tb help config`)",
             )
         )
     try:
@@ -127,7 +127,7 @@ def check_repository(ctx: DoctorContext) -> list[Finding]:
                 "brain.yaml",
                 "problem",
                 exc.message,
-                f"fix {exc.relpath} line {exc.line} (see docs/config.md)",
+                f"fix {exc.relpath} line {exc.line} (see `tb help config`)",
             )
         )
         return found
@@ -178,7 +178,7 @@ def check_distill(ctx: DoctorContext) -> Finding:
         return Finding(
             "distill", "note",
             "no model configured yet: `tb distill` needs one (agents use the brain without it)",
-            "pick a local or hosted model: `tb distill` prints the steps; docs/distill.md",
+            "pick a local or hosted model: `tb distill` prints the steps; `tb help distill-guide`",
         )  # fmt: skip
     if distill.driver == "fake":
         return Finding(
@@ -295,7 +295,7 @@ def check_distill_online(ctx: DoctorContext) -> Finding:
     return Finding(
         "distill endpoint", "problem", result.detail,
         "approve the destination with `tb trust`, start the model server, or fix "
-        "distill.base_url / distill.model / the credential (docs/distill.md)",
+        "distill.base_url / distill.model / the credential (`tb help distill-guide`)",
     )  # fmt: skip
 
 
