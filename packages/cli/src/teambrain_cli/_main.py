@@ -194,7 +194,7 @@ JSON_FORMAT_VERBS = frozenset({"digest"})
 def _wants_json(argv: list[str]) -> bool:
     """Whether a failure also prints ``{"ok": false, "error": ...}`` on stdout: with ``--json``,
     and with ``--format json`` (not ``--out``) on the verbs of :data:`JSON_FORMAT_VERBS`."""
-    return "--json" in argv or _json_format(argv)
+    return any(arg == "--json" or arg.startswith("--json=") for arg in argv) or _json_format(argv)
 
 
 def _json_format(argv: list[str]) -> bool:

@@ -17,6 +17,7 @@ from teambrain_schema.git import first_line, network_timeout
 from teambrain_schema.gitdir import DEFAULT_BRANCH_NAMES, default_branch
 from teambrain_schema.private_dirs import ensure_private_dir
 
+from ._forge import review_link
 from ._git import GitRepo
 from ._snapshot import ResolvedCommit, resolve_commit
 
@@ -46,6 +47,10 @@ class ReviewRequest:
     pr_url: str | None
     pr_error: str | None
     patch: Path | None
+    # Without a pull request opened (no gh, or it failed): the forge's page that opens one for
+    # the pushed branch, or the git commands a reviewer runs when the forge is not known.
+    compare_url: str | None = None
+    review_commands: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         """Plain data for ``--json`` output."""
@@ -58,6 +63,8 @@ class ReviewRequest:
             "pr_url": self.pr_url,
             "pr_error": self.pr_error,
             "patch": str(self.patch) if self.patch else None,
+            "compare_url": self.compare_url,
+            "review_commands": list(self.review_commands),
         }
 
 
@@ -266,6 +273,7 @@ def send_for_review(
         pr_url, pr_error = open_pull_request(
             repo, branch=branch, base_branch=target.base_branch, title=title, body=body
         )
+    link = review_link(repo, target, branch) if pushed and pr_url is None else None
     return ReviewRequest(
         branch=branch,
         commit=commit,
@@ -275,4 +283,6 @@ def send_for_review(
         pr_url=pr_url,
         pr_error=pr_error,
         patch=patch,
+        compare_url=link.url if link else None,
+        review_commands=link.commands if link else (),
     )

@@ -151,14 +151,17 @@ def pager_command(env: dict[str, str] | None = None) -> str | None:
 def page(text: str) -> None:
     """``text`` on stdout, through the pager when stdout is a terminal (``less`` gets ``LESS=FRX``
     unless ``$LESS`` says otherwise: one screen or less is printed and left on the screen);
-    straight out when piped, when no pager is wanted, or when the pager cannot start."""
+    straight out when piped, when no pager is wanted (or ``TERM`` is unset or ``dumb``), or
+    when the pager cannot start."""
     import subprocess
 
     try:
         terminal = sys.stdout.isatty()
     except (AttributeError, ValueError):
         terminal = False
-    command = pager_command() if terminal else None
+    # A terminal that cannot run a pager (TERM unset or dumb: less would stop to complain).
+    capable = os.environ.get("TERM", "") not in ("", "dumb")
+    command = pager_command() if terminal and capable else None
     if command is None:
         click.echo(text, nl=False)
         return

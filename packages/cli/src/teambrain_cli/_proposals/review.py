@@ -53,7 +53,14 @@ def report_review(review: ReviewRequest, target: ReviewTarget) -> None:
     if review.pr_url:
         say(f"Pull request: {review.pr_url}")
     elif review.pushed:
-        say(f"Pushed to {review.remote}. Open a pull request for {review.branch} to review it.")
+        if review.compare_url:
+            say(f"Pushed to {review.remote}. Open the pull request: {review.compare_url}")
+        elif review.review_commands:
+            say(f"Pushed to {review.remote}. To review {review.branch}, a reviewer runs:")
+            for command in review.review_commands:
+                say(f"  {command}")
+        else:
+            say(f"Pushed to {review.remote}. Open a pull request for {review.branch} to review it.")
         if review.pr_error:
             say(f"  (gh pr create failed: {review.pr_error})")
     elif review.push_error and "already exists on" in review.push_error:
