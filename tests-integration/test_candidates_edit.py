@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import subprocess
 import sys
 from collections.abc import Callable
@@ -143,27 +142,12 @@ def test_on_a_terminal_a_refused_edit_reopens_with_the_problem_said(
         "  printf '\\nUse ghp_1234567890abcdefghijklmnopqrstuvwxyzAB for the API.\\n' >> \"$1\"\n"
         "fi\n"
     ))  # fmt: skip
-    leader, follower = pty.openpty()
+    from terminal import on_terminal
+
     env = {**os.environ, "EDITOR": editor, "VISUAL": "", "NO_COLOR": "1"}
-    proc = subprocess.Popen([str(BIN / "tb"), "candidates", "edit", candidate_id, "--no-similar"],
-                            cwd=repo, env=env, stdin=follower, stdout=follower, stderr=follower)  # fmt: skip
-    os.close(follower)
-    output = b""
-    answered = False
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        output += chunk
-        if not answered and b"Edit it again?" in output:
-            os.write(leader, b"y\n")
-            answered = True
-    assert proc.wait(timeout=120) == 0, output.decode()
-    os.close(leader)
-    text = output.decode()
+    code, text = on_terminal([str(BIN / "tb"), "candidates", "edit", candidate_id, "--no-similar"],
+                             repo, env, {b"Edit it again?": b"y\n"})  # fmt: skip
+    assert code == 0, text
     assert "contains a secret (github-token)" in text and "Edited candidate" in text
     draft = json.loads(_spool_file(candidate_id).read_text())["draft"]
     assert draft["title"] == "Tokens come from the vault"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import signal
 import subprocess
 import sys
@@ -88,22 +87,9 @@ def test_json_fields_and_jq(forty: Path, tb: Run) -> None:
 
 
 def _on_terminal(args: list[str], cwd: Path, env: dict[str, str]) -> str:
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen([TB, *args], cwd=cwd, env=env, stdin=follower, stdout=follower,
-                            stderr=follower)  # fmt: skip
-    os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    proc.wait(timeout=120)
-    os.close(leader)
-    return b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+    from terminal import on_terminal
+
+    return on_terminal([TB, *args], cwd, env)[1]
 
 
 def test_on_a_terminal_the_list_goes_through_the_pager(forty: Path, tmp_path: Path) -> None:

@@ -43,11 +43,8 @@ EXPECTED = {
 }
 
 
-def test_the_readme_section_runs_start_to_finish(
-    installed: Callable[[str], Path], repo: Path, git_run: Callable[..., str]
-) -> None:
-    bin_dir = installed("pip")
-    env = {**os.environ, "PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin"}
+def _the_shop(repo: Path, git_run: Callable[..., str]) -> None:
+    """A new user's repository, committed: a CLAUDE.md with two rules, a Makefile, the app."""
     (repo / "CLAUDE.md").write_text(
         "# CLAUDE.md\n\n## Commands\n\n- Run the tests with `make test`, never bare pytest.\n\n"
         "## Architecture\n\nThe checkout flow lives in `src/shop/checkout/flow.py`.\n"
@@ -57,6 +54,14 @@ def test_the_readme_section_runs_start_to_finish(
     (repo / "src/shop/checkout/flow.py").write_text("STATES = ()\n")
     git_run("add", "-A", cwd=repo)
     git_run("commit", "-qm", "the app", cwd=repo)
+
+
+def test_the_readme_section_runs_start_to_finish(
+    installed: Callable[[str], Path], repo: Path, git_run: Callable[..., str]
+) -> None:
+    bin_dir = installed("pip")
+    env = {**os.environ, "PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin"}
+    _the_shop(repo, git_run)
 
     commands = readme_commands()
     assert commands[:3] == ["tb init", "tb install claude-code", "tb doctor"]
@@ -126,15 +131,7 @@ def test_the_readme_section_with_an_origin_added_halfway(
     was imported, not leave it "of other repositories"."""
     bin_dir = installed("pip")
     env = {**os.environ, "PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin"}
-    (repo / "CLAUDE.md").write_text(
-        "# CLAUDE.md\n\n## Commands\n\n- Run the tests with `make test`, never bare pytest.\n\n"
-        "## Architecture\n\nThe checkout flow lives in `src/shop/checkout/flow.py`.\n"
-    )
-    (repo / "Makefile").write_text("test:\n\ttrue\n")
-    (repo / "src/shop/checkout").mkdir(parents=True)
-    (repo / "src/shop/checkout/flow.py").write_text("STATES = ()\n")
-    git_run("add", "-A", cwd=repo)
-    git_run("commit", "-qm", "the app", cwd=repo)
+    _the_shop(repo, git_run)
     commands = readme_commands()
     until = commands.index("tb propose --all")
     for line in commands[: until + 1]:
