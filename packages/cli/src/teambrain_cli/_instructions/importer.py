@@ -350,8 +350,11 @@ def prepare_pieces(source: Source, text: str) -> list[Prepared]:
     holds one rule; the files it applies to come first), the exported section and ``<private>``
     spans removed, and every secret redacted where it is — only that value, on that line; the
     rest of the rule is kept."""
+    from teambrain_schema.secrets import redact_secrets
+
     front, rest, skipped = split_front_matter(text.replace("\r\n", "\n"))
     description, applies = _front_matter_hints(front)
+    description = redact_secrets(description) if description else None
     rest, redactions = redact_text(_without_private(_without_export(rest)), first_line=skipped + 1)
     topic = description
     if topic is None and source.tool in ("cursor", "windsurf", "cline", "copilot",
