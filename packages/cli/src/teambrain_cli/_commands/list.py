@@ -184,7 +184,7 @@ def command(
     Examples:
       tb list                          the first 30 live memories
       tb list -c decision -t payments  decisions tagged payments
-      tb list -S "checkout flaky" -L 5 the five that mention both words
+      tb list -S "checkout flaky" -L 5   the five that say both words
       tb list --stale                  what may be out of date, and `tb show` says why
       tb list --status retired         retired memories (their reasons: tb show ID)
       tb list --json id,title --jq '.[] | .title'
