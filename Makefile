@@ -12,7 +12,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PYTHON := $(PYTHON)
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: help uv install inspector agents browser lock demo test test-unit test-models lint format types imports build-check changelog-check release-check check bench schemas adapters handshake clean
+.PHONY: help uv install inspector agents browser lock demo test test-unit test-models lint format types imports build-check changelog-check release-check check bench schemas adapters help-pages handshake clean
 
 help: ## Show the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}'
@@ -119,6 +119,9 @@ schemas: install ## Regenerate docs/schemas from the models
 
 adapters: install ## Regenerate adapters.yaml from the agent-tool modules (cli _agent_tools/tools/)
 	$(BIN)/python -m teambrain_cli._agent_tools.adapters_yaml
+
+help-pages: install ## Copy docs/*.md and docs/cli/*.md into the cli package, where `tb help` reads them
+	$(BIN)/python -m teambrain_cli._help.sync docs
 
 handshake: install ## Re-record the MCP handshake the server answers before the SDK loads
 	$(BIN)/python -m teambrain_mcp_server._fastpath --write

@@ -6,7 +6,9 @@ memories against the same search without it (the baseline), in the same run.
 Two repositories: the demo's (its app and brain, before and after the refactor `make demo`
 makes), and one scripted here — 120 modules in 12 packages, 1,000 memories citing them (paths,
 folders, globs, module.symbol names, make targets, evidence commits), then a history of
-renames, deletions, symbol renames and a rebased-away commit with a known ground truth.
+renames, deletions, symbol renames and a rebased-away commit with a known ground truth. And two
+hand-labelled corpora: code names (names_corpus.py) and commands (commands_corpus.py), each
+with its false-stale and missed rates.
 """
 
 from __future__ import annotations
@@ -563,10 +565,72 @@ def labelled() -> None:
     )
 
 
+def commands() -> None:
+    """The hand-labelled corpus of commands (benchmarks/commands_corpus.py): each memory checked
+    before its repository changes and after; false-stale and missed rates of this checker, and
+    of the baseline measured in the same run — the citations of the same memories without the
+    files commands read (the checker before issue 42 point 7)."""
+    from commands_corpus import CASES
+    from teambrain_schema.citations import _without_fences
+
+    def baseline(body: str) -> list[object]:
+        return [c for c in extract_citations(_without_fences(body)) if c.kind != "argument"]
+
+    results: dict[str, tuple[list[str], list[str]]] = {"commands cited": ([], []),
+                                                        "baseline": ([], [])}  # fmt: skip
+    stale = sum(1 for case in CASES if case[4])
+    with tempfile.TemporaryDirectory() as tmp:
+        for number, (label, files, change, body, truth) in enumerate(CASES):
+            repo = Path(tmp) / f"c{number}"
+            for path in files:
+                (repo / path).parent.mkdir(parents=True, exist_ok=True)
+                (repo / path).write_text(f"# {path}\n", "utf-8")
+            (repo / "package.json").write_text('{"scripts": {"test": "jest"}}\n')
+            (repo / "Makefile").write_text("test:\n\tpytest\n")
+            subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+            git(repo, "add", "-A")
+            git(repo, "commit", "-qm", "code")
+            found_before = {
+                name: CitationChecker(repo).check(extract(body))  # type: ignore[arg-type]
+                for name, extract in (("commands cited", extract_citations), ("baseline", baseline))
+            }
+            for step in change:
+                if step[0] == "mv":
+                    (repo / step[2]).parent.mkdir(parents=True, exist_ok=True)
+                    git(repo, "mv", step[1], step[2])
+                else:
+                    git(repo, "rm", "-rq", step[1])
+            if change:
+                git(repo, "commit", "-qm", "change")
+            for name, extract in (("commands cited", extract_citations), ("baseline", baseline)):
+                false_stale, missed = results[name]
+                found = CitationChecker(repo).check(extract(body))  # type: ignore[arg-type]
+                if found_before[name]:
+                    false_stale.append(
+                        f"{label} (before the change): {found_before[name][0].reason}"
+                    )
+                elif found and not truth:
+                    false_stale.append(f"{label}: {found[0].reason}")
+                if truth and not found:
+                    missed.append(label)
+    fresh = len(CASES) - stale
+    for name, (false_stale, missed) in results.items():
+        print(
+            f"hand-labelled commands, {name} ({len(CASES)} memories citing commands in backticks "
+            f"and fenced blocks: files moved or deleted, and what need not exist — outputs, build "
+            f"folders, new files, subprojects, examples): false-stale {len(false_stale)}/{fresh} "
+            f"({len(false_stale) / max(1, fresh):.1%}), missed {len(missed)}/{stale} "
+            f"({len(missed) / max(1, stale):.1%})"
+            + "".join(f"\n  false-stale: {line}" for line in false_stale)
+            + ("".join(f"\n  missed: {line}" for line in missed) if name != "baseline" else "")
+        )
+
+
 def main() -> None:
     demo()
     scripted()
     labelled()
+    commands()
     evidence()
 
 

@@ -100,12 +100,13 @@ def test_list_filters_and_json(brain: Path, tb: Run) -> None:
 def test_list_text_is_one_line_per_memory_and_marks(brain: Path, tb: Run) -> None:
     done = tb("list", cwd=brain)
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    assert len(lines) == 7
-    row = next(line for line in lines if line.startswith(MAP))
-    assert "Where checkout lives" in row and "[may be stale]" in row
-    assert "[superseded]" in next(line for line in lines if line.startswith(LOGGING))
-    assert "[required]" in next(line for line in lines if line.startswith(PAYMENTS))
+    # Piped: one tab-separated row per memory (id, class, title, marks, tags), as gh prints
+    # its lists for scripts (issue 42 point 6).
+    rows = {line.split("\t")[0]: line.split("\t") for line in done.stdout.splitlines()}
+    assert len(rows) == 7 and all(len(row) == 5 for row in rows.values())
+    assert rows[MAP][1:4] == ["map", "Where checkout lives", "may be stale"]
+    assert rows[LOGGING][3] == "superseded"
+    assert rows[PAYMENTS][3] == "required"
     assert "\x1b[" not in done.stdout  # piped: no colour codes
     assert "7 of 8 memories; 1 may be stale" in done.stderr
     nothing = tb("list", "-c", "map", "-t", "nope", cwd=brain)

@@ -188,3 +188,43 @@ def test_squash_merged_evidence_is_followed_and_a_renamed_function_is_stale(
         v["rule"] == "stale-citation" and "refund_card" in v["message"]
         for v in json.loads(lint.stdout)["violations"]
     )
+
+
+def test_a_cited_command_whose_file_moved_is_stale_and_fixed(
+    repo: Path, tb: Run, git_run: Callable[..., str]
+) -> None:
+    """Issue 42 point 7: a memory citing `pytest -q tests/test_cart.py` is flagged when the
+    file moves, says where it went, and the reviewed fix rewrites the command."""
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_cart.py").write_text("def test_total():\n    pass\n")
+    assert tb("init", cwd=repo).returncode == 0
+    memory_id = "01KB2F0A1S9Y4Q7V3C8D5E6F07"
+    path = repo / ".teambrain" / "memories" / "conventions" / f"{memory_id}-cart-tests.md"
+    path.write_text(
+        f"---\nid: {memory_id}\nclass: convention\nscope: team\nstatus: active\n"
+        "priority: advisory\ntitle: Run the cart tests before touching the cart\n"
+        "created: 2026-12-01\n---\n\nRun `pytest -q tests/test_cart.py` before touching the "
+        "cart; `mkdir -p build/out` first.\n"
+    )
+    assert tb("reindex", cwd=repo).returncode == 0
+    git_run("add", "-A", cwd=repo)
+    git_run("commit", "-qm", "cart and its memory", cwd=repo)
+    assert tb("lint", "--strict", cwd=repo).returncode == 0  # nothing stale: mkdir makes build/
+
+    (repo / "tests" / "unit").mkdir()
+    git_run("mv", "tests/test_cart.py", "tests/unit/test_cart.py", cwd=repo)
+    git_run("commit", "-qm", "tests by kind", cwd=repo)
+    listed = json.loads(tb("list", "--stale", "--json", cwd=repo).stdout)["memories"]
+    assert [(m["id"], m["stale"]) for m in listed] == [(memory_id, [
+        "`pytest -q tests/test_cart.py`: `tests/test_cart.py` no longer exists "
+        "(moved to `tests/unit/test_cart.py`)"
+    ])]  # fmt: skip
+    assert tb("lint", "--strict", cwd=repo).returncode == 3
+    done = tb("propose", "--fix-citations", "--no-push", "--json", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    fix = json.loads(done.stdout)
+    assert fix["fixes"][0]["moves"] == [
+        {"from": "tests/test_cart.py", "to": "tests/unit/test_cart.py"}
+    ]
+    fixed = git_run("show", f"{fix['branch']}:{path.relative_to(repo).as_posix()}", cwd=repo)
+    assert "Run `pytest -q tests/unit/test_cart.py` before touching the cart" in fixed

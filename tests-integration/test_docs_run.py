@@ -88,6 +88,8 @@ def world(tmp_path: Path) -> tuple[Path, dict[str, str], Callable[[], None]]:
     env = {
         **os.environ, "HOME": str(home), "TEAMBRAIN_HOME": str(tmp_path / "tbhome"),
         "PATH": f"{bin_dir}:{Path(tb_path()).parent}:{os.environ['PATH']}",
+        # The user's editor (`tb candidates edit`): one that saves the form as it was.
+        "EDITOR": "true", "VISUAL": "",
         "GH_STANDIN_STATE": str(tmp_path / "gh.json"), "GH_STANDIN_REMOTE": str(remote),
         "GH_STANDIN_USER": "ada",
     }  # fmt: skip
@@ -160,7 +162,10 @@ def test_every_docs_example_runs_as_written(
     assert len(cases) > 40
     failures = []
     for page, line in cases:
-        if line.split()[:2] in ([s.split()[0], s.split()[1]] for s in SERVERS):
+        # `tb list --web` and `tb show ID --web` serve the page as `tb ui` does.
+        if line.split()[:2] in ([s.split()[0], s.split()[1]] for s in SERVERS) or (
+            "--web" in line.split()
+        ):
             try:
                 _serve(line, repo, env)
             except (AssertionError, subprocess.TimeoutExpired) as exc:

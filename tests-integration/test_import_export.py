@@ -82,26 +82,36 @@ def test_import_queues_checked_pieces_and_never_touches_the_sources(project: Pat
     results = report["results"]
     by_title = {r["title"]: r for r in results}
     queued = [r for r in results if r["result"] == "queued"]
-    assert len(queued) == 9, [(r["title"], r["result"]) for r in results]
+    assert len(queued) == 11, [(r["title"], r["result"]) for r in results]
     assert not any("This file provides guidance" in r["title"] for r in results)
-    # Classed and tagged.
+    # One piece per rule, titled by its own words; classed and tagged.
+    assert by_title["make test runs the whole suite; never run bare pytest"]["line"] == 7
+    assert by_title["make lint before pushing"]["line"] == 8
     assert (
-        by_title["Architecture: The API lives in src/shop/api/, the checkout flow in…"]["class"]
+        by_title["The API lives in src/shop/api/, the checkout flow in src/shop/checkout/flow.py"][
+            "class"
+        ]
         == "map"
     )
-    gotcha = next(r for r in results if r["title"].startswith("Gotchas"))
+    gotcha = next(r for r in results if r["title"].startswith("test_checkout_timeout is flaky"))
     assert gotcha["class"] == "learning" and "from:claude-code" in gotcha["tags"]
     assert by_title["Python style"]["tags"][:2] == ["imported", "from:cursor"]
-    # The checks every candidate faces: a secret, an injection — never queued, never printed.
+    # A secret costs its value only: the rule is queued with it redacted on its line, and the
+    # line is reported as imported — never the secret. An injection is skipped, line quoted.
+    deploy = next(r for r in results if r["source"] == "CLAUDE.md" and r["line"] == 21)
+    assert deploy["result"] == "queued" and "AKIA" not in done.stdout
+    assert deploy["redacted"] == [{
+        "line": 21, "rule": "aws-access-key-id",
+        "text": "The deploy key is [REDACTED:aws-access-key-id]; it lives in the vault.",
+    }]  # fmt: skip
     skipped = {r["source"]: r for r in results if r["result"] == "skipped"}
-    assert set(skipped) == {"CLAUDE.md", "AGENTS.md"}
-    assert "secret" in skipped["CLAUDE.md"]["reason"] and "AKIA" not in done.stdout
-    assert "prompt injection" in skipped["AGENTS.md"]["reason"]
+    assert set(skipped) == {"AGENTS.md"}
+    assert "AGENTS.md line 3: looks like a prompt injection" in skipped["AGENTS.md"]["reason"]
     # The queue holds them, with the source noted; paths are kept for the citation check.
     listed = json.loads(tb("candidates", "list", "--json", cwd=project).stdout)["candidates"]
-    assert len(listed) == 9
+    assert len(listed) == 11
     bodies = "\n".join(c["draft"]["body"] for c in listed)
-    assert "hunter2" not in bodies and "[private]" not in bodies
+    assert "hunter2" not in bodies and "[private]" not in bodies and "AKIA" not in bodies
     assert "`src/shop/checkout/flow.py`" in bodies and "Applies to `src/**/*.py`." in bodies
     assert all(c["note"].startswith("imported from ") for c in listed)
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=project, capture_output=True,
@@ -118,7 +128,7 @@ def test_import_queues_checked_pieces_and_never_touches_the_sources(project: Pat
     proposed = tb("propose", "--all", "--no-push", "--json", cwd=project)
     assert proposed.returncode == 0, proposed.stderr
     outcomes = json.loads(proposed.stdout)["results"]
-    assert {o["result"] for o in outcomes} == {"proposed"} and len(outcomes) == 9
+    assert {o["result"] for o in outcomes} == {"proposed"} and len(outcomes) == 11
 
 
 def test_import_of_one_file_dry_run_and_claude_auto_memory(
@@ -202,3 +212,58 @@ def test_export_writes_a_marked_section_that_lint_keeps_in_step(
     (project / "src").mkdir(exist_ok=True)
     above = tb("export", "--to", "../AGENTS.md", cwd=project / "src")
     assert above.returncode == 1 and f"relative to the repository's root, {project}" in above.stderr
+
+
+FIRST_WEEK = """\
+# CLAUDE.md
+
+## Project overview
+
+Shop is a Django app that sells coffee beans; the storefront is in `shop/storefront/`.
+
+## Conventions
+
+- Money is integer cents; never floats.
+- For local runs set STRIPE_API_KEY=sk_test_dummy in your shell.
+- Every view that writes gets a test.
+
+## Decisions
+
+- We chose SQLAlchemy over the Django ORM for the reports because they run outside Django.
+- Coupons are applied before tax, as the accountant asked.
+"""
+
+
+def test_a_placeholder_key_costs_its_line_only_and_each_rule_is_a_candidate(
+    repo: Path, tb: Run
+) -> None:
+    """Issue 42 point 1, as the new user met it: one placeholder key no longer costs the whole
+    Conventions section ("line 7: contains a secret", line 7 being the heading), the Decisions
+    section is two decisions titled by their own words, the overview is a map."""
+    (repo / "CLAUDE.md").write_text(FIRST_WEEK)
+    assert tb("init", cwd=repo).returncode == 0
+    human = tb("import", "--dry-run", cwd=repo)
+    assert human.returncode == 0, human.stderr
+    assert (
+        "redacted a secret (high-entropy-assignment) on line 10: - For local runs set "
+        "STRIPE_API_KEY=[REDACTED:high-entropy-assignment] in your shell." in human.stdout
+    )
+    assert "sk_test_dummy" not in human.stdout + human.stderr
+    assert "6 would be queued; 1 secret(s) redacted" in human.stderr
+    results = json.loads(tb("import", "--json", cwd=repo).stdout)["results"]
+    found = {r["line"]: (r["class"], r["title"], r["result"]) for r in results}
+    assert found == {
+        5: ("map", "Shop is a Django app that sells coffee beans; the storefront is in…", "queued"),
+        9: ("convention", "Money is integer cents; never floats", "queued"),
+        10: ("convention",
+             "For local runs set STRIPE_API_KEY=[REDACTED:high-entropy-assignment] in your…",
+             "queued"),
+        11: ("convention", "Every view that writes gets a test", "queued"),
+        15: ("decision",
+             "We chose SQLAlchemy over the Django ORM for the reports because they run…",
+             "queued"),
+        16: ("decision", "Coupons are applied before tax, as the accountant asked", "queued"),
+    }  # fmt: skip
+    listed = json.loads(tb("candidates", "list", "--json", cwd=repo).stdout)["candidates"]
+    redacted = next(c for c in listed if "STRIPE" in c["draft"]["body"])
+    assert "a secret redacted on line 10" in redacted["note"]

@@ -116,3 +116,34 @@ def test_the_fix_doctor_and_distill_give_is_the_installers_own_and_brings_the_cl
     subprocess.run(command, check=True, env=run_env, capture_output=True)
     after = _doctor_distill(bin_dir, repo)
     assert after["status"] == "ok", after
+
+
+def test_a_wheel_user_has_the_documentation_messages_point_to(
+    repo: Path, installed: Callable[[str], Path]
+) -> None:
+    """Issue 42 point 3: `tb --help`, `tb distill`, `tb serve` and brain.yaml's comments pointed
+    to docs/… pages only a clone has; from the wheels, `tb help <topic>` prints them (and every
+    topic those messages name exists there)."""
+    import re
+
+    bin_dir = installed("pip")
+    env = {**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin", "TB_PAGER": ""}
+
+    def tb(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(bin_dir / "tb"), *args], cwd=repo, env=env,
+                              capture_output=True, text=True, check=False)  # fmt: skip
+
+    assert tb("init").returncode == 0
+    said = "\n".join([
+        tb("--help").stdout, tb("distill").stderr, tb("serve", "--help").stdout,
+        (repo / ".teambrain" / "brain.yaml").read_text(), tb("distill", "--help").stdout,
+    ])  # fmt: skip
+    assert "docs/" not in said.replace("github.com/teambrain/teambrain/blob/main/docs/", "")
+    topics = set(re.findall(r"tb help ([a-z][\w-]*(?:#[\w-]+)?)", said)) - {"topics"}
+    assert {"config", "distill-guide", "distill-guide#choosing-a-model"} <= topics, topics
+    for topic in sorted(topics):
+        shown = tb("help", topic)
+        assert shown.returncode == 0 and shown.stdout.startswith("#"), (topic, shown.stderr)
+    assert tb("help", "config").stdout.startswith("# Configuration: `.teambrain/brain.yaml`")
+    assert "memory_context" in tb("help", "mcp").stdout
+    assert "  propose " in tb("help", "topics").stdout

@@ -718,3 +718,43 @@ def test_a_retirement_whose_push_failed_never_says_it_was_proposed(
     assert done.stdout.startswith("Committed, not yet sent for review: retiring memory")
     assert "Push to origin failed" in done.stderr
     assert "It is retired once that review is merged" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("url", "forge", "expected"),
+    [
+        ("https://github.com/acme/shop.git", None,
+         "Open the pull request: https://github.com/acme/shop/compare/main...{branch}?expand=1"),
+        ("git@git.acme.corp:platform/shop.git", "gitlab",
+         "Open the pull request: https://git.acme.corp/platform/shop/-/merge_requests/new?"
+         "merge_request%5Bsource_branch%5D={quoted}&merge_request%5Btarget_branch%5D=main"),
+        ("https://git.acme.corp/platform/shop.git", None,
+         "To review {branch}, a reviewer runs:\n  git fetch origin {branch}\n"
+         "  git diff origin/main...FETCH_HEAD\n"
+         "  git switch main && git merge --no-ff FETCH_HEAD && git push origin main"),
+    ],
+)  # fmt: skip
+def test_without_gh_propose_says_where_the_pull_request_is_opened(
+    team: dict[str, Path], tb: Run, git_run: Run, url: str, forge: str | None
+    , expected: str,
+) -> None:  # fmt: skip
+    """Issue 42 point 6: without gh, `tb propose` printed "open a pull request" and nothing to
+    open; it prints the forge's page for the pushed branch (GitHub, GitLab, Bitbucket, Gitea)
+    or the git commands a reviewer runs. The remote looks like the forge (pushInsteadOf sends
+    the push to the test's bare repository, as a user's https → ssh rewrite does)."""
+    from urllib.parse import quote
+
+    user, remote = team["user"], team["remote"]
+    git_run("remote", "set-url", "origin", url, cwd=user)
+    git_run("config", f"url.{remote}.pushInsteadOf", url, cwd=user)
+    if forge:
+        git_run("config", "teambrain.forge", forge, cwd=user)
+    queue_candidate(GOOD, "distiller", sid="sess-1", machine=machine_layout())
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin" + os.pathsep + os.path.dirname(sys.executable)}
+    done = tb("propose", "--all", cwd=user, env=env)
+    assert done.returncode == 0, done.stderr
+    branch = next(
+        line.split()[1] for line in done.stderr.splitlines() if line.startswith("Branch ")
+    )
+    text = expected.format(branch=branch, quoted=quote(branch, safe=""))
+    assert text in done.stderr.replace(" \n", "\n"), done.stderr

@@ -189,3 +189,32 @@ def test_gemini_cli_home_moves_its_files(repo: Path, home: Path, tmp_path: Path)
     write(other / ".gemini" / "trustedFolders.json", {str(repo): "TRUST_FOLDER"})
     assert steps("gemini-cli", repo, home, GEMINI_CLI_HOME=str(other))["folder trust"][0]
     assert not steps("gemini-cli", repo, home)["folder trust"][0]
+
+
+def test_a_tool_is_installed_here_by_its_command_or_its_files_in_home(tmp_path: Path) -> None:
+    """Issue 42 point 8: tb doctor tells a tool installed on this machine (its steps keep it
+    not ready) from one that is not (its steps are for later, inside the tool)."""
+    from teambrain_cli._agent_tools.readiness import tool_here
+
+    home, bin_dir = tmp_path / "home", tmp_path / "bin"
+    home.mkdir()
+    bin_dir.mkdir()
+    env = {"PATH": str(bin_dir)}
+    absent = tool_here("claude-code", home=home, env=env)
+    assert not absent.installed
+    assert absent.evidence == (
+        "Claude Code is not installed on this machine (no `claude` on PATH, no ~/.claude.json "
+        "or ~/.claude)"
+    )
+    (bin_dir / "claude").write_text("#!/bin/sh\n")
+    (bin_dir / "claude").chmod(0o755)
+    assert tool_here("claude-code", home=home, env=env).installed
+    (bin_dir / "claude").unlink()
+    config = tmp_path / "claude-config"
+    config.mkdir()
+    found = tool_here("claude-code", home=home, env={**env, "CLAUDE_CONFIG_DIR": str(config)})
+    assert found.installed and found.evidence == "$CLAUDE_CONFIG_DIR exists"
+    (home / ".gemini").mkdir()
+    assert tool_here("gemini-cli", home=home, env=env).installed
+    assert not tool_here("codex", home=home, env=env).installed
+    assert tool_here("cursor", home=home, env=env).installed  # it cannot be looked for: assumed

@@ -56,6 +56,36 @@ def cited(body: str, commits: tuple[str, ...] = ()) -> list[tuple[str, str]]:
         ('Call `log.info("x")` with `structlog.get_logger(__name__)`.', []),
         ("Pin `numpy>=2.0` and `v1.2.3`.", []),
         ("```\nsrc/only/in/an/example.py\n`make nothing`\n```\nDone.", []),
+        # Issue 42 point 7: the files a command reads are citations too.
+        ("Run `pytest -q tests/test_cart.py`.", [("argument", "tests/test_cart.py")]),
+        ("`python manage.py migrate`", [("argument", "manage.py")]),
+        ("`npm run test -- src/x.test.ts`", [("script", "test"), ("argument", "src/x.test.ts")]),
+        (
+            "`ruff check src/` and `go test ./internal/pay/...`",
+            [("argument", "src/"), ("argument", "internal/pay/")],
+        ),
+        ("`cd web && npm test -- src/a.test.ts`", [("argument", "web/src/a.test.ts")]),
+        (
+            "`uv run pytest tests/x.py::test_a -k foo --junitxml=out/junit.xml`",
+            [("argument", "tests/x.py")],
+        ),
+        (
+            "`HEADLESS=0 bundle exec rspec spec/system/checkout_spec.rb:12`",
+            [("argument", "spec/system/checkout_spec.rb")],
+        ),
+        (
+            "`docker compose -f deploy/compose.yml up`, `./scripts/deploy.sh staging`",
+            [("argument", "deploy/compose.yml"), ("argument", "scripts/deploy.sh")],
+        ),
+        (
+            "```sh\n$ pytest tests/test_a.py   # fast\nbin/setup\nmake dev\n```",
+            [("argument", "tests/test_a.py"), ("argument", "bin/setup"), ("command", "dev")],
+        ),
+        # ... never what a command writes, creates or removes, nor code of other languages.
+        ("`mkdir -p build/out`, `git checkout -b feature/x`, `cp .env.example .env`", []),
+        ("`node dist/server.js`, `tail -f log/dev.log`, `pytest --junitxml=reports/j.xml`", []),
+        ("`cd ../other && pytest a/b.py`, `eslint 'src/**/*.ts'`", []),
+        ("```python\nopen('src/a.py')\n```\n```\n$ curl https://x.example/a/b.json\n```", []),
     ],
 )
 def test_citations_are_what_the_memory_names(body: str, expected: list[tuple[str, str]]) -> None:
@@ -73,6 +103,26 @@ def test_extraction_never_raises_and_targets_come_from_the_text(body: str) -> No
     for citation in extract_citations(body):
         assert citation.text in body
         assert "://" not in citation.target and not citation.target.startswith(("/", "~"))
+        assert not any(c.isspace() for c in citation.target)
+
+
+_COMMAND_WORDS = st.sampled_from(
+    ["pytest", "-q", "tests/test_a.py", "python", "-m", "manage.py", "npm", "run", "--", "cd",
+     "web", "&&", ";", "|", "uv", "npx", "bundle", "exec", "-f", "a/b.yml", "'", '"', "$", "#",
+     "./x.sh", "bin/setup", "go", "./p/...", "docker", "compose", "pnpm", "dlx", "=", "-o",
+     "out/", "x=1", "..", "~/a", "/abs/p.py", "src/**/*.py", "\\", "`"]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(_COMMAND_WORDS, max_size=8).map(" ".join), max_size=6),
+       st.sampled_from(["`{}`", "```sh\n{}\n```", "```\n$ {}\n```", "{}"]))  # fmt: skip
+def test_commands_of_any_shape_are_read_without_raising(lines: list[str], shape: str) -> None:
+    body = "\n".join(shape.format(line) for line in lines)
+    for citation in extract_citations(body):
+        assert citation.text in body
+        assert "://" not in citation.target and not citation.target.startswith(("/", "~"))
+        assert ".." not in citation.target.split("/")
         assert not any(c.isspace() for c in citation.target)
 
 
@@ -193,6 +243,30 @@ def test_deleted_code_missing_symbols_and_targets_are_named(repo: Path) -> None:
         "`make deploy`: no Makefile defines `deploy`",
         "`**/*.rb` matches no file",
     ]
+
+
+def test_a_command_whose_file_moved_is_stale_and_says_where(repo: Path) -> None:
+    """Issue 42 point 7: a memory citing `pytest -q tests/test_cart.py` was never flagged when
+    the file moved; the file a command reads is checked like a path, from the root — or from a
+    folder of the repository (commands run in subprojects) when git saw no move."""
+    (repo / "tests" / "test_cart.py").write_text("def test_total():\n    pass\n")
+    (repo / "services" / "api" / "tests").mkdir(parents=True)
+    (repo / "services" / "api" / "tests" / "test_orders.py").write_text("X = 1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "tests")
+    body = (
+        "Run `pytest -q tests/test_cart.py`; in services/api `pytest tests/test_orders.py`; "
+        "`mkdir -p build/out`."
+    )
+    assert reasons(CitationChecker(repo), body) == []
+    git(repo, "mv", "tests/test_cart.py", "tests/unit_test_cart.py")
+    git(repo, "commit", "-qm", "move")
+    found = CitationChecker(repo).check(extract_citations(body))
+    assert [(s.reason, s.moved_to) for s in found] == [(
+        "`pytest -q tests/test_cart.py`: `tests/test_cart.py` no longer exists "
+        "(moved to `tests/unit_test_cart.py`)",
+        "tests/unit_test_cart.py",
+    )]  # fmt: skip
 
 
 def test_an_evidence_commit_is_never_a_reason_to_call_a_memory_stale(repo: Path) -> None:

@@ -107,22 +107,36 @@ class LazyGroup(click.Group):
 
 
 @click.command("help", hidden=True, context_settings={"ignore_unknown_options": True})
-@click.argument("words", nargs=-1, metavar="[VERB]...")
+@click.argument("words", nargs=-1, metavar="[TOPIC]...")
 @click.pass_context
 def help_command(ctx: click.Context, words: tuple[str, ...]) -> None:
-    """`tb help [VERB]...` is `tb [VERB]... --help`, as in git and gh."""
-    command: click.Command = ctx.find_root().command
-    path = [ctx.find_root().info_name or "tb"]
-    for word in words:
-        here = click.Context(command, info_name=" ".join(path))
-        if not isinstance(command, click.Group):
-            raise click.UsageError(f"`{' '.join(path)}` has no subcommand {word!r}", here)
-        _name, found, _rest = command.resolve_command(here, [word])
-        assert found is not None  # resolve_command raises for an unknown name
-        command = found
-        path.append(word)
-    with click.Context(command, info_name=" ".join(path)) as help_ctx:
-        click.echo(command.get_help(help_ctx))
+    """`tb help` is `tb --help`; `tb help <topic>` prints the documentation shipped with tb —
+    a verb's page (`tb help propose`, a subcommand's section: `tb help candidates show`), a guide
+    (`tb help config`, `tb help mcp`), one section (`tb help config#machine-local-settings`); `tb help
+    topics` lists them. Paged on a terminal, as git and gh do."""
+    from ._console.output import colour_on, page
+    from ._help.pages import find_page, page_text, render, section, topics_text
+
+    if not words:
+        command: click.Command = ctx.find_root().command
+        with click.Context(command, info_name=ctx.find_root().info_name or "tb") as help_ctx:
+            click.echo(command.get_help(help_ctx))
+        return
+    if words == ("topics",):
+        page(topics_text())
+        return
+    found, anchor = find_page(words)
+    text = page_text(found)
+    if anchor:
+        part = section(text, anchor)
+        if part is None:
+            if len(words) > 1 and "#" not in " ".join(words):
+                raise click.UsageError(f"`tb {words[0]}` has no subcommand {words[1]!r}")
+            raise click.UsageError(
+                f"{found.topic} has no section #{anchor}: `tb help {found.topic}`"
+            )
+        text = part
+    page(render(found, text, bold=colour_on()))
 
 
 PACKAGES = (
@@ -164,8 +178,9 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 def cli() -> None:
     """teambrain: shared, reviewable memory for your team's AI coding agents.
 
-    Start with `tb init`, `tb install <tool>` and `tb doctor`. `tb help <verb>` shows a
-    verb's options and examples (as `tb <verb> -h` does); docs/cli/ documents each verb.
+    Start with `tb init`, `tb install <tool>` and `tb doctor`. `tb <verb> -h` shows a verb's
+    options and examples; `tb help <verb>` prints its documentation, and `tb help topics` lists
+    the guides shipped with tb (`tb help config`, `tb help mcp`, …).
 
     Exit codes: 0 ok · 1 user error · 2 environment error · 3 lint/validation failure.
     """
@@ -179,7 +194,7 @@ JSON_FORMAT_VERBS = frozenset({"digest"})
 def _wants_json(argv: list[str]) -> bool:
     """Whether a failure also prints ``{"ok": false, "error": ...}`` on stdout: with ``--json``,
     and with ``--format json`` (not ``--out``) on the verbs of :data:`JSON_FORMAT_VERBS`."""
-    return "--json" in argv or _json_format(argv)
+    return any(arg == "--json" or arg.startswith("--json=") for arg in argv) or _json_format(argv)
 
 
 def _json_format(argv: list[str]) -> bool:

@@ -115,7 +115,7 @@ def _driver_factory(name: str) -> DriverFactory | None:
 
 NO_MODEL = (
     "no model configured: set distill.driver and distill.model in .teambrain/brain.yaml "
-    "(a local one such as ollama, or a hosted one: anthropic, openai; docs/distill.md)"
+    "(a local one such as ollama, or a hosted one: anthropic, openai; `tb help distill-guide`)"
 )
 
 

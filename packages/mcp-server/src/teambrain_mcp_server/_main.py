@@ -80,7 +80,8 @@ def serve(repo: Path | None = None, *, log_level: str = "WARNING") -> int:
     ending.on_signals()
     if sys.stdin.isatty():
         print(
-            "teambrain MCP server on stdio. Agent tools start it for you (see docs/mcp.md); "
+            "teambrain MCP server on stdio. Agent tools start it for you (see `tb help mcp`, or "
+            "https://github.com/teambrain/teambrain/blob/main/docs/mcp.md); "
             "press Ctrl-C to stop.",
             file=sys.stderr,
         )

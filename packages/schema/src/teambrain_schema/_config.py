@@ -255,7 +255,7 @@ class AdaptersFile(_Config):
 
 BRAIN_YAML_TEMPLATE = """\
 # teambrain settings for this repository. Reviewed and versioned like code.
-# Every key is documented in docs/config.md; omitted keys take the defaults shown here.
+# `tb help config` documents every key; omitted keys take the defaults shown here.
 version: 1
 
 # A name for this brain in reports (default: the repository folder name).
@@ -286,7 +286,7 @@ retrieval:
 
 distill:
   # The model `tb distill` asks to turn captured sessions into memory candidates (the only
-  # step that calls one). none: not chosen yet. Pick one (docs/distill.md#choosing-a-model):
+  # step that calls one). none: not chosen yet. Pick one (`tb help distill-guide#choosing-a-model`):
   #   local, nothing leaves this machine: driver: ollama, model: qwen2.5:7b-instruct
   #     (pip install 'teambrain-cli[ollama]', an Ollama server running)
   #   hosted: driver: anthropic or openai, model: <the provider's model name>,
@@ -305,7 +305,7 @@ distill:
   max_output_tokens: 4096
   # null: the server's default. 0-0.3 suits distilling.
   temperature: null
-  # auto, tools, json_schema, json_object or prompt (docs/distill.md: which server needs which).
+  # auto, tools, json_schema, json_object or prompt (`tb help distill-guide`: which needs which).
   structured_output: auto
   # Cost cap per `tb distill` run.
   max_calls: 20

@@ -82,6 +82,9 @@ class _Snapshot:
     class_index: dict[str, list[str]] | None = None  # class-like name -> files that may define it
     # files, dirs and names in Unicode's composed form (NFC), built when a citation needs it
     composed: tuple[frozenset[str], frozenset[str], frozenset[str]] | None = None
+    # every path's tails ("api/tests/x.py" → "tests/x.py", "x.py"): where a command run in a
+    # subfolder finds what it names; built when a command's argument needs it
+    tails: frozenset[str] | None = None
 
 
 def _composed(snap: _Snapshot) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
@@ -395,7 +398,9 @@ class CitationChecker:
         out: list[tuple[str, str]] = []
         for citation in citations:
             target = citation.target
-            if citation.kind != "path" or not _is_code_file(target.rpartition("/")[2]):
+            if citation.kind not in ("path", "argument") or not _is_code_file(
+                target.rpartition("/")[2]
+            ):
                 continue
             if "/" not in target:
                 out += [(path, path) for path in self._files_named(snap, target)]
@@ -748,6 +753,31 @@ class CitationChecker:
             return None
         moved = self._moved_to(snap, citation.target)
         reason = f"`{citation.target}` no longer exists"
+        return StaleCitation(citation, reason + (f" (moved to `{moved}`)" if moved else ""), moved)
+
+    def _check_argument(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
+        """A file a cited command reads (``pytest -q tests/test_cart.py``, ``python manage.py
+        migrate``): there from the repository's root; else stale when git saw it move (the
+        command no longer runs as written), else fine when a folder of the repository has it
+        (commands are run in subprojects: "in services/api, `pytest tests/test_x.py`")."""
+        bare = citation.target.rstrip("/")
+        if bare in snap.files or bare in snap.dirs:
+            return None
+        if self.commit is None and os.path.lexists(self.repo_root / bare):
+            return None  # an ignored file of the working tree
+        if not bare.isascii() and "/" in bare and self._exists(snap, bare):
+            return None  # typed composed, stored decomposed (or the other way round)
+        moved = self._moved_to(snap, citation.target)
+        if moved is None:
+            if snap.tails is None:
+                tails: set[str] = set()
+                for path in chain(snap.files, snap.dirs):
+                    parts = path.split("/")
+                    tails.update("/".join(parts[i:]) for i in range(1, len(parts)))
+                snap.tails = frozenset(tails)
+            if bare in snap.tails:
+                return None
+        reason = f"`{citation.text}`: `{citation.target}` no longer exists"
         return StaleCitation(citation, reason + (f" (moved to `{moved}`)" if moved else ""), moved)
 
     def _check_glob(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:

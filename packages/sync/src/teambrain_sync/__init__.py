@@ -11,6 +11,14 @@ from teambrain_schema.git import GitFailed, git_env, run_git
 
 from ._audit import UserDirTouched, prove_user_dir_untouched, watch_directory
 from ._branches import ProposalBranch, PullRequest, proposal_branches, tidy_branches
+from ._forge import (
+    RemoteRepository,
+    ReviewLink,
+    compare_url,
+    forge_of,
+    parse_remote_url,
+    review_link,
+)
 from ._git import GitRepo, open_repo
 from ._history import HistoryEntry, MergedBy, memory_history
 from ._index_md import regenerate_index_md, retirement_reasons
@@ -111,10 +119,12 @@ __all__ = [
     "ProposedItem",
     "PullRequest",
     "RemoteHead",
+    "RemoteRepository",
     "RemoteRoles",
     "ResolvedCommit",
     "RetireOutcome",
     "Retirement",
+    "ReviewLink",
     "ReviewRequest",
     "ReviewTarget",
     "SimilarMemory",
@@ -130,7 +140,9 @@ __all__ = [
     "choose_target",
     "clean_reason",
     "commit_at",
+    "compare_url",
     "draft_citation_problems",
+    "forge_of",
     "gh_ready",
     "git_env",
     "has_brain",
@@ -143,6 +155,7 @@ __all__ = [
     "open_pull_request",
     "open_repo",
     "open_workspace",
+    "parse_remote_url",
     "parse_timestamp",
     "pending_proposals",
     "proposal_branches",
@@ -166,6 +179,7 @@ __all__ = [
     "retire_memory",
     "retire_message",
     "retirement_reasons",
+    "review_link",
     "run_git",
     "run_propose",
     "send_branches",

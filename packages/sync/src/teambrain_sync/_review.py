@@ -19,6 +19,7 @@ from teambrain_schema.gitdir import DEFAULT_BRANCH_NAMES
 from teambrain_schema.private_dirs import ensure_private_dir
 
 from ._branches import ProposalBranch
+from ._forge import review_link
 from ._git import GitRepo
 from ._remotes import RemoteRoles, check_remote_head, default_branch_name, remote_roles_of
 from ._snapshot import ResolvedCommit, resolve_commit
@@ -53,6 +54,10 @@ class ReviewRequest:
     pr_url: str | None
     pr_error: str | None
     patch: Path | None
+    # Without a pull request opened (no gh, or it failed): the forge's page that opens one for
+    # the pushed branch, or the git commands a reviewer runs when the forge is not known.
+    compare_url: str | None = None
+    review_commands: tuple[str, ...] = ()
 
     @property
     def pr_failed(self) -> bool:
@@ -71,6 +76,8 @@ class ReviewRequest:
             "pr_url": self.pr_url,
             "pr_error": self.pr_error,
             "patch": str(self.patch) if self.patch else None,
+            "compare_url": self.compare_url,
+            "review_commands": list(self.review_commands),
         }
 
 
@@ -428,6 +435,7 @@ def send_for_review(
         )
         if pr_url is None:  # pushed, not in review: the next verb that sends tries again
             mark_unsent(repo, branch, True)
+    link = review_link(repo, target, branch) if pushed and pr_url is None else None
     return ReviewRequest(
         branch=branch,
         commit=commit,
@@ -437,4 +445,6 @@ def send_for_review(
         pr_url=pr_url,
         pr_error=pr_error,
         patch=patch,
+        compare_url=link.url if link else None,
+        review_commands=link.commands if link else (),
     )

@@ -162,7 +162,7 @@ def no_brain_reason(repo: GitRepo, commit: ResolvedCommit) -> str | None:
             f"{BRAIN_DIRNAME} is a git submodule at {where}, pointing at commit {object_id[:12]} "
             f"of another repository: teambrain reads and proposes memories in this repository's "
             f"own tree, so make {BRAIN_DIRNAME}/ a folder of it (`git rm {BRAIN_DIRNAME}`, copy "
-            "the brain's files in, commit), or share that brain as an org brain (docs/config.md)"
+            "the brain's files in, commit), or share that brain as an org brain (`tb help config`)"
         )
     if mode == "120000":
         return f"{BRAIN_DIRNAME} is a symbolic link at {where}, not a folder: commit the folder"

@@ -26,7 +26,8 @@ HEADER = """\
 # module per tool, which also cites the documentation each setting was checked against): edit
 # those and run `make adapters`. Validated against the code registry by a test, by `tb lint` and
 # by `tb doctor`, so the two cannot drift. This file ships inside the cli package; the
-# repository's top-level adapters.yaml is a link to it. Schema: docs/schemas/adapters-yaml.json.
+# repository's top-level adapters.yaml is a link to it. Its JSON Schema:
+# https://github.com/teambrain/teambrain/blob/main/docs/schemas/adapters-yaml.json
 #
 # What `tb install` writes, for every tool:
 # - an MCP server named `teambrain` running `tb serve` (the `tb` console script; agent tools that
@@ -48,7 +49,7 @@ HEADER = """\
 # - User actions. Claude Code (folder trust, then approving the project's MCP server), Codex
 #   (project trust, hook trust) and Gemini CLI (folder trust) load nothing from the repository
 #   until the user says so. `tb install` prints the step and `tb doctor` reads the tool's own
-#   files to see whether it was taken (each tool module's user steps; docs/cli/install.md).
+#   files to see whether it was taken (each tool module's user steps; `tb help install`).
 # - Start-up. Codex leaves an optional MCP server out of a session's first turn when it is not
 #   ready within mcp_optional_startup_grace_ms (1 s by default): we set 10 s in the project file
 #   rather than `required = true`, which would stop Codex from starting at all whenever teambrain

@@ -68,6 +68,17 @@ class HookTarget:
 
 
 @dataclass(frozen=True)
+class Presence:
+    """How to tell a tool is installed on this machine: its commands on PATH, or the files it
+    keeps in the user's home (``~/…``; ``$VAR`` or ``$VAR/…`` under a folder the environment
+    names, skipped when unset). Only the one-time steps of a tool found here keep ``tb doctor``
+    from saying ready: the others are to take inside the tool, once it is used here."""
+
+    commands: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Adapter:
     """One supported agent tool."""
 
@@ -81,6 +92,8 @@ class Adapter:
     # The one-time steps the tool waits for from its user before it loads the wiring (trust,
     # approval), read from the tool's own files; None when there are none.
     user_steps: Callable[[ToolContext], list[UserStep]] | None = field(default=None, compare=False)
+    # How tb doctor tells the tool is installed here (None: it cannot, and assumes it is).
+    presence: Presence | None = field(default=None, compare=False)
 
     @property
     def hook_command(self) -> str:

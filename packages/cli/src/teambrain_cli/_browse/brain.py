@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
+import re
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,6 +102,7 @@ class MemorySummary:
     stale: tuple[str, ...] = ()  # one reason per citation that no longer holds, or a TTL run out
     expires_on: dt.date | None = None
     retired_reason: str | None = None
+    body: str = field(default="", repr=False, compare=False)  # for --search; not in to_json
 
     @property
     def is_stale(self) -> bool:
@@ -136,9 +138,12 @@ class MemoryFilter:
     priorities: tuple[str, ...] = ()
     status: StatusFilter = "active"
     stale: bool | None = None
+    search: str = ""  # every word of it in the id, title, tags or body (see search_matches)
 
     def matches(self, memory: MemorySummary) -> bool:
         """True when ``memory`` passes every condition."""
+        if self.search.strip() and not search_matches(self.search, memory):
+            return False
         if self.status not in ("all", memory.status):
             return False
         if self.classes and memory.memory_class not in self.classes:
@@ -151,6 +156,26 @@ class MemoryFilter:
         if wanted and not wanted <= {tag.casefold() for tag in memory.tags}:
             return False
         return self.stale is None or memory.is_stale == self.stale
+
+
+_SEARCH_WORD = re.compile(r"\w+")
+
+
+def search_matches(search: str, memory: MemorySummary) -> bool:
+    """Whether every word of ``search`` is a word of ``memory``'s id, title, tags or body (any
+    case; a word of four letters or more also as the start of one: ``check`` finds
+    ``checkout``, but ``3`` is not found in ``01KB…V3C8``)."""
+    words = {
+        w.casefold()
+        for text in (memory.id, memory.title, *memory.tags, memory.body)
+        for w in _SEARCH_WORD.findall(text)
+    }
+    for wanted in (w.casefold() for w in _SEARCH_WORD.findall(search)):
+        if wanted in words:
+            continue
+        if len(wanted) < 4 or not any(word.startswith(wanted) for word in words):
+            return False
+    return True
 
 
 @dataclass
@@ -245,7 +270,7 @@ def _summaries(
                 tags=tuple(front.tags), created=front.created, path=brain_file.relpath,
                 supersedes=tuple(front.supersedes),
                 stale=() if retired else stale.get(front.id, ()),
-                expires_on=front.expires_on(),
+                expires_on=front.expires_on(), body=brain_file.document.body,
             )
         )  # fmt: skip
     return _finished(view, rows)
@@ -287,7 +312,7 @@ def list_indexed(
                 id=entry.id, title=title or entry.id, memory_class=memory_class or "learning",
                 scope=entry.scope, status="retired" if entry.retired else "active",
                 priority=entry.priority, tags=tuple(tags), created=created, path=entry.path,
-                supersedes=entry.supersedes,
+                supersedes=entry.supersedes, body=entry.body,
                 stale=() if entry.retired or stale is None else stale.get(entry.id, ()),
                 expires_on=created + dt.timedelta(days=ttl_days) if ttl_days is not None else None,
             )

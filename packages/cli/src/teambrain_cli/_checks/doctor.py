@@ -17,8 +17,11 @@ from teambrain_schema.paths import BrainLayout, MachineLayout, find_repo_root
 
 from .._console.extras import extra_install_command
 
-# step: a one-time step only a person can take (trust a folder, approve a server in the tool's
-# own dialog); not a fault teambrain can fix, and doctor is ready once none is left.
+# step: a one-time step only a person can take inside an agent tool installed on this machine
+# (trust a folder, approve a server in the tool's own dialog); not a fault teambrain can fix, and
+# doctor is ready once none is left. The same step for a tool not installed here is a note
+# (``tool_installed`` false): to take inside the tool once it is used here, not a reason to say
+# this machine is not ready.
 DoctorStatus = Literal["ok", "problem", "note", "step"]
 MIN_PYTHON = (3, 11)
 MIN_GIT = (2, 25)
@@ -27,12 +30,20 @@ MIN_GIT = (2, 25)
 @dataclass
 class Finding:
     """One readiness check: ``problem`` and ``step`` findings carry a one-line fix (for a step:
-    what the person does, once) and make doctor exit 2."""
+    what the person does, once, inside the tool) and make doctor exit 2. A tool's one-time
+    step says whether the tool is installed here (``tool_installed``; None for other
+    findings): when it is not, the step is a note with its fix, for later."""
 
     name: str
     status: DoctorStatus
     detail: str
     fix: str | None = None
+    tool_installed: bool | None = None
+
+    @property
+    def later(self) -> bool:
+        """A one-time step inside a tool not installed on this machine: nothing to do here."""
+        return self.tool_installed is False and self.status == "note" and self.fix is not None
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
@@ -105,7 +116,7 @@ def check_repository(ctx: DoctorContext) -> list[Finding]:
                 "clone): agents read it, but `tb propose` and `tb retire` commit in this "
                 "repository's tree, where it is not a folder",
                 f"make it a folder of this repository (`git rm {ctx.layout.root.name}`, copy "
-                "the brain's files in, commit), or name it as an org brain (docs/config.md)",
+                "the brain's files in, commit), or name it as an org brain (`tb help config`)",
             )
         )
     try:
@@ -116,7 +127,7 @@ def check_repository(ctx: DoctorContext) -> list[Finding]:
                 "brain.yaml",
                 "problem",
                 exc.message,
-                f"fix {exc.relpath} line {exc.line} (see docs/config.md)",
+                f"fix {exc.relpath} line {exc.line} (see `tb help config`)",
             )
         )
         return found
@@ -167,7 +178,7 @@ def check_distill(ctx: DoctorContext) -> Finding:
         return Finding(
             "distill", "note",
             "no model configured yet: `tb distill` needs one (agents use the brain without it)",
-            "pick a local or hosted model: `tb distill` prints the steps; docs/distill.md",
+            "pick a local or hosted model: `tb distill` prints the steps; `tb help distill-guide`",
         )  # fmt: skip
     if distill.driver == "fake":
         return Finding(
@@ -284,7 +295,7 @@ def check_distill_online(ctx: DoctorContext) -> Finding:
     return Finding(
         "distill endpoint", "problem", result.detail,
         "approve the destination with `tb trust`, start the model server, or fix "
-        "distill.base_url / distill.model / the credential (docs/distill.md)",
+        "distill.base_url / distill.model / the credential (`tb help distill-guide`)",
     )  # fmt: skip
 
 
@@ -417,18 +428,26 @@ def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
 
 def _user_step_findings(label: str, tool: str, repo: Path) -> list[Finding]:
     """What the tool itself still waits for from the user (trust, approval), read from its own
-    files: a wired tool that never loads the wiring serves no memory and records nothing."""
-    from .._agent_tools.readiness import user_steps
+    files: a wired tool that never loads the wiring serves no memory and records nothing. A
+    step of a tool installed here keeps this machine not ready (``step``); of a tool not
+    installed here, it is a note for when it is (issue 42 point 8: doctor exited 2 for Claude
+    Code's folder trust on a machine without Claude Code)."""
+    from .._agent_tools.readiness import tool_here, user_steps
 
-    return [
-        Finding(
-            f"{label}: {step.name}",
-            "ok" if step.done else "step",
-            step.detail,
-            None if step.done else step.fix,
-        )
-        for step in user_steps(tool, repo)
-    ]
+    steps = user_steps(tool, repo)
+    here = tool_here(tool) if any(not step.done for step in steps) else None
+    found = []
+    for step in steps:
+        name = f"{label}: {step.name}"
+        if step.done:
+            found.append(Finding(name, "ok", step.detail))
+        elif here is not None and not here.installed:
+            detail = f"{step.detail} — to do inside the tool once you use it here: {here.evidence}"
+            found.append(Finding(name, "note", detail, step.fix, tool_installed=False))
+        else:
+            evidence = f" ({here.evidence})" if here is not None else ""
+            found.append(Finding(name, "step", step.detail + evidence, step.fix, True))
+    return found
 
 
 def check_heartbeat(ctx: DoctorContext) -> Finding:

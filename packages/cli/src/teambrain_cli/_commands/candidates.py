@@ -6,9 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import click
+from teambrain_schema import UserError
 
 from .._console.choice import Choice
 from .._console.output import emit_json, fit, paint, say, terminal_width
+from .._proposals.edit import EditOutcome
 from .._proposals.queue import (
     CandidateStatus,
     candidate_json,
@@ -96,6 +98,7 @@ def command(ctx: click.Context, status: str, all_repos: bool, as_json: bool) -> 
     Examples:
       tb candidates                    what waits for review here
       tb candidates show 7QH2          one candidate and the checks it would face
+      tb candidates edit 7QH2          fix its title, body, class or tags in your editor
       tb candidates drop 7QH2 --reason "not true any more"
       tb propose 7QH2                  propose it (the same checks, a reviewed branch)
 
@@ -277,3 +280,190 @@ def drop_command(
     for item in dropped:
         verb = "deleted" if item.deleted else "dropped"
         click.echo(f"{verb:<8} {item.candidate_id}  {item.title!r}")
+
+
+def _insert_problems(text: str, problems: tuple[str, ...]) -> str:
+    """The user's edited form again, the problems said in ``# tb:`` lines at its top (old ones
+    replaced): what they re-open."""
+    from .._proposals.edit import FORM_NOTE
+
+    lines = [line for line in text.split("\n") if not line.startswith(f"{FORM_NOTE} PROBLEM:")]
+    notes = [f"{FORM_NOTE} PROBLEM: {' '.join(problem.split())}" for problem in problems]
+    if lines and lines[0].strip() == "---":
+        return "\n".join([lines[0], *notes, *lines[1:]])
+    return "\n".join(["---", *notes, "---", *lines])
+
+
+def _keep_edit(candidate_id: str, text: str) -> str:
+    """Save a refused edit where the user finds it again (private, like git's COMMIT_EDITMSG)."""
+    from teambrain_capture import ensure_private_dir
+    from teambrain_schema.atomic import write_text_atomic
+
+    from .._console.context import machine
+
+    folder = machine().spool / "edits"
+    ensure_private_dir(folder)
+    path = folder / f"{candidate_id}.md"
+    write_text_atomic(path, text, mode=0o600)
+    return str(path)
+
+
+@command.command("edit")
+@click.argument("candidate_id", metavar="ID", shell_complete=complete_candidate_ids)
+@click.option("--title", metavar="TEXT", help="The new title (no editor opens).")
+@click.option(
+    "--class", "memory_class", type=Choice(["decision", "convention", "map", "learning"]),
+    help="The new class (no editor opens).",
+)  # fmt: skip
+@click.option("--add-tag", "add_tags", multiple=True, metavar="TAG", help="Add a tag (repeat for several; no editor opens).")  # fmt: skip
+@click.option("--remove-tag", "remove_tags", multiple=True, metavar="TAG", help="Remove a tag (repeat for several; no editor opens).")  # fmt: skip
+@click.option(
+    "--file", "-F", "form_file", metavar="FILE",
+    help="Take the edited form from FILE (- for stdin) instead of opening an editor.",
+)  # fmt: skip
+@click.option(
+    "--no-similar", is_flag=True,
+    help="Skip the near-duplicate search after saving (it loads the embedding model).",
+)  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome and the checks as JSON.")
+def edit_command(
+    *, candidate_id: str, title: str | None, memory_class: str | None, add_tags: tuple[str, ...],
+    remove_tags: tuple[str, ...], form_file: str | None, no_similar: bool, as_json: bool,
+) -> None:  # fmt: skip
+    """Edit candidate ID before it is proposed: title, body, class, tags, priority, scope.
+
+    Opens your editor on the candidate as a memory file (front matter, then the body): $VISUAL,
+    else $EDITOR, else vi. When you save and close, it is checked again as `tb candidates
+    show` checks it. Schema and lint limits, secrets and prompt injection refuse the edit: on
+    a terminal you are asked whether to edit again (your text, the problems at its top);
+    otherwise the candidate is left as it was and your edit is kept in a file (as git keeps a
+    commit message) to pass back with --file. Emptying the file cancels. --title, --class,
+    --add-tag, --remove-tag and --file change it without an editor. A candidate already
+    proposed is edited in its pull request.
+
+    \b
+    Examples:
+      tb candidates edit 1D8C
+      tb candidates edit 1D8C --title "Money is integer cents" --class decision
+      tb candidates edit 1D8C --add-tag payments --remove-tag imported
+      tb candidates edit 1D8C --file edited.md
+    """
+    from teambrain_schema import ExitCode, ValidationFailure
+    from teambrain_schema.paths import find_repo_root
+
+    from .._console.context import machine, require_brain
+    from .._console.editor import edit_text, on_terminal
+    from .._proposals.edit import candidate_form, edit_candidate, form_changes
+
+    home = machine()
+    candidate = find_candidate(home, candidate_id)
+    if candidate.status == "proposed":
+        raise UserError(
+            f"candidate {candidate.candidate_id} was already proposed as "
+            f"{candidate.proposed_as}: edit it in its pull request instead"
+        )
+    layout = repo = None
+    if find_repo_root() is not None:
+        from teambrain_sync import open_repo
+
+        layout = require_brain()
+        repo = open_repo(layout.repo_root)
+    started = candidate.content_hash
+
+    def apply(changes: dict[str, object]) -> EditOutcome:
+        return edit_candidate(
+            home, candidate, changes, layout=layout, repo=repo, similar=not no_similar,
+            expected_hash=started,
+        )  # fmt: skip
+
+    flags = title is not None or memory_class is not None or add_tags or remove_tags
+    if flags or form_file is not None:
+        if flags and form_file is not None:
+            raise UserError("give --file or the field options (--title, --class, --add-tag, --remove-tag), not both")  # fmt: skip
+        if form_file is not None:
+            from .._proposals.drafts import read_draft_source
+
+            found = form_changes(read_draft_source(form_file), form_file)
+            if found is None:
+                raise UserError(
+                    f"{form_file} is empty: candidate {candidate.candidate_id} unchanged"
+                )
+            changes: dict[str, object] = found
+        else:
+            changes = {}
+            if title is not None:
+                changes["title"] = title
+            if memory_class is not None:
+                changes["class"] = memory_class
+            if add_tags or remove_tags:
+                tags = [t for t in candidate.draft.tags if t not in remove_tags]
+                changes["tags"] = tags + [t for t in add_tags if t not in tags]
+        outcome = apply(changes)
+        if outcome.refused:
+            _refused(outcome, as_json, kept=None)
+            raise SystemExit(ExitCode.VALIDATION_FAILURE)
+        _edited(outcome, as_json)
+        return
+
+    text = candidate_form(candidate)
+    name = f"candidate-{candidate.candidate_id}.md"
+    while True:
+        text = edit_text(text, name=name)
+        try:
+            found = form_changes(text, name)
+        except ValidationFailure as exc:
+            outcome = EditOutcome(candidate, False, True, None, (exc.message,))
+        else:
+            if found is None:
+                raise UserError(
+                    f"the form was emptied: candidate {candidate.candidate_id} unchanged"
+                )
+            outcome = apply(found)
+        if not outcome.refused:
+            _edited(outcome, as_json)
+            return
+        for problem in outcome.problems:
+            say(f"tb: {problem}")
+        if (
+            not as_json
+            and on_terminal()
+            and click.confirm("Edit it again?", default=True, err=True)
+        ):
+            text = _insert_problems(text, outcome.problems)
+            continue
+        _refused(outcome, as_json, kept=_keep_edit(candidate.candidate_id, text))
+        raise SystemExit(ExitCode.VALIDATION_FAILURE)
+
+
+def _edited(outcome: EditOutcome, as_json: bool) -> None:
+    if outcome.saved:  # a refused edit kept earlier is not needed any more
+        from .._console.context import machine
+
+        (machine().spool / "edits" / f"{outcome.candidate.candidate_id}.md").unlink(missing_ok=True)
+    if as_json:
+        emit_json({"ok": True, **outcome.to_json()})
+        return
+    from teambrain_schema.render import one_line
+
+    candidate = outcome.candidate
+    if not outcome.changed:
+        say(f"No change: candidate {candidate.candidate_id} is as it was.")
+    else:
+        say(f"Edited candidate {candidate.candidate_id}: {one_line(candidate.draft.title)!r}")
+    if outcome.review is not None:
+        lines = format_review(outcome.review)
+        click.echo("\n".join(lines[lines.index(paint("Checks", bold=True)) :]))
+
+
+def _refused(outcome: EditOutcome, as_json: bool, kept: str | None) -> None:
+    candidate_id = outcome.candidate.candidate_id
+    if as_json:
+        emit_json({"ok": False, **outcome.to_json(), "kept": kept})
+        return
+    if kept is None:  # the options' problems were not said yet
+        for problem in outcome.problems:
+            say(f"tb: {problem}")
+    say(f"tb: candidate {candidate_id} unchanged (the checks refused the edit)")
+    if kept is not None:
+        say(f"  your edit is kept in {kept}: fix it, then `tb candidates edit {candidate_id} "
+            f"--file {kept}`")  # fmt: skip

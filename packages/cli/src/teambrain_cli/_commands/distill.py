@@ -40,7 +40,7 @@ tb distill needs a model, and this brain has none yet (distill.driver: none in
                                  api_key_env: ANTHROPIC_API_KEY}
     3. export ANTHROPIC_API_KEY=…   then `tb trust` approves the destination on this machine
 
-Other servers (LM Studio, llama.cpp, vLLM) and their settings: docs/distill.md.
+Other servers (LM Studio, llama.cpp, vLLM) and their settings: `tb help distill-guide`.
 `tb doctor` checks the choice."""
 
 
@@ -134,7 +134,7 @@ def command(
     Reads this repository's spool sessions that were not distilled yet (sessions that ended
     with a commit first), asks the model pinned in brain.yaml for memories with evidence, and
     queues the valid, new ones in the candidate spool (proposer: distiller). Only envelope data
-    and the brain's own memories are sent; see docs/distill.md.
+    and the brain's own memories are sent; see `tb help distill-guide`.
 
     Exits 0 when done (a cost-cap stop included), 2 when the model or its fixtures are
     unavailable, 3 when the model's answers stayed invalid after the allowed retries.

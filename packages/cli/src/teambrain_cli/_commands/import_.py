@@ -32,10 +32,15 @@ def command(paths: tuple[str, ...], auto_memory: bool, dry_run: bool, as_json: b
 
     Reads CLAUDE.md, AGENTS.md, GEMINI.md, .cursor/rules/, .cursorrules, .windsurf/rules/,
     .clinerules, .github/copilot-instructions.md and .github/instructions/, and a Cline
-    memory bank (or only the FILEs given), splits them at their headings into memory-sized
-    pieces, classes and tags each, and queues the ones that pass the checks every candidate
-    faces (schema, secrets, <private> spans removed, prompt injection, content already in the
-    brain). The files are never modified. Review with `tb candidates`, then `tb propose`.
+    memory bank (or only the FILEs given), splits them into one piece per rule, classes and
+    tags each, and queues the ones that pass the checks every candidate faces (schema,
+    secrets, <private> spans removed, prompt injection, content already in the brain). The files are never modified. Review with `tb candidates`, then `tb propose`.
+
+    Each rule becomes one candidate: a bullet or numbered item (with what is nested in it), a
+    paragraph, a table, a code block with the text it illustrates; a lead-in ("Before
+    merging:") goes with each item it introduces. A secret is redacted on its line (the rest of
+    the rule is kept, and the line is shown); a piece that looks like a prompt injection is
+    skipped, quoting the line.
 
     \b
     Examples:
@@ -44,6 +49,8 @@ def command(paths: tuple[str, ...], auto_memory: bool, dry_run: bool, as_json: b
       tb import --auto-memory         Claude Code's own notes for this project too
       tb candidates && tb propose --all
     """
+    from teambrain_schema.render import one_line
+
     layout = require_brain()
     run = import_instructions(
         layout, machine(), paths=paths, auto_memory=auto_memory, dry_run=dry_run
@@ -67,6 +74,9 @@ def command(paths: tuple[str, ...], auto_memory: bool, dry_run: bool, as_json: b
         click.echo(fit(where + (f"  {item.candidate_id}" if item.candidate_id else ""), width))
         if item.reason and item.result in ("skipped", "in-brain"):
             click.echo(fit(f"{'':23}{item.reason}", width))
+        for redacted in item.redacted:  # the secret's value only; the rest of the rule is kept
+            click.echo(fit(f"{'':23}redacted a secret ({redacted.rule}) on line {redacted.line}: "
+                           f"{one_line(redacted.text)}", width))  # fmt: skip
     if run.personal_available:
         say(f"note: Claude Code's auto memory for this project is at {run.personal_available[0].shown}: "
             "add --auto-memory to import it (personal notes; reviewed like the rest)")  # fmt: skip
@@ -78,6 +88,9 @@ def command(paths: tuple[str, ...], auto_memory: bool, dry_run: bool, as_json: b
         (run.count("skipped"), "skipped"),
     )
     summary += "".join(f", {n} {label}" for n, label in others if n)
+    secrets = sum(len(item.redacted) for item in run.items)
+    if secrets:
+        summary += f"; {secrets} secret(s) redacted where they were (the lines above)"
     say(summary)
     if queued and not dry_run:
         say("Next: `tb candidates` to review them (`tb candidates drop ID` for what should not "

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from .._browse import open_view, show_memory
-from .._console.output import echo, emit_json, paint
+from .._console.output import echo, emit_json, paint, say
 from ._complete import complete_memory_ids
 
 if TYPE_CHECKING:
@@ -93,7 +93,10 @@ def format_detail(detail: MemoryDetail, *, as_agent: bool = False) -> list[str]:
 @click.option("--ref", metavar="REF", help="The memory as it was at this commit, tag or branch.")
 @click.option("--at", metavar="ISO", help="The memory as it was at this moment.")
 @click.option("--json", "as_json", is_flag=True, help="Print everything as JSON.")
-def command(memory_id: str, as_agent: bool, ref: str | None, at: str | None, as_json: bool) -> None:
+@click.option("--web", "-w", is_flag=True, help="Open the memory in the local web page (`tb ui`) instead.")  # fmt: skip
+def command(
+    memory_id: str, *, as_agent: bool, ref: str | None, at: str | None, as_json: bool, web: bool
+) -> None:
     """Show memory ID in full: its body, provenance, history in git and why it may be stale.
 
     ID is the whole id, or a prefix or suffix of it (4 characters or more) that no other
@@ -105,9 +108,16 @@ def command(memory_id: str, as_agent: bool, ref: str | None, at: str | None, as_
       tb show F01                       the memory whose id ends in F01
       tb show F01 --agent               the body as agents are given it
       tb show F01 --ref main~3 --json   as it was three commits ago, as JSON
+      tb show F01 --web                 in the local web page
     """
     with open_view(ref=ref, at=at) as view:
         detail = show_memory(view, memory_id)
+    if web:
+        from .._ui.server import run_ui
+
+        run_ui(port=0, browser=True, ref=ref, at=at, echo=click.echo, say=say,
+               start=f"memory/{detail.summary.id}")  # fmt: skip
+        return
     if as_json:
         emit_json({"ok": True, **detail.to_json()})
         return

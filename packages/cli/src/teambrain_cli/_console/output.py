@@ -132,3 +132,56 @@ def wrap_lines(text: str, width: int | None, indent: str = "") -> list[str]:
                 )
             )  # fmt: skip
     return out
+
+
+PAGER_ENV = "TB_PAGER"
+
+
+def pager_command(env: dict[str, str] | None = None) -> str | None:
+    """The pager for long output on a terminal, as gh chooses: ``$TB_PAGER``, else ``$PAGER``,
+    else ``less``; None when set empty or to ``cat`` (no pager)."""
+    env = dict(os.environ) if env is None else env
+    for name in (PAGER_ENV, "PAGER"):
+        if name in env:
+            chosen = env[name].strip()
+            return None if chosen in ("", "cat") else chosen
+    return "less"
+
+
+def page(text: str) -> None:
+    """``text`` on stdout, through the pager when stdout is a terminal (``less`` gets ``LESS=FRX``
+    unless ``$LESS`` says otherwise: one screen or less is printed and left on the screen);
+    straight out when piped, when no pager is wanted (or ``TERM`` is unset or ``dumb``), or
+    when the pager cannot start."""
+    import subprocess
+
+    try:
+        terminal = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    # A terminal that cannot run a pager (TERM unset or dumb: less would stop to complain).
+    capable = os.environ.get("TERM", "") not in ("", "dumb")
+    command = pager_command() if terminal and capable else None
+    if command is None:
+        click.echo(text, nl=False)
+        return
+    env = {**os.environ}
+    env.setdefault("LESS", "FRX")
+    env.setdefault("LV", "-c")
+    try:
+        proc = subprocess.Popen(["sh", "-c", command], stdin=subprocess.PIPE, env=env)
+    except OSError:
+        click.echo(text, nl=False)
+        return
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(text.encode("utf-8", "replace"))
+        proc.stdin.close()
+    except BrokenPipeError:  # the reader quit early (q in less)
+        pass
+    try:
+        proc.wait()
+    except KeyboardInterrupt:
+        proc.wait()
+    if proc.returncode == 127:  # no such pager: the text is not lost
+        click.echo(text, nl=False)

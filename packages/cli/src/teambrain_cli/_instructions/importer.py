@@ -15,6 +15,7 @@ from teambrain_schema import UserError, ValidationFailure
 
 from .markdown import Piece, split_front_matter, split_pieces
 from .sources import (
+    MARK_BEGIN,
     MAX_SOURCE_BYTES,
     Source,
     claude_auto_memory,
@@ -73,17 +74,60 @@ _STOP = frozenset(
         "important",
     ]
 )
-# Words that say which class a piece is, looked for in its headings (weighing triple) and body.
-_CLASS_WORDS: dict[str, tuple[str, ...]] = {
-    "map": ("architecture", "structure", "layout", "overview", "directory", "directories",
-            "folders", "modules", "codebase", "components", "where things", "lives in",
-            "project brief", "tech context", "system patterns", "entry point"),
-    "decision": ("decision", "decided", "we chose", "we use", "rationale", "why we",
-                 "instead of", "trade-off", "tradeoff", "adr", "must not use", "prefer "),
-    "learning": ("gotcha", "pitfall", "known issue", "lesson", "learned", "troubleshoot",
-                 "debug", "workaround", "flaky", "caveat", "beware", "watch out", "progress",
-                 "active context", "fails when", "breaks when"),
-}  # fmt: skip
+# Headings that name a class of memory ("Decisions", "Gotchas", "Architecture") decide it for
+# the pieces under them (weight 3); headings that name a topic ("Testing", "Deploying") only lean
+# (weight 1). The nearest heading counts fully, the ones above it a third.
+_HEADING_CLASSES: tuple[tuple[str, int, re.Pattern[str]], ...] = tuple(
+    (name, weight, re.compile(rf"\b(?:{words})\b", re.IGNORECASE))
+    for name, weight, words in (
+        ("decision", 3, r"decisions?|decided|adrs?|rationale|why|trade-?offs?|choices|"
+                        r"architecture decisions?"),
+        ("learning", 3, r"gotchas?|pitfalls?|known (?:issues?|problems?)|lessons?(?: learned)?|"
+                        r"learnings?|troubleshooting|debugging|caveats?|quirks?|common mistakes|"
+                        r"notes?|active context|progress|current focus|faq"),
+        ("map", 3, r"architecture|structure|layout|overview|director(?:y|ies)|folders?|"
+                   r"codebase|(?:project|repo|code) map|tech(?:nology)? stack|stack|"
+                   r"system patterns|project brief|tech context|key files|packages|services|"
+                   r"data model|about|where things (?:are|live)|glossary"),
+        ("convention", 3, r"conventions?|style|guidelines?|rules?|standards?|best practices|"
+                          r"dos?|don'?ts?|naming|formatting"),
+        ("convention", 1, r"testing|tests|commands?|workflow|git|commits?|pull requests?|prs?|"
+                          r"reviews?|security|setup|deploy(?:ing|ment)?|releases?|ci|lint(?:ing)?|"
+                          r"errors?|logging|instructions|environment|config(?:uration)?|"
+                          r"variables|api|access|dependencies"),
+    )
+)  # fmt: skip
+# What the text itself says: (class, weight, pattern) over the lower-cased body.
+_TEXT_CUES: tuple[tuple[str, int, re.Pattern[str]], ...] = tuple(
+    (name, weight, re.compile(pattern))
+    for name, weight, pattern in (
+        ("decision", 3, r"\bwe (?:chose|decided|picked|went with|moved|switched|stayed|kept|"
+                        r"settled on|opted|standardi[sz]ed on)\b|\bdecided (?:to|against|on)\b|"
+                        r"\bwe use \S+ (?:instead of|over|rather than)\b"),
+        ("decision", 2, r"\bwe (?:use|run|host|store|deploy|build|keep|avoid|prefer)\b"),
+        ("decision", 1, r"\binstead of\b|\brather than\b|\bbecause\b|\btrade-?off\b|"
+                        r"\bin favou?r of\b|\bsince (?:the|we|our|\d{4})\b|\bover (?:the )?\w+ for\b"),
+        ("learning", 2, r"\bgotcha\b|\bflaky\b|\bworkaround\b|\bturns out\b|\bif you see\b|"
+                        r"\bwatch out\b|\bbeware\b|\bcaused by\b|\bout of memory\b|"
+                        r"^(?:note|nb|heads up|careful)\b"),
+        ("learning", 1, r"\bfails?\b|\bfailures?\b|\bbreaks?\b|\btimes? out\b|\btimeout\b|"
+                        r"\bexhausts?\b|\bsilently\b|\bstale\b|\bbug\b|\bdiffer\b|"
+                        r"\bcannot\b|\bcan't\b|\bslow\b|\bnothing says\b|\bretry\b"),
+        ("map", 2, r"\blives? (?:in|under)\b|\bare in `|\bis in `|\bentry point\b|\blocated\b|"
+                   r"\bmounted at\b|\btalks? to\b|\byou are working on\b|"
+                   r"^(?:this|the) (?:repo|repository|project|monorepo|app|service|codebase)\b|"
+                   r"(?:\bis |^)an? [\w+ .()-]{0,60}\b(?:app|application|service|library|monorepo|"
+                   r"platform|shop|tool|api|website|site|backend|frontend|cli)\b"),
+        ("map", 1, r"\bholds?\b|\bcontains?\b|\bruns? on\b"),
+        ("convention", 2, r"^(?:use|never|always|don'?t|do not|avoid|prefer|keep|put|name|write|"
+                          r"run|add|make sure|ensure|follow|format|wrap|stub|check|ask|read|raise|"
+                          r"paginate|log|store|set|open|merge|wait|install|start|fix|every|no|"
+                          r"only|plan|test|tag|document|commit|push|review|call|return|pass|"
+                          r"validate|import|export|create|update|delete|remove)\b"),
+        ("convention", 2, r"\b(?:must|should|never|always|do not|don't)\b"),
+        ("convention", 2, r"\b(?:forbidden|not allowed|required|mandatory|enforced|lint error)\b"),
+    )
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -98,12 +142,14 @@ class Imported:
     reason: str | None = None
     candidate_id: str | None = None
     tags: tuple[str, ...] = ()
+    redacted: tuple[Redaction, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
             "source": self.source.shown, "line": self.line, "title": self.title,
             "class": self.memory_class, "result": self.result, "reason": self.reason,
             "candidate_id": self.candidate_id, "tags": list(self.tags),
+            "redacted": [r.to_json() for r in self.redacted],
         }  # fmt: skip
 
 
@@ -131,19 +177,46 @@ class ImportRun:
         }
 
 
-def classify(headings: Sequence[str], body: str, tool: str) -> str:
-    """decision, convention, map or learning, from the words of the headings (weighing triple)
-    and the body; convention when nothing says otherwise (most instructions are)."""
-    head = " ".join(headings).lower()
-    text = body.lower()
-    scores = {
-        name: 3 * sum(head.count(word) for word in words) + sum(text.count(word) for word in words)
-        for name, words in _CLASS_WORDS.items()
-    }
+def classify(headings: Sequence[str], body: str, tool: str, *, topic: str | None = None) -> str:
+    """decision, convention, map or learning: what the nearest heading that names a class says
+    (the ones above it, and a rule file's ``topic``, lean a little), weighed with what the text
+    says (a choice and its reason, a place in the code, a trap, an instruction); convention
+    when nothing says otherwise (most instructions are)."""
+    scores = dict.fromkeys(("decision", "convention", "map", "learning"), 0.0)
+    said = dict.fromkeys(scores, 0.0)  # by the text alone: it breaks a tie
+    nearest = True
+    for heading in reversed(headings):
+        found = [
+            (name, weight) for name, weight, words in _HEADING_CLASSES if words.search(heading)
+        ]
+        for name, weight in found[:1]:
+            scores[name] += weight if nearest else weight / 3
+        nearest = nearest and not found
+    if topic and topic.casefold().replace(" ", "") not in {
+        h.casefold().replace(" ", "") for h in headings
+    }:  # a memory bank's "techContext.md" says what its "# Tech Context" says: once
+        for name, weight, words in _HEADING_CLASSES:
+            if words.search(topic):
+                scores[name] += weight / 3
+                break
+    lines = [line.strip() for line in body.lower().split("\n") if line.strip()]
+    text = " ".join(lines)
+    starts = [re.sub(r"^(?:[-*+]|\d{1,9}[.)])?[^a-z0-9`]*", "", line) for line in lines]
+    for name, weight, cue in _TEXT_CUES:
+        if cue.pattern.startswith("^"):  # how a line starts: "Use …", "Never …", "Note: …"
+            said[name] += weight * min(sum(1 for line in starts if cue.search(line)), 2)
+        elif cue.pattern.startswith("(?:\\bis |^)"):
+            said[name] += (
+                weight if cue.search(starts[0] if starts else "") or cue.search(text) else 0
+            )
+        else:
+            said[name] += weight * min(len(cue.findall(text)), 2)
     if tool == "claude-auto-memory":
-        scores["learning"] += 2  # what an agent noted while working
-    best = max(scores, key=lambda name: scores[name])
-    return best if scores[best] >= 2 else "convention"
+        said["learning"] += 2  # what an agent noted while working
+    for name in scores:
+        scores[name] += said[name]
+    best = max(scores, key=lambda name: (scores[name], said[name], name == "convention"))
+    return best if scores[best] > 0 else "convention"
 
 
 def _tags(headings: Sequence[str], tool: str, extra: Sequence[str] = ()) -> tuple[str, ...]:
@@ -185,32 +258,126 @@ def _read(source: Source, repo: Path) -> str:
     return read_file_within(source.path, repo, max_bytes=MAX_SOURCE_BYTES).decode("utf-8")
 
 
-def source_pieces(source: Source, text: str) -> list[tuple[Piece, str, tuple[str, ...]]]:
-    """Each piece of ``text`` (the source's content) with its class and tags: front matter read
-    for hints, the exported section and ``<private>`` spans removed first."""
+@dataclass(frozen=True)
+class Redaction:
+    """A secret found in a source: its line, the rule that found it, and the line as imported
+    (the secret replaced by ``[REDACTED:<rule>]``: the rest of the rule is kept)."""
+
+    line: int
+    rule: str
+    text: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"line": self.line, "rule": self.rule, "text": self.text}
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One piece of a source, ready for the checks: the piece, its class and tags, and the
+    secrets redacted in it."""
+
+    piece: Piece
+    memory_class: str
+    tags: tuple[str, ...]
+    redactions: tuple[Redaction, ...] = ()
+
+
+_PRIVATE_SPAN = re.compile(
+    r"<private(?![\w-])[^>]*>.*?(?:</private[^>]*>|\Z)", re.IGNORECASE | re.S
+)
+
+
+def _blanked(text: str, start: int, end: int) -> str:
+    """``text`` with ``[start, end)`` removed but its line breaks kept, so every line after it
+    keeps its number (what ``tb import`` reports is the line in the file)."""
+    return text[:start] + "\n" * text.count("\n", start, end) + text[end:]
+
+
+def _without_private(text: str) -> str:
+    """``text`` without its ``<private>`` spans (whole: no placeholder is worth a memory's
+    words), line numbers kept; then schema's own rule, for anything shaped otherwise."""
     from teambrain_schema.scrub import PRIVATE_MARK, strip_private
 
+    for match in reversed(list(_PRIVATE_SPAN.finditer(text))):
+        text = _blanked(text, match.start(), match.end())
+    return strip_private(text).replace(PRIVATE_MARK, "")
+
+
+def _without_export(text: str) -> str:
+    """``text`` without the section ``tb export`` wrote, line numbers kept."""
+    rest = without_exported_section(text)
+    if rest == text:
+        return text
+    start = text.find(MARK_BEGIN)
+    return _blanked(text, start, start + len(text) - len(rest))
+
+
+def redact_text(text: str, *, first_line: int = 1) -> tuple[str, list[Redaction]]:
+    """``text`` with every secret replaced by ``[REDACTED:<rule>]`` (a secret over several
+    lines keeps their breaks), and each one found: its line (``first_line`` is the first
+    line's number) and that line as it now reads."""
+    from teambrain_schema.secrets import REDACTION_TEMPLATE, find_secrets
+
+    findings = find_secrets(text)
+    if not findings:
+        return text, []
+    parts: list[str] = []
+    cursor = 0
+    for finding in findings:
+        parts.append(text[cursor : finding.start])
+        marker = REDACTION_TEMPLATE.format(rule=finding.rule)
+        parts.append(marker + "\n" * text.count("\n", finding.start, finding.end))
+        cursor = finding.end
+    parts.append(text[cursor:])
+    redacted = "".join(parts)
+    lines = redacted.split("\n")
+    found = [
+        Redaction(first_line + f.line - 1, f.rule, lines[f.line - 1].strip()[:200])
+        for f in findings
+    ]
+    return redacted, found
+
+
+def source_pieces(source: Source, text: str) -> list[tuple[Piece, str, tuple[str, ...]]]:
+    """Each piece of ``text`` (the source's content) with its class and tags (see
+    :func:`prepare_pieces`, which also says which secrets were redacted)."""
+    return [(p.piece, p.memory_class, p.tags) for p in prepare_pieces(source, text)]
+
+
+def prepare_pieces(source: Source, text: str) -> list[Prepared]:
+    """Each piece of ``text`` (the source's content), one rule or decision each, with its class
+    and tags: the front matter read for hints (a rule file's description titles it when it
+    holds one rule; the files it applies to come first), the exported section and ``<private>``
+    spans removed, and every secret redacted where it is — only that value, on that line; the
+    rest of the rule is kept."""
+    from teambrain_schema.secrets import redact_secrets
+
     front, rest, skipped = split_front_matter(text.replace("\r\n", "\n"))
-    heading, applies = _front_matter_hints(front)
-    # A private span is removed whole: no "[private]" placeholder is worth a memory's words.
-    rest = strip_private(without_exported_section(rest)).replace(PRIVATE_MARK, "")
-    stem = source.path.name.split(".")[0]
-    if heading is None and source.tool in (
-        "cursor",
-        "windsurf",
-        "cline",
-        "copilot",
-        "cline-memory-bank",
-    ):
-        heading = " ".join(re.split(r"[-_]|(?<=[a-z])(?=[A-Z])", stem)).strip().capitalize() or None
+    description, applies = _front_matter_hints(front)
+    description = redact_secrets(description) if description else None
+    rest, redactions = redact_text(_without_private(_without_export(rest)), first_line=skipped + 1)
+    topic = description
+    if topic is None and source.tool in ("cursor", "windsurf", "cline", "copilot",
+                                         "cline-memory-bank"):  # fmt: skip
+        stem = source.path.name.split(".")[0]
+        topic = " ".join(re.split(r"[-_]|(?<=[a-z])(?=[A-Z])", stem)).strip().capitalize() or None
+    pieces = split_pieces(rest, first_line=skipped + 1)
     out = []
-    for piece in split_pieces(rest, first_line=skipped + 1):
-        headings = ((heading,) if heading else ()) + piece.headings
-        title = piece.title if piece.headings or not heading else heading
+    for piece in pieces:
+        title = (
+            description if description and len(pieces) == 1 and not piece.headings else piece.title
+        )
         body = "\n\n".join([*applies, piece.body]) if applies else piece.body
-        memory_class = classify(headings, body, source.tool)
+        headings = ((topic,) if topic else ()) + piece.headings
+        memory_class = classify(piece.headings, body, source.tool, topic=topic)
         tags = _tags(headings, source.tool)
-        out.append((Piece(title, body, piece.line, headings), memory_class, tags))
+        own = set(piece.lines)
+        mine = tuple(r for r in redactions if r.line in own)
+        out.append(
+            Prepared(
+                Piece(title[:80], body, piece.line, headings, piece.lines), memory_class, tags, mine
+            )
+        )
     return out
 
 
@@ -289,35 +456,56 @@ def import_instructions(
             continue
         run.sources.append(source)
         commit = _last_commit(repo_root, source)
-        for piece, memory_class, tags in source_pieces(source, text):
+        for prepared in prepare_pieces(source, text):
             if len(run.items) >= MAX_PIECES:
                 break
             item = _check_and_queue(
-                piece, memory_class, tags, source, commit=commit, repo=repo, layout=layout,
+                prepared, source, commit=commit, repo=repo, layout=layout,
                 machine=machine, repo_key=repo_key, dry_run=dry_run,
             )  # fmt: skip
             run.items.append(item)
     return run
 
 
+def _injection_line(piece: Piece) -> tuple[int, str] | None:
+    """The source line of the first prompt injection in ``piece`` and what it says."""
+    from teambrain_schema.injection import find_injections
+
+    for text, offset in ((piece.title, None), (piece.body, 0)):
+        found = find_injections(text)
+        if found:
+            first = found[0]
+            index = first.line - 1
+            line = piece.line
+            if offset is not None and index < len(piece.lines) and piece.lines[index]:
+                line = piece.lines[index]
+            return line, f"{first.rule}: {first.excerpt!r}"
+    return None
+
+
 def _check_and_queue(
-    piece: Piece, memory_class: str, tags: tuple[str, ...], source: Source, *,
+    prepared: Prepared, source: Source, *,
     commit: str | None, repo: GitRepo | None, layout: BrainLayout, machine: MachineLayout,
     repo_key: str | None, dry_run: bool,
 ) -> Imported:  # fmt: skip
-    """One piece through the gates of ``memory_propose`` and, when it passes, into the spool."""
+    """One piece through the gates of ``memory_propose`` and, when it passes, into the spool
+    (its secrets were redacted on their lines already: what is left is checked as is)."""
     from teambrain_capture import queue_candidate, save_candidate
     from teambrain_schema.drafts import validate_draft
     from teambrain_schema.secrets import redact_secrets
     from teambrain_sync import check_draft
 
+    piece, memory_class, tags = prepared.piece, prepared.memory_class, prepared.tags
     where = f"{source.shown} line {piece.line}"
     shown = redact_secrets(piece.title)  # a title with a secret in it is reported, never printed
 
     def outcome(
         result: Result, reason: str | None = None, candidate: str | None = None
     ) -> Imported:
-        return Imported(source, piece.line, shown, memory_class, result, reason, candidate, tags)
+        return Imported(
+            source, piece.line, shown, memory_class, result, reason, candidate, tags,
+            prepared.redactions,
+        )  # fmt: skip
 
     data: dict[str, Any] = {
         "class": memory_class, "title": piece.title, "body": piece.body, "tags": list(tags),
@@ -329,6 +517,12 @@ def _check_and_queue(
         return outcome("skipped", f"{where}: {exc.message}")
     verdict = check_draft(repo, layout, draft)
     if verdict.injection:
+        found = _injection_line(piece)
+        if found is not None:
+            line, what = found
+            return outcome(
+                "skipped", f"{source.shown} line {line}: looks like a prompt injection ({what})"
+            )
         return outcome("skipped", f"{where}: looks like a prompt injection: {verdict.injection}")
     if verdict.holder is not None:
         return outcome("in-brain", verdict.note())
@@ -337,6 +531,10 @@ def _check_and_queue(
     proposer: Proposer = "agent" if source.personal else "human"
     candidate, created = queue_candidate(draft, proposer, repo=repo_key, machine=machine)
     if created:
-        note = f"imported from {where}"[:500]
+        note = f"imported from {where}"
+        if prepared.redactions:
+            lines = ", ".join(str(r.line) for r in prepared.redactions)
+            note += f"; a secret redacted on line {lines}: check the redacted value is not needed"
+        note = note[:500]
         save_candidate(candidate.model_copy(update={"note": note}), machine=machine)
     return outcome("queued" if created else "already-queued", None, candidate.candidate_id)

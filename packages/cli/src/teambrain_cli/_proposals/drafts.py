@@ -28,7 +28,8 @@ MAX_DRAFT_BYTES = MAX_BODY_BYTES + 16 * 1024
 ASSIGNED_FIELDS = ("id", "status", "created")
 
 
-def _read(source: str) -> str:
+def read_draft_source(source: str) -> str:
+    """The text of a draft file (or stdin for ``-``), bounded and UTF-8; errors name it."""
     try:
         if source == "-":
             data = sys.stdin.buffer.read(MAX_DRAFT_BYTES + 1)
@@ -97,7 +98,7 @@ def load_draft_file(source: str) -> MemoryDraft:
     the field (schema and secret problems exit 3, an unreadable file exits 1)."""
     from teambrain_schema.drafts import validate_draft
 
-    data = parse_draft_text(_read(source), source)
+    data = parse_draft_text(read_draft_source(source), source)
     assigned = [name for name in ASSIGNED_FIELDS if name in data]
     if assigned:
         raise ValidationFailure(

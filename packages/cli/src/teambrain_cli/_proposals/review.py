@@ -68,9 +68,21 @@ def report_review(review: ReviewRequest, target: ReviewTarget) -> None:
     elif review.pr_failed:
         say(f"Pushed to {review.remote}, but no pull request was opened: gh pr create failed: "
             f"{review.pr_error}")  # fmt: skip
-        say(f"  Open one for {review.branch} yourself; `tb propose` also tries again.")
+        if review.compare_url:
+            say(f"  Open it yourself: {review.compare_url} (`tb propose` also tries again).")
+        else:
+            say(f"  Open one for {review.branch} yourself; `tb propose` also tries again.")
     elif review.pushed:
-        say(f"Pushed to {review.remote}. Open a pull request for {review.branch} to review it.")
+        if review.compare_url:
+            say(f"Pushed to {review.remote}. Open the pull request: {review.compare_url}")
+        elif review.review_commands:
+            say(f"Pushed to {review.remote}. To review {review.branch}, a reviewer runs:")
+            for command in review.review_commands:
+                say(f"  {command}")
+        else:
+            say(f"Pushed to {review.remote}. Open a pull request for {review.branch} to review it.")
+        if review.pr_error:
+            say(f"  (gh pr create failed: {review.pr_error})")
     elif review.push_error and "already exists on" in review.push_error:
         say(f"Push to {target.remote} failed: {review.push_error}")
         say(f"  Review that pull request instead; then delete this one: "

@@ -120,9 +120,13 @@ def run_ui(
     at: str | None = None,
     echo: Callable[[str], None],
     say: Callable[[str], None],
+    start: str = "brain",
+    query: dict[str, str] | None = None,
 ) -> None:
     """``tb ui``: serve the brain of the repository around the current directory; print the
-    address (``echo``, stdout) and what happens (``say``, stderr)."""
+    address (``echo``, stdout) and what happens (``say``, stderr). ``start`` and ``query``: the
+    page the address opens (``tb list --web``: the brain filtered; ``tb show --web``:
+    ``memory/<id>``)."""
     from urllib.parse import urlencode
 
     from teambrain_capture import repo_keys
@@ -135,13 +139,14 @@ def run_ui(
     layout = require_brain()
     # Search sends nothing off this machine unless approved here (asked on a terminal only).
     ask_to_approve(layout, machine(), ("retrieval.embedder", "org_brain"))
-    start = "brain"
+    wanted = dict(query or {})
     if ref is not None or at is not None:
         commit = resolve_moment(ref, at, layout.repo_root)  # a bad ref or moment: exit 1 now
         require_brain_at(open_repo(layout.repo_root), commit)  # and so is one without a brain
         say(f"tb ui: starting at {describe_moment(commit)}")
-        query = {k: v for k, v in (("ref", ref), ("at", at)) if v is not None}
-        start += "?" + urlencode(query)
+        wanted.update({k: v for k, v in (("ref", ref), ("at", at)) if v is not None})
+    if wanted:
+        start += "?" + urlencode(wanted)
     ctx = UiContext(layout, machine(), repo_keys(layout.repo_root, machine(), say=say))
     sock = bind_loopback(port)
     ctx.port = sock.getsockname()[1]

@@ -1,7 +1,7 @@
 // teambrain: tb-capture __TOOL__
 // Written by `tb install __TOOL__`. __TITLE__ has no command hooks, only plugins: this one hands
 // each session event to `tb-capture __TOOL__` on stdin, as other tools' hooks do, and never
-// changes what __TITLE__ does. What it records: `tb audit`; how: docs/capture.md.
+// changes what __TITLE__ does. What it records: `tb audit`; how: `tb help capture`.
 import { spawn } from "node:child_process"
 
 const pending = new Map() // callID -> tool arguments (tool.execute.before carries them)

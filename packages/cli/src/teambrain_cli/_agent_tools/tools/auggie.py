@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 
 from ..readiness import ToolContext, UserStep, read_object, table
-from ..registry import MCP_SERVER_NAME, Adapter, HookTarget, McpTarget
+from ..registry import MCP_SERVER_NAME, Adapter, HookTarget, McpTarget, Presence
 
 # Observed with 0.36.0: MCP servers start with only HOME, LOGNAME, PATH, SHELL, TERM and USER from
 # the session's environment, plus the entry's own `env` (not expanded). A TEAMBRAIN_HOME set for the
@@ -63,4 +63,5 @@ ADAPTER = Adapter(
         "sends); without it teambrain still serves memory, and sessions are not captured."
     ),
     user_steps=_auggie_steps,
+    presence=Presence(("auggie",), ("~/.augment",)),
 )

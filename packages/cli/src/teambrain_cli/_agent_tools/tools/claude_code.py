@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..readiness import ToolContext, UserStep, names, read_object, table
-from ..registry import MCP_SERVER_NAME, Adapter, HookTarget, McpTarget
+from ..registry import MCP_SERVER_NAME, Adapter, HookTarget, McpTarget, Presence
 
 _CLAUDE_DOCS = "https://code.claude.com/docs/en"
 
@@ -95,4 +95,5 @@ ADAPTER = Adapter(
         "session transcript."
     ),
     user_steps=_claude_steps,
+    presence=Presence(("claude",), ("$CLAUDE_CONFIG_DIR", "~/.claude.json", "~/.claude")),
 )

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..readiness import ToolContext, UserStep, read_object, table
-from ..registry import HOOK_COMMAND, Adapter, HookTarget, McpTarget
+from ..registry import HOOK_COMMAND, Adapter, HookTarget, McpTarget, Presence
 
 CODEX_STARTUP_GRACE_MS = 10000  # Codex's own default startup_timeout_sec
 
@@ -186,4 +186,5 @@ ADAPTER = Adapter(
         "you trust them in /hooks. Codex hooks have no session end: sessions close when idle."
     ),
     user_steps=_codex_steps,
+    presence=Presence(("codex",), ("$CODEX_HOME", "~/.codex")),
 )

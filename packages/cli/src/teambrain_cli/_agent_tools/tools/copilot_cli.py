@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..readiness import ToolContext, UserStep, names, read_object
-from ..registry import Adapter, HookTarget, McpTarget
+from ..registry import Adapter, HookTarget, McpTarget, Presence
 
 _COPILOT_CLI_DOCS = "https://docs.github.com/en/copilot"
 
@@ -76,4 +76,5 @@ ADAPTER = Adapter(
         "servers without starting them."
     ),
     user_steps=_copilot_cli_steps,
+    presence=Presence(("copilot",), ("$COPILOT_HOME", "~/.copilot")),
 )

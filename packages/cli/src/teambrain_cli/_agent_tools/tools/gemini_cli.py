@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..readiness import ToolContext, UserStep, folder_rule, read_object, table
-from ..registry import Adapter, HookTarget, McpTarget
+from ..registry import Adapter, HookTarget, McpTarget, Presence
 
 GEMINI_MCP_TIMEOUT_MS = 60000
 
@@ -98,4 +98,5 @@ ADAPTER = Adapter(
         'payloads carry no model name, so events record model "unknown".'
     ),
     user_steps=_gemini_steps,
+    presence=Presence(("gemini",), ("$GEMINI_CLI_HOME/.gemini", "~/.gemini")),
 )

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..readiness import ToolContext, UserStep, folder_rule, read_object, table
-from ..registry import MCP_SERVER_NAME, Adapter, HookTarget, McpTarget
+from ..registry import MCP_SERVER_NAME, Adapter, HookTarget, McpTarget, Presence
 
 _QWEN_DOCS = "https://qwenlm.github.io/qwen-code-docs/en/users"
 
@@ -102,4 +102,5 @@ ADAPTER = Adapter(
         "sessions fire no SessionEnd."
     ),
     user_steps=_qwen_steps,
+    presence=Presence(("qwen",), ("~/.qwen",)),
 )
