@@ -130,7 +130,7 @@ class Refresher:
         self.sources = sources
         self.interval = interval
         self._warn = warn
-        self._linked_out: set[str] = set()  # brain folders linked out of the brain, said once
+        self._linked_out: set[str] = set()  # paths linked out of the brain, said once
         # Processes sharing index.db index a brain, and embed its texts, once (see _worklock).
         self.locks = locks
         # Called before each look at the files (a live view brings its files up to date); True
@@ -245,14 +245,22 @@ class Refresher:
         return row is not None and row[0] == digest
 
     def _stored_problems(self, source: BrainSource) -> list[str]:
-        return [
-            f"{quote_path(path)}: {problem}"
-            for path, problem in self.db.execute(
-                "SELECT path, problem FROM files WHERE brain = ? AND problem IS NOT NULL "
-                "ORDER BY path",
-                (source.brain_id,),
-            )
-        ]
+        rows = self.db.execute(
+            "SELECT path, problem FROM files WHERE brain = ? AND problem IS NOT NULL "
+            "ORDER BY path",
+            (source.brain_id,),
+        ).fetchall()
+        for path, problem in rows:
+            self._say_not_served(path, problem)
+        return [f"{quote_path(path)}: {problem}" for path, problem in rows]
+
+    def _say_not_served(self, path: str, problem: str | None) -> None:
+        """Say once per process that a file linked out of the brain is not served — also when
+        an earlier process (``tb lint``, another agent's server) already indexed that verdict."""
+        if not problem or "symlink" not in problem or path in self._linked_out:
+            return
+        self._linked_out.add(path)
+        self._warn(f"not serving {quote_path(path)}: {problem}")
 
     def _apply_changes(
         self,
@@ -321,6 +329,7 @@ class Refresher:
                 unchanged += 1
                 if before[3] and before[3] != _NOT_READ:
                     problems.append(f"{quote_path(path)}: {before[3]}")
+                    self._say_not_served(path, before[3])
                 continue
             result = read_doc(source.layout, path, source.brain_id)
             file_rows.append((source.brain_id, path, mtime, size, result.sha256, result.problem))
@@ -330,8 +339,7 @@ class Refresher:
             if result.doc is None:
                 unreadable += 1
                 problems.append(f"{quote_path(path)}: {result.problem}")
-                if result.problem and "symlink" in result.problem:  # never served: say so
-                    self._warn(f"not serving {quote_path(path)}: {result.problem}")
+                self._say_not_served(path, result.problem)  # never served: say so
                 if path in indexed:
                     drop.append(path)
                     changed += 1
