@@ -246,8 +246,7 @@ class Refresher:
 
     def _stored_problems(self, source: BrainSource) -> list[str]:
         rows = self.db.execute(
-            "SELECT path, problem FROM files WHERE brain = ? AND problem IS NOT NULL "
-            "ORDER BY path",
+            "SELECT path, problem FROM files WHERE brain = ? AND problem IS NOT NULL ORDER BY path",
             (source.brain_id,),
         ).fetchall()
         for path, problem in rows:
