@@ -249,9 +249,10 @@ class Refresher:
             "SELECT path, problem FROM files WHERE brain = ? AND problem IS NOT NULL ORDER BY path",
             (source.brain_id,),
         ).fetchall()
-        for path, problem in rows:
+        found = [(str(path), str(problem)) for path, problem in rows]
+        for path, problem in found:
             self._say_not_served(path, problem)
-        return [f"{quote_path(path)}: {problem}" for path, problem in rows]
+        return [f"{quote_path(path)}: {problem}" for path, problem in found]
 
     def _say_not_served(self, path: str, problem: str | None) -> None:
         """Say once per process that a file linked out of the brain is not served — also when
