@@ -200,7 +200,17 @@ PUBLIC_MODULES = {
         "split_front_matter",
     ],
     "evidence": ["EvidenceFate", "evidence_fates"],
-    "git": ["GitFailed", "first_line", "git_env", "git_output", "network_timeout", "run_git"],
+    "git": [
+        "GitFailed",
+        "first_line",
+        "git_env",
+        "git_output",
+        "git_path",
+        "network_timeout",
+        "read_git_blobs",
+        "run_git",
+        "unsafe_git_path",
+    ],
     "globmatch": ["glob_matcher"],
     "gitdir": [
         "DEFAULT_BRANCH_NAMES",

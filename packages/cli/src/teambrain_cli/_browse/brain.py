@@ -504,8 +504,11 @@ def _files_mentioning(layout: BrainLayout, memory_id: str) -> set[Path] | None:
         return None
     if done.returncode not in (0, 1):  # 1: no file matched
         return None
+    from teambrain_schema.git import git_path
+
     names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
-    return {layout.repo_root / name for name in names if name}
+    root = layout.repo_root
+    return {root / name for name in names if name and git_path(name, root) is not None}
 
 
 def show_listed(
