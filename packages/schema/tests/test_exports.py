@@ -245,6 +245,7 @@ PUBLIC_MODULES = {
         "Violation",
         "expected_index_text",
         "index_md_text",
+        "injection_findings",
         "lint_brain",
         "regenerate_index",
     ],
