@@ -29,7 +29,7 @@ from .index_md import INDEX_HEADER, parse_retirement_reasons, render_index
 from .injection import InjectionFinding, find_injections
 from .paths import BrainLayout
 from .render import quote_path
-from .secrets import find_secrets
+from .secrets import find_secrets, redact_secrets
 from .tokens import memory_token_cost
 
 __all__ = [
@@ -54,6 +54,11 @@ class Violation:
     rule: str
     message: str
     severity: Severity = "error"
+
+    def __post_init__(self) -> None:
+        # A message quotes committed text (an excerpt, a cited path): a secret in it is never
+        # printed back, to a terminal or a CI log.
+        object.__setattr__(self, "message", redact_secrets(self.message))
 
     def format(self) -> str:
         """``path:line: rule: message`` (warnings and notes say so after the rule)."""

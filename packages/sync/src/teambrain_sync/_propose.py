@@ -119,6 +119,14 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def shown_title(self) -> str:
+        """The draft's title as reports print it: a secret in it (why it was rejected, often)
+        is never printed back."""
+        from teambrain_schema.secrets import redact_secrets
+
+        return redact_secrets(self.candidate.draft.title)
+
+    @property
     def failed(self) -> bool:
         """A rejection the user must act on (duplicates and repeats are not failures)."""
         return self.result == "rejected"
@@ -126,7 +134,7 @@ class Outcome:
     def to_json(self) -> dict[str, object]:
         return {
             "candidate_id": self.candidate.candidate_id,
-            "title": self.candidate.draft.title,
+            "title": self.shown_title,
             "class": self.candidate.draft.class_,
             "result": self.result,
             "rule": self.rule,
