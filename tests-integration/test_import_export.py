@@ -240,3 +240,19 @@ def test_no_title_ends_the_exported_section(project: Path, tb: Run) -> None:
     assert not any(
         "make test" in r["title"] or "Run tests" in r["title"] for r in results["results"]
     )
+
+
+def test_import_says_what_its_cap_left_out_and_how_to_get_it(project: Path, tb: Run) -> None:
+    """Issue 37, point 8: ``tb import`` stopped at 500 pieces without saying so and reported
+    "500 queued" while later files were never split."""
+    sections = [f"## Rule {i}\n\nRun step {i} of the release checklist before tag {i * 7}.\n"
+                for i in range(520)]  # fmt: skip
+    (project / "CLAUDE.md").write_text("# Rules\n\n" + "\n".join(sections))
+    done = tb("import", "CLAUDE.md", "GEMINI.md", "--dry-run", "--json", cwd=project)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert sum(r["result"] == "would-queue" for r in report["results"]) == 500
+    assert report["left_out"] == [{"source": "CLAUDE.md", "pieces": 20},
+                                  {"source": "GEMINI.md", "pieces": 1}]  # fmt: skip
+    assert "stopped at 500 new candidates" in done.stderr
+    assert "21 more piece(s) were not checked (CLAUDE.md: 20, GEMINI.md: 1)" in done.stderr

@@ -221,8 +221,20 @@ class LiveView:
             if tree is None:
                 return None
             # The walk's bounds (teambrain_schema.paths): a commit of 200,000 files or 5,000
-            # nested folders is not copied into the view (it took ~17 s per search).
-            kept = sorted(p for p in tree if p.count("/") <= MAX_WALK_DEPTH + 2)[:MAX_BRAIN_FILES]
+            # nested folders is not copied into the view (it took ~17 s per search); said.
+            shallow = sorted(p for p in tree if p.count("/") <= MAX_WALK_DEPTH + 2)
+            kept = shallow[:MAX_BRAIN_FILES]
+            if len(shallow) < len(tree):
+                self._warn(
+                    f"not serving {len(tree) - len(shallow):,} memory file(s) of the default "
+                    f"branch nested more than {MAX_WALK_DEPTH} folders deep (`tb lint` there "
+                    "names them)"
+                )
+            if len(kept) < len(shallow):
+                self._warn(
+                    f"serving the first {MAX_BRAIN_FILES:,} of {len(shallow):,} memory files of "
+                    "the default branch; the rest are left out (`tb lint` there says so)"
+                )
             files = {path: (LiveFile(tree[path], base, "default"), None) for path in kept}
             since = self._merge_base(head, base) if head else None
             if head is not None and since is None:

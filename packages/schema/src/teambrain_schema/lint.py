@@ -183,6 +183,13 @@ def _lint_prompts(layout: BrainLayout, report: LintReport) -> None:
     except OSError as exc:
         report.violations.append(Violation(relfolder, 1, "read", f"cannot list ({exc.strerror})"))
         return
+    if len(names) > MAX_PROMPT_FILES:  # said, never silent
+        report.violations.append(Violation(
+            relfolder, 1, "read",
+            f"holds {len(names)} templates; only the first {MAX_PROMPT_FILES} are checked "
+            "(remove the ones tb distill does not read)",
+            severity="warning",
+        ))  # fmt: skip
     for name in names[:MAX_PROMPT_FILES]:
         path = folder / name
         report.files_checked += 1

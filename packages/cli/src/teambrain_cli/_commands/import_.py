@@ -50,6 +50,9 @@ def command(paths: tuple[str, ...], auto_memory: bool, dry_run: bool, as_json: b
     )
     if as_json:
         emit_json({"ok": True, **run.to_json()})
+        note = run.left_out_note()
+        if note:
+            say(f"tb import: {note}")
         return
     for shown, reason in run.unreadable:
         say(f"tb: skipping {shown}: {reason}")
@@ -79,6 +82,9 @@ def command(paths: tuple[str, ...], auto_memory: bool, dry_run: bool, as_json: b
     )
     summary += "".join(f", {n} {label}" for n, label in others if n)
     say(summary)
+    note = run.left_out_note()
+    if note:
+        say(f"tb import: {note}")
     if queued and not dry_run:
         say("Next: `tb candidates` to review them (`tb candidates drop ID` for what should not "
             "be a memory), then `tb propose --all`.")  # fmt: skip

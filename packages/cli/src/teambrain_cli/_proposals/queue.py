@@ -317,6 +317,9 @@ def drop_candidates(
     from teambrain_capture import SpoolLedger
 
     note = "dropped from the review queue" + (f": {reason.strip()}" if reason and reason.strip() else "")  # fmt: skip
+    if len(note) > MAX_REASON_CHARS:  # refused whole, never cut: the record says all of it
+        room = MAX_REASON_CHARS - len("dropped from the review queue: ")
+        raise UserError(f"--reason: {len((reason or '').strip())} characters; the limit is {room}")
     ledger = SpoolLedger(machine)
     dropped: list[Dropped] = []
     with ledger.hold():
@@ -331,10 +334,6 @@ def drop_candidates(
             if delete:
                 machine.candidate_file(candidate.candidate_id).unlink(missing_ok=True)
             elif candidate.status != "rejected" or candidate.note != note:
-                ledger.save(
-                    candidate.model_copy(
-                        update={"status": "rejected", "note": note[:MAX_REASON_CHARS]}
-                    )
-                )
+                ledger.save(candidate.model_copy(update={"status": "rejected", "note": note}))
             dropped.append(Dropped(candidate.candidate_id, shown(candidate).draft.title, delete))
     return dropped
