@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hostile_remote import EVIL_ID, GOOD_ID, OPEN_ID, PAYLOAD, TB, World, build_world
+from hostile_remote import EVIL_ID, GOOD_ID, MOVED_ID, OPEN_ID, PAYLOAD, TB, World, build_world
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def test_the_live_view_serves_the_team_memory_and_writes_nothing_outside_it(worl
     _no_escape(world)
     context, search, proposed = (r.structured_content for r in results)
     assert [m["id"] for m in context["required"]] == [GOOD_ID], context
-    assert [m["id"] for m in search["results"]] == [GOOD_ID]
+    assert search["results"][0]["id"] == GOOD_ID
     assert proposed["queued"] is True
     assert "Traceback" not in stderr
     assert "not serving .teambrain/memories/../" in stderr and "a '..' in the path" in stderr
@@ -79,7 +79,7 @@ def test_the_live_view_serves_the_team_memory_and_writes_nothing_outside_it(worl
     assert "\x1b" not in stderr and "\\x1b]0;pwned" in stderr
     assert not (world.user_home / ".claude").exists()
     live = list((world.home / "live").rglob("*.md"))
-    assert [p.name for p in live] == [f"{GOOD_ID}-gateway.md"], live
+    assert sorted(p.name[:26] for p in live) == [GOOD_ID, MOVED_ID], live
 
 
 @pytest.mark.parametrize(
@@ -150,6 +150,7 @@ def test_verbs_over_a_history_of_crafted_commits(world: World, args: tuple[str, 
     assert done.returncode in (0, 3), said  # lint/doctor may find problems, never crash
     _no_escape(world)
     assert EVIL_ID not in done.stdout
+    assert "../" not in said and "\x1b" not in said  # no crafted rename is reported as a move
 
 
 def test_the_page_of_a_crafted_past_writes_nothing_outside_its_copy(world: World) -> None:
