@@ -22,6 +22,7 @@ such path passes :func:`unsafe_git_path` (through :func:`git_path`) before it is
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -238,12 +239,28 @@ def unsafe_git_path(path: str, root: str | Path | None = None) -> str | None:
                 return "a '.git' folder in the path"
         if not short and len(part.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
             return f"a name longer than {MAX_NAME_BYTES} bytes"
-    if root is not None:
-        base = os.path.realpath(root)
-        joined = os.path.realpath(os.path.join(base, path))
-        if joined != base and not joined.startswith(base.rstrip("/") + "/"):
-            return "leads out of its folder"
+    if root is not None and not _stays_inside(os.fspath(root), path):
+        return "leads out of its folder"
     return None
+
+
+def _stays_inside(root: str, path: str) -> bool:
+    # With no '..' left (checked above), only a link on disk can lead out: a link in a folder
+    # on the way (the last name is replaced when written, never followed). Folders are
+    # resolved once each (a brain of 20,000 files lives in a handful): resolving every file's
+    # path cost ~0.4 ms each.
+    folder = path.rpartition("/")[0]
+    base = _resolved(root, "")
+    inside = _resolved(root, folder) if folder else base
+    if inside != base and not inside.startswith(base.rstrip("/") + "/"):
+        return False
+    full = os.path.join(root, path)
+    return not os.path.islink(full) or _resolved(root, path).startswith(base.rstrip("/") + "/")
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolved(root: str, relative: str) -> str:
+    return os.path.realpath(os.path.join(root, relative) if relative else root)
 
 
 def git_path(raw: bytes | str, root: str | Path | None = None) -> str | None:
