@@ -40,8 +40,11 @@ filters = st.builds(
 def test_each_facet_counts_what_the_other_filters_keep(
     found: list[MemorySummary], wanted: MemoryFilter
 ) -> None:
-    facets = _facets(found, wanted, [r for r in found if wanted.matches(r)])
+    facets, tags_left_out = _facets(found, wanted, [r for r in found if wanted.matches(r)])
     replace = dataclasses.replace
+    keep_tags = replace(wanted, tags=())
+    present = {t for r in found if keep_tags.matches(r) for t in r.tags}
+    assert tags_left_out == len(present - {f.value for f in facets["tag"]})  # said, not hidden
     for name, field, pick in (
         ("class", {"classes": ()}, lambda r: [r.memory_class]),
         ("priority", {"priorities": ()}, lambda r: [r.priority]),
@@ -67,3 +70,16 @@ def test_a_query_string_becomes_the_filter_tb_list_takes() -> None:
         classes=("decision",), tags=("payments",), status="all", stale=True
     )
     assert wanted_from({"status": "bogus", "class": " "}) == MemoryFilter()
+
+
+def test_tags_past_the_facet_cap_are_counted_not_hidden() -> None:
+    """Issue 37 point 8: only the 40 most used tags are offered as facets; the rest are said."""
+    many = [
+        MemorySummary(id=new_ulid(), title="t", memory_class="learning", scope="team",
+                      status="active", priority="advisory", tags=(f"tag{i:02d}",),
+                      created=dt.date(2026, 1, 1), path="p", stale=())
+        for i in range(55)
+    ]  # fmt: skip
+    wanted = wanted_from({})
+    facets, left_out = _facets(many, wanted, many)
+    assert len(facets["tag"]) == 40 and left_out == 15

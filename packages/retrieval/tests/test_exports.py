@@ -99,5 +99,6 @@ PUBLIC_API = [
     "register_embedder",
     "sanitise_fts_query",
     "term_overlap",
+    "terms_note",
     "trim_to_budget",
 ]

@@ -56,6 +56,7 @@ _EXPORTS: dict[str, str] = {
     "CANDIDATES": "_fusion",
     "sanitise_fts_query": "_query",
     "query_terms": "_query",
+    "terms_note": "_query",
     "trim_to_budget": "_trim",
     "Trimmed": "_trim",
     "extract_mentions": "_pathmatch",
@@ -132,7 +133,11 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         LocalOnnxEmbedder as LocalOnnxEmbedder,
     )
     from ._pathmatch import extract_mentions as extract_mentions, path_score as path_score
-    from ._query import query_terms as query_terms, sanitise_fts_query as sanitise_fts_query
+    from ._query import (
+        query_terms as query_terms,
+        sanitise_fts_query as sanitise_fts_query,
+        terms_note as terms_note,
+    )
     from ._refresher import RefreshReport as RefreshReport
     from ._retriever import (
         Retriever as Retriever,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from teambrain_schema import BRAIN_DIRNAME
+from teambrain_schema.paths import MAX_BRAIN_FILES
 from teambrain_schema.render import quote_path
 
 from ._scan import Signals, Stamp, change_signals, read_doc, scan_stamps, stamps_digest
@@ -130,6 +131,7 @@ class Refresher:
         self.sources = sources
         self.interval = interval
         self._warn = warn
+        self._capped: set[str] = set()  # brains whose walk stopped at its bound
         self._linked_out: set[str] = set()  # paths linked out of the brain, said once
         # Processes sharing index.db index a brain, and embed its texts, once (see _worklock).
         self.locks = locks
@@ -189,6 +191,13 @@ class Refresher:
         signals = change_signals(source.layout, source.folders)
         folders: list[str] = []
         stamps = scan_stamps(source.layout, folders)
+        root = str(source.layout.root)
+        if len(stamps) >= MAX_BRAIN_FILES and root not in self._capped:  # said, never silent
+            self._capped.add(root)
+            self._warn(
+                f"{quote_path(root)}: searching the first {MAX_BRAIN_FILES:,} memory files of "
+                "the brain; the rest are left out (`tb lint` names where it stopped)"
+            )
         self._say_linked_out(source)
         if folders != source.folders:
             source.folders = folders

@@ -64,7 +64,11 @@ def _git(repo_root: Path, *args: str) -> str | None:
 
 
 def _keep_path(path: str) -> bool:
-    return bool(path) and not path.startswith(f"{BRAIN_DIRNAME}/")
+    from teambrain_schema.git import git_path
+
+    # The one check of a path from git: a name with a control character or a '..' from a
+    # fetched commit never becomes part of a query or a path.
+    return git_path(path) is not None and not path.startswith(f"{BRAIN_DIRNAME}/")
 
 
 def gather_situation(repo_root: Path) -> Situation:
@@ -85,7 +89,7 @@ def gather_situation(repo_root: Path) -> Situation:
             code, path = entry[:2], entry[3:]
             if "R" in code or "C" in code:
                 index += 1  # the next entry is the original path of a rename/copy
-            if _keep_path(path):
+            if _keep_path(path.rstrip("/")):
                 paths.setdefault(path.rstrip("/"), None)
     subjects: list[str] = []
     # core.quotePath off: a name with a non-ASCII byte as it is, not quoted and escaped.

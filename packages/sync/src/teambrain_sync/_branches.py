@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from teambrain_schema import BRAIN_DIRNAME
+from teambrain_schema.git import git_path
 
 from ._git import GitRepo
 
@@ -266,7 +267,7 @@ def _base_blobs(repo: GitRepo, base_sha: str) -> dict[str, str]:
     for entry in out.decode("utf-8", "surrogateescape").split("\x00"):
         meta, _, path = entry.partition("\t")
         parts = meta.split()
-        if len(parts) == 3 and parts[1] == "blob":
+        if len(parts) == 3 and parts[1] == "blob" and git_path(path) is not None:
             blobs[path] = parts[2]
     return blobs
 
@@ -297,8 +298,8 @@ def _own_changes(repo: GitRepo, base_sha: str, branches: Iterable[ProposalBranch
         tokens = rest.lstrip("\n").split("\x00")
         for meta, path in zip(tokens[::2], tokens[1::2], strict=False):
             fields = meta.split()
-            if len(fields) < 5 or not meta.startswith(":"):
-                continue
+            if len(fields) < 5 or not meta.startswith(":") or git_path(path) is None:
+                continue  # a crafted name ('..', '.git', a control character): never a path
             status, blob = fields[4][:1], fields[3]
             mine = seen.setdefault(id(branch), {})
             if status == "A":

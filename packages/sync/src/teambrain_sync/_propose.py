@@ -66,6 +66,15 @@ Result = Literal["proposed", "would-propose", "already-proposed", "duplicate", "
 MAX_NOTE_CHARS = 500
 
 
+def _cut(note: str) -> str:
+    """``note`` as a candidate's note holds it (at most ``MAX_NOTE_CHARS``); cut with "…" and
+    where the rest is, never silently (``tb propose <id> --dry-run`` says it in full)."""
+    if len(note) <= MAX_NOTE_CHARS:
+        return note
+    tail = "… (`tb propose <id> --dry-run` says it all)"
+    return note[: MAX_NOTE_CHARS - len(tail)] + tail
+
+
 @dataclass(frozen=True)
 class SimilarMemory:
     """A memory the near-duplicate guard found close to a draft: a live one, or one an open
@@ -131,6 +140,14 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def shown_title(self) -> str:
+        """The draft's title as reports print it: a secret in it (why it was rejected, often)
+        is never printed back."""
+        from teambrain_schema.secrets import redact_secrets
+
+        return redact_secrets(self.candidate.draft.title)
+
+    @property
     def failed(self) -> bool:
         """A rejection the user must act on (duplicates and repeats are not failures)."""
         return self.result == "rejected"
@@ -138,7 +155,7 @@ class Outcome:
     def to_json(self) -> dict[str, object]:
         return {
             "candidate_id": self.candidate.candidate_id,
-            "title": self.candidate.draft.title,
+            "title": self.shown_title,
             "class": self.candidate.draft.class_,
             "result": self.result,
             "rule": self.rule,
@@ -659,8 +676,10 @@ def record_outcomes(run: ProposeRun, ledger: CandidateLedger) -> None:
             if outcome.result == "proposed" and outcome.branch in failed:
                 update = {
                     "status": "pending",
-                    "note": f"committed on branch {outcome.branch} but not pushed "
-                    f"({failed[outcome.branch]}); `tb propose` sends it again"[:MAX_NOTE_CHARS],
+                    "note": _cut(
+                        f"committed on branch {outcome.branch} but not pushed "
+                        f"({failed[outcome.branch]}); `tb propose` sends it again"
+                    ),
                 }
             else:
                 where = f"on branch {outcome.branch}" if outcome.branch else None
@@ -668,7 +687,7 @@ def record_outcomes(run: ProposeRun, ledger: CandidateLedger) -> None:
         elif outcome.result in ("duplicate", "rejected"):
             if outcome.rule == "proposed":  # a branch vanished mid-run: try again next time
                 continue
-            update = {"status": "rejected", "note": (outcome.reason or "")[:MAX_NOTE_CHARS]}
+            update = {"status": "rejected", "note": _cut(outcome.reason or "")}
         else:
             continue
         changed = candidate.model_copy(update=update)

@@ -57,6 +57,9 @@ def command(paths: tuple[str, ...], auto_memory: bool, dry_run: bool, as_json: b
     )
     if as_json:
         emit_json({"ok": True, **run.to_json()})
+        note = run.left_out_note()
+        if note:
+            say(f"tb import: {note}")
         return
     for shown, reason in run.unreadable:
         say(f"tb: skipping {shown}: {reason}")
@@ -92,6 +95,9 @@ def command(paths: tuple[str, ...], auto_memory: bool, dry_run: bool, as_json: b
     if secrets:
         summary += f"; {secrets} secret(s) redacted where they were (the lines above)"
     say(summary)
+    note = run.left_out_note()
+    if note:
+        say(f"tb import: {note}")
     if queued and not dry_run:
         say("Next: `tb candidates` to review them (`tb candidates drop ID` for what should not "
             "be a memory), then `tb propose --all`.")  # fmt: skip

@@ -130,7 +130,7 @@ def _line(outcome: Outcome, width: int | None = None) -> str:
     id labelled) and where, or why not; paths cut in the middle to fit a terminal."""
     label = _LABELS[outcome.result]
     room = None if width is None else width - 14
-    lines = [f"{label:<14}{fit(repr(outcome.candidate.draft.title), room)}"]
+    lines = [f"{label:<14}{fit(repr(outcome.shown_title), room)}"]
     ids = f"candidate {outcome.candidate.candidate_id}"
     if outcome.memory_id:
         ids += f" → memory {outcome.memory_id}"

@@ -150,9 +150,14 @@ def command(
             hits = retriever.search_paths(globs, limit)
         else:
             hits = retriever.search(text, limit)
+    from teambrain_retrieval import terms_note
+
     from .. import _main
 
     _main.quick_exit_ok = True  # read-only but for committed index writes
+    note = terms_note(text) if text else None
+    if note:
+        say(f"note: {note}")  # a cap is said, never silent (stderr: --json stays data)
     if as_json:
         emit_json([hit.to_result().model_dump(mode="json", by_alias=True) for hit in hits])
         return

@@ -79,6 +79,8 @@ def format_detail(detail: MemoryDetail, *, as_agent: bool = False) -> list[str]:
         )
         if entry.old_path and entry.change in ("moved", "retired", "restored"):
             lines.append(f"  {'':10}  {'':12}  from {one_line(entry.old_path)}")
+    if detail.history_note:
+        lines.append(f"  … {detail.history_note}")
     return lines
 
 

@@ -235,11 +235,13 @@ class Pages:
         return {memory_id: rows[memory_id] for memory_id in ids if memory_id in rows}
 
     def sessions(self, request: Request) -> Response:
-        from .sessions import list_sessions
+        from .sessions import sessions_left_out
 
         everywhere = request.query_params.get("repo") == "all"
-        rows = list_sessions(self.ctx.machine, None if everywhere else self.ctx.repo_keys)
-        return self.render("sessions.html", request, rows=rows, everywhere=everywhere)
+        rows, unread = sessions_left_out(
+            self.ctx.machine, None if everywhere else self.ctx.repo_keys
+        )
+        return self.render("sessions.html", request, rows=rows, unread=unread, everywhere=everywhere)  # fmt: skip
 
     def session(self, request: Request) -> Response:
         from .sessions import explain_session

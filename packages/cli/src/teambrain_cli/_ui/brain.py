@@ -77,6 +77,8 @@ class BrainPage:
     page: int = 1
     pages: int = 1
     facets: dict[str, list[Facet]] = field(default_factory=dict)
+    # Tags present but not offered as facets (only the MAX_TAGS_SHOWN most used are): said.
+    tags_left_out: int = 0
     query: str = ""
     hits: list[SearchHit] | None = None
     problems: list[str] = field(default_factory=list)
@@ -110,8 +112,9 @@ _DIMENSIONS: dict[str, Callable[[Sequence[MemorySummary]], Iterable[str]]] = {
 
 def _facets(
     rows: Sequence[MemorySummary], wanted: MemoryFilter, kept: Sequence[MemorySummary]
-) -> dict[str, list[Facet]]:
-    """For each dimension, the values present among the memories every *other* filter keeps.
+) -> tuple[dict[str, list[Facet]], int]:
+    """For each dimension, the values present among the memories every *other* filter keeps;
+    and how many tags are present but not offered (only the ``MAX_TAGS_SHOWN`` most used are).
 
     ``kept`` (the rows the whole filter keeps) serves every dimension no value is chosen in;
     a dimension with a chosen value takes one pass with its own filter left open."""
@@ -143,7 +146,7 @@ def _facets(
         Facet("retired", status["retired"], wanted.status == "retired"),
         Facet("all", status["active"] + status["retired"], wanted.status == "all"),
     ]
-    return facets
+    return facets, max(0, len(counts["tag"]) - len(facets["tag"]))
 
 
 def marked(row: MemorySummary, stale: Mapping[str, tuple[str, ...]]) -> MemorySummary:
@@ -164,13 +167,15 @@ def browse(browsed: Browsed, wanted: MemoryFilter, page: int) -> BrainPage:
     page = min(max(page, 1), pages)
     shown = kept[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
     browsed.check({row.id for row in shown})
+    facets, tags_left_out = _facets(rows, wanted, kept)
     return BrainPage(
         rows=[marked(row, browsed.stale) for row in shown],
         matching=len(kept),
         total=browsed.listing.total,
         page=page,
         pages=pages,
-        facets=_facets(rows, wanted, kept),
+        facets=facets,
+        tags_left_out=tags_left_out,
         problems=[f"{p.relpath}: {p.message}" for p in browsed.listing.problems],
     )
 

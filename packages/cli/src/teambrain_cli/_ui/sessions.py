@@ -73,10 +73,26 @@ def _row(key: str, summary: SessionSummary) -> SessionRow:
 
 def list_sessions(machine: MachineLayout, repo: RepoKeys | str | None) -> list[SessionRow]:
     """This repository's sessions (every one when ``repo`` is None; a repository's keys take
-    those filed under its earlier names too), newest first."""
+    those filed under its earlier names too), newest first: at most ``MAX_LISTED``;
+    :func:`sessions_left_out` says how many more there are."""
+    return _sessions(machine, repo)[0]
+
+
+def sessions_left_out(
+    machine: MachineLayout, repo: RepoKeys | str | None
+) -> tuple[list[SessionRow], int]:
+    """:func:`list_sessions`, and how many spool files were not read once ``MAX_LISTED``
+    sessions were listed (the page says so, and where to see them all: ``tb audit``)."""
+    return _sessions(machine, repo)
+
+
+def _sessions(machine: MachineLayout, repo: RepoKeys | str | None) -> tuple[list[SessionRow], int]:
     keys = RepoKeys.of(repo) if repo is not None else None
-    rows = []
-    for path in reversed(session_files(machine)):
+    rows: list[SessionRow] = []
+    files = list(reversed(session_files(machine)))
+    for index, path in enumerate(files):
+        if len(rows) >= MAX_LISTED:
+            return _newest(rows), len(files) - index
         summary, _ = summarise_session(read_jsonl(path).records)
         if (
             summary is None
@@ -85,8 +101,10 @@ def list_sessions(machine: MachineLayout, repo: RepoKeys | str | None) -> list[S
         ):
             continue
         rows.append(_row(path.stem, summary))
-        if len(rows) >= MAX_LISTED:
-            break
+    return _newest(rows), 0
+
+
+def _newest(rows: list[SessionRow]) -> list[SessionRow]:
     return sorted(rows, key=lambda r: (r.started, r.sid), reverse=True)
 
 

@@ -17,8 +17,17 @@ _EXAMPLE_ID = "01KB2F0A1S9Y4Q7V3C8D5E6F01"
 
 
 def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 1] + "…"
+    from teambrain_schema.secrets import redact_secrets
+
+    # The value quoted back to the agent: a secret in it never is (a title too long may be
+    # tokens run together, which no scanner sees as one), so a long string is described, not
+    # quoted, and a short one quoted with any secret redacted.
+    text = redact_secrets(repr(value))
+    if len(text) <= _MAX_SHOWN:
+        return text
+    if isinstance(value, str):
+        return f"a string of {len(value):,} characters"
+    return text[: _MAX_SHOWN - 1] + "…"
 
 
 def describe_arguments_error(exc: ValidationError) -> str:

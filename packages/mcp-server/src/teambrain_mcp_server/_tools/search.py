@@ -56,5 +56,8 @@ def register(server: MCPServer, service: BrainService) -> None:
         query: Query, k: K = DEFAULT_SEARCH_K
     ) -> Annotated[CallToolResult, MemorySearchResult]:
         arguments = contract(MemorySearchInput, query=query, k=k)  # the contract has the last word
+        from teambrain_retrieval import terms_note
+
         result = answer(lambda: service.search(arguments.query, arguments.k))
-        return reply(result, search_text(result))
+        note = terms_note(arguments.query)  # a cap is said, never silent
+        return reply(result, search_text(result) + (f"\n\nNote: {note}" if note else ""))
