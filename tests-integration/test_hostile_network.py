@@ -239,7 +239,8 @@ def test_an_environment_proxy_receives_nothing_from_the_embedder(
     approved.reset()
     proxy.reset()
     _embedder(world, "ollama", approved.url)
-    env = {name: proxy.url for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "ALL_PROXY")}  # fmt: skip
+    names = ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "ALL_PROXY")
+    env = dict.fromkeys(names, proxy.url)
     done = _tb(world, "relevant", "-q", "payment gateway", env=env)
     assert done.returncode == 0, done.stderr
     assert proxy.seen == []
@@ -313,7 +314,9 @@ def test_a_gzip_bomb_from_the_model_server_stops_at_the_cap(
     _distiller(world, approved.url)
     done, peak = _tb_peak(world, "distill")
     assert done.returncode == 2, done.stderr
-    _one_line_no_traceback(done.stdout + done.stderr, "the reply unpacks (gzip) to more than 16 MiB")
+    _one_line_no_traceback(
+        done.stdout + done.stderr, "the reply unpacks (gzip) to more than 16 MiB"
+    )
     assert peak < 400, peak
 
 

@@ -6,6 +6,7 @@ connections, and prints no traceback."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import http.client
 import os
@@ -65,10 +66,8 @@ def _slow_connections(port: int, count: int) -> list[socket.socket]:
             sock = pending.pop(fd)
             poller.unregister(fd)
             if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0:
-                try:
+                with contextlib.suppress(OSError):
                     sock.send(f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Slow: ".encode())
-                except OSError:
-                    pass
     return opened
 
 

@@ -132,7 +132,7 @@ def test_a_full_server_closes_the_oldest_slow_connection_to_answer(
 
 
 def test_a_request_being_answered_is_never_closed(served: tuple[int, ConnectionBook]) -> None:
-    port, book = served
+    port, _ = served
     results: list[int] = []
     answering = [threading.Thread(target=lambda: results.append(_get(port, "/slow"))) for _ in range(4)]  # fmt: skip
     for thread in answering:

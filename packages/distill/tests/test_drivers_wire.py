@@ -145,12 +145,8 @@ def test_a_gzip_bomb_in_one_piece_stops_at_the_cap(
     unpacked): it is read up to the cap, with memory to match."""
     bomb = _bomb(600 * 1024 * 1024)
     pieces = [bomb[i : i + 65536] for i in range(0, len(bomb), 65536)]
-    server = servers(
-        lambda path, body: (
-            200, [("Content-Type", "application/json"), ("Content-Encoding", "gzip")],
-            iter(pieces),
-        )  # fmt: skip
-    )
+    headers = [("Content-Type", "application/json"), ("Content-Encoding", "gzip")]
+    server = servers(lambda path, body: (200, headers, iter(pieces)))
     tracemalloc.start()
     try:
         with pytest.raises(ModelUnavailable) as caught:
@@ -192,7 +188,8 @@ def test_a_gzip_answer_within_the_cap_is_read(servers: Callable[..., Server]) ->
 
     def zipped(path: str, body: bytes) -> Answer_:
         status, headers, pieces = answer(path, body)
-        return status, [*headers, ("Content-Encoding", "gzip")], iter([gzip.compress(b"".join(pieces))])  # fmt: skip
+        packed = gzip.compress(b"".join(pieces))
+        return status, [*headers, ("Content-Encoding", "gzip")], iter([packed])
 
     server = servers(zipped)
     got = real_llm("openai", server.url).complete(system="s", prompt="p", schema=Answer)
@@ -225,6 +222,8 @@ def test_a_server_that_never_answers_is_a_timeout_not_re_sent(
 
 
 def test_nobody_listening_is_re_sent_then_named() -> None:
-    with pytest.raises(ModelUnavailable, match=r"cannot reach http://127.0.0.1:9 .*after 2 re-send"):
+    with pytest.raises(
+        ModelUnavailable, match=r"cannot reach http://127.0.0.1:9 .*after 2 re-send"
+    ):
         real_llm("openai", "http://127.0.0.1:9/v1").complete(system="s", prompt="p", schema=Answer)
     assert json.dumps({"a": 1})

@@ -199,7 +199,9 @@ def test_the_fetch_uses_no_proxy_from_the_environment(
                     return
                 with conn:
                     received[name].append(conn.recv(4096))
-                    conn.sendall(b"HTTP/1.1 500 no\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    conn.sendall(
+                        b"HTTP/1.1 500 no\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    )
 
         threading.Thread(target=serve, daemon=True).start()
         return int(server.getsockname()[1])

@@ -72,9 +72,7 @@ def _ok(handler: BaseHTTPRequestHandler) -> None:
     _reply(handler, 200, b'{"ok": true}')
 
 
-def _reply(
-    handler: BaseHTTPRequestHandler, status: int, body: bytes, **headers: str
-) -> None:
+def _reply(handler: BaseHTTPRequestHandler, status: int, body: bytes, **headers: str) -> None:
     handler.send_response(status)
     handler.send_header("Content-Type", "application/json")
     handler.send_header("Content-Length", str(len(body)))

@@ -57,8 +57,7 @@ def _handle(
     timeouts = request.extensions.get("timeout") or {}
     read = timeouts.get("read") or timeouts.get("connect") or DEFAULT_READ_TIMEOUT_S
     headers = [
-        (name.decode("latin-1"), value.decode("latin-1"))
-        for name, value in request.headers.raw
+        (name.decode("latin-1"), value.decode("latin-1")) for name, value in request.headers.raw
     ]
     try:
         reply = send(
@@ -74,7 +73,10 @@ def _handle(
         status_code=reply.status,
         headers=kept,
         stream=stream_type(reply, request),
-        extensions={"http_version": b"HTTP/1.1", "reason_phrase": reply.reason.encode("latin-1", "replace")},
+        extensions={
+            "http_version": b"HTTP/1.1",
+            "reason_phrase": reply.reason.encode("latin-1", "replace"),
+        },
         request=request,
     )
 

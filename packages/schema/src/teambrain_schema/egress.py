@@ -296,9 +296,7 @@ def set_machine_proxy(machine: MachineLayout, url: str | None) -> None:
     _save(machine, approvals.entries, url)
 
 
-def _save(
-    machine: MachineLayout, entries: list[dict[str, Any]], proxy: str | None = None
-) -> None:
+def _save(machine: MachineLayout, entries: list[dict[str, Any]], proxy: str | None = None) -> None:
     from .atomic import write_text_atomic
     from .private_dirs import PRIVATE_FILE_MODE, ensure_private_dir
 

@@ -233,7 +233,9 @@ class Reply:
             if self.deadline is not None:
                 left = self.deadline - time.monotonic()
                 if left <= 0:
-                    raise OutboundTimeout(f"{self.where}: no complete reply within {self.deadline_s:g}s")
+                    raise OutboundTimeout(
+                        f"{self.where}: no complete reply within {self.deadline_s:g}s"
+                    )
                 if sock is not None:
                     sock.settimeout(min(self.timeout, left))
             try:
@@ -247,7 +249,9 @@ class Reply:
                     f"{self.where}: the reply stopped for {self.timeout:g}s"
                 ) from None
             except (OSError, http.client.HTTPException) as exc:
-                raise OutboundError(f"{self.where}: the reply was cut off ({_reason(exc)})") from None
+                raise OutboundError(
+                    f"{self.where}: the reply was cut off ({_reason(exc)})"
+                ) from None
             if not data:
                 return
             self.wire += len(data)
@@ -373,7 +377,7 @@ def send(
     deadline = started + deadline_s if deadline_s is not None else None
     connection: http.client.HTTPConnection
     sent_headers: dict[str, str] = {"Accept-Encoding": ACCEPT_ENCODING, "Connection": "close"}
-    for name, value in (headers.items() if isinstance(headers, Mapping) else headers or ()):
+    for name, value in headers.items() if isinstance(headers, Mapping) else headers or ():
         if name.lower() in ("connection", "accept-encoding", "proxy-authorization"):
             continue
         sent_headers[name] = value

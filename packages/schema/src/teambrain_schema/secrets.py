@@ -153,14 +153,14 @@ _CREDENTIAL_WORD: Final = (
 )
 # What joins a credential word to its value in any language: a colon (also the full-width
 # one), an equals sign or arrow, a dash between spaces, or brackets around the value itself.
-_CONNECTOR: Final = (
-    r"\s*(?::=|=>|->|[:=→：])\s*|\s+(?:[—–]|--?)\s+|\s*\((?=[^\s()\"'`<>]{3,128}\))"
-)
+_CONNECTOR: Final = r"\s*(?::=|=>|->|[:=→：])\s*|\s+(?:[—–]|--?)\s+|\s*\((?=[^\s()\"'`<>]{3,128}\))"
 _VALUE: Final = r"\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|`[^`\n]{3,128}`|[^\s\"'`<>]{3,128}"
 _PROSE_CREDENTIAL: Final = re.compile(
     r"(?i)(?<![A-Za-z0-9\-])(?P<kw>" + _CREDENTIAL_WORD + r")(?![A-Za-z0-9_])"
     r"(?P<qual>(?:\s+(?!(?:is|are|was|were|set|equals|reads|to)\b)[\w.\-/']+){0,4}?)"
-    r"(?P<conn>" + _CONNECTOR + r"|\s*,?\s+(?:is|are|was|were|reads|equals|became|becomes|it'?s|it\s+is"
+    r"(?P<conn>"
+    + _CONNECTOR
+    + r"|\s*,?\s+(?:is|are|was|were|reads|equals|became|becomes|it'?s|it\s+is"
     r"|it\s+was)(?:\s+(?:now|still|set\s+to|changed\s+to|reset\s+to|updated\s+to|just|literally|"
     r"actually|simply|always|currently|all|again))?\s+|'s\s+"
     r"|\s+(?:set|changed|reset)\s+to\s+|\s+(?:to\s+)?(?=[\"'`]?[^\s\"'`]*\d|[\w.\-]{1,32}:[^\s:]{3,}))"
@@ -189,10 +189,33 @@ _SHORT_COPULAS: Final = frozenset(("to", "je", "on", "er", "var", "war", "era", 
 # ASCII-only words that call for the pattern of other languages (non-ASCII text always does);
 # looked for as plain substrings of the lower-cased text, far cheaper than a pattern.
 _FOREIGN_ASCII: Final = (
-    "passwort", "kennwort", "zugangsdaten", "mot de passe", "mdp", "identifiants", "contrasena",
-    "clave", "credencia", "senha", "palavra", "parol", "credenziali", "wachtwoord",
-    "inloggegevens", "haslo", "heslo", "jelszo", "losenord", "passord", "adgangskode", "kodeord",
-    "salasana", "sifre", "mat khau", "kata sandi", "kata laluan",
+    "passwort",
+    "kennwort",
+    "zugangsdaten",
+    "mot de passe",
+    "mdp",
+    "identifiants",
+    "contrasena",
+    "clave",
+    "credencia",
+    "senha",
+    "palavra",
+    "parol",
+    "credenziali",
+    "wachtwoord",
+    "inloggegevens",
+    "haslo",
+    "heslo",
+    "jelszo",
+    "losenord",
+    "passord",
+    "adgangskode",
+    "kodeord",
+    "salasana",
+    "sifre",
+    "mat khau",
+    "kata sandi",
+    "kata laluan",
 )
 # A qualifier that says what the password is for ("the pass for grafana is …").
 _FOR_WORDS: Final = frozenset(("for", "of", "on", "at", "to"))
@@ -286,7 +309,7 @@ def _prose_matches(text: str) -> Iterator[re.Match[str]]:
 
 
 def _prose_value(
-    raw: str, has_connector: bool, has_qualifier: bool, keyword: str, ends: bool = True,
+    raw: str, has_connector: bool, has_qualifier: bool, keyword: str, ends: bool = True, *,
     foreign: bool = False, qualifier: str = "",
 ) -> tuple[int, int] | None:  # fmt: skip
     """Offsets of the credential inside ``raw`` (the text after the connector), or None when

@@ -32,7 +32,7 @@ from ._complete import complete_trust_settings
 @click.option("--proxy", metavar="URL|none", help="Send through this http://host:port proxy from this machine (every repository); `none` sends directly.")  # fmt: skip
 @click.pass_context
 def command(
-    ctx: click.Context, settings: tuple[str, ...], yes: bool, revoke: bool, as_json: bool,
+    ctx: click.Context, *, settings: tuple[str, ...], yes: bool, revoke: bool, as_json: bool,
     proxy: str | None,
 ) -> None:  # fmt: skip
     """Show what brain.yaml sends off this machine, and approve it here.

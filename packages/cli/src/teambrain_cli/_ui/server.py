@@ -41,7 +41,11 @@ LOG_CONFIG: dict[str, object] = {
     "disable_existing_loggers": False,
     "formatters": {"one_line": {"()": OneLineFormatter}},
     "handlers": {
-        "stderr": {"class": "logging.StreamHandler", "formatter": "one_line", "stream": "ext://sys.stderr"},
+        "stderr": {
+            "class": "logging.StreamHandler",
+            "formatter": "one_line",
+            "stream": "ext://sys.stderr",
+        },
     },
     "loggers": {
         "uvicorn": {"handlers": ["stderr"], "level": "ERROR", "propagate": False},
@@ -120,7 +124,6 @@ def serve(
     import uvicorn
 
     from .app import build_app
-
     from .connections import ACCEPT_BATCH, ConnectionBook, connection_limit, guarded_protocol
 
     app, warm = build_app(ctx)
