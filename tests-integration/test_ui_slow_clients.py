@@ -13,38 +13,16 @@ import os
 import resource
 import select
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from uiworld import UiServer
+from uiworld import start_ui_in
 
-TB = str(Path(sys.executable).parent / "tb")
 SLOW = 1100
 # The server process gets the limit a default Linux shell has (soft and hard: it cannot raise
 # it); the test needs more itself.
 FILES_LIMIT = 1024
-
-
-def _start(repo: Path, env: dict[str, str]) -> UiServer:
-    launcher = (
-        "import os, resource, sys\n"
-        f"resource.setrlimit(resource.RLIMIT_NOFILE, ({FILES_LIMIT}, {FILES_LIMIT}))\n"
-        "os.execv(sys.argv[1], sys.argv[1:])\n"
-    )
-    process = subprocess.Popen(
-        [sys.executable, "-c", launcher, TB, "ui", "--no-browser"], cwd=repo, env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    assert process.stdout is not None
-    ready, _, _ = select.select([process.stdout], [], [], 60)
-    line = process.stdout.readline().strip() if ready else ""
-    if not line.startswith("http://127.0.0.1:"):
-        process.kill()
-        raise AssertionError(f"tb ui printed no address: {line!r} {process.communicate()[1]}")
-    return UiServer(process, line)
 
 
 def _slow_connections(port: int, count: int) -> list[socket.socket]:
@@ -93,7 +71,7 @@ def test_slow_clients_without_the_secret_do_not_lock_the_page_out(ui_repo: Path)
     if hard < SLOW + 200:
         pytest.skip(f"this machine allows {hard} open files; the test needs {SLOW + 200}")
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, SLOW + 200), hard))
-    server = _start(ui_repo, dict(os.environ))
+    server = start_ui_in(ui_repo, dict(os.environ), files_limit=FILES_LIMIT)
     slow: list[socket.socket] = []
     try:
         slow = _slow_connections(server.port, SLOW)
