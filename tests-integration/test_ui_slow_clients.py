@@ -1,7 +1,7 @@
 """``tb ui`` under slow clients, from the installed ``tb``: a local process without the secret
 opens 1,100 connections that never finish their headers (the page stopped answering and printed
-``Too many open files`` tracebacks). The server, limited to 1,024 open files as on a default
-Linux or macOS shell, keeps answering a real request with the secret, closes the slow
+``Too many open files`` tracebacks). The server, limited to 1,024 open files as in a default
+Linux shell, keeps answering a real request with the secret, closes the slow
 connections, and prints no traceback."""
 
 from __future__ import annotations
