@@ -15,7 +15,7 @@ _SUSPECT_WORDS = ("pass", "pwd", "pw", "psw", "p/w", "secret", "token", "key", "
                   "auth", "bearer", "-p", "-u", "pin", "code", "phrase", "account", "combination",
                   "log in", "sign in", " / ", "admin",
                   # the word for a password in other languages (secrets._FOREIGN_WORD)
-                  "wort", "zugangsdaten", "mdp", "identifiants", "contrase", "clave", "senha",
+                  "kennwort", "zugangsdaten", "mdp", "identifiants", "contrase", "clave", "senha",
                   "palavra", "parol", "wachtwoord", "inloggegevens", "hasło", "haslo", "heslo",
                   "jelsz", "пароль", "lösenord", "losenord", "passord", "adgangskode", "kodeord",
                   "salasana", "şifre", "sifre", "κωδικ", "συνθηματικ", "סיסמ", "كلمة",
