@@ -232,12 +232,20 @@ def start_ui(dev: Developer, *args: str, env: dict[str, str] | None = None) -> U
     return start_ui_in(dev.clone, {**dev.env, **(env or {})}, *args)
 
 
-def start_ui_in(cwd: Path, env: dict[str, str], *args: str) -> UiServer:
+def start_ui_in(
+    cwd: Path, env: dict[str, str], *args: str, files_limit: int | None = None
+) -> UiServer:
     """``tb ui --no-browser`` in ``cwd`` with exactly ``env``; returns once it printed its
-    address."""
+    address. ``files_limit``: the most files the server may open (soft and hard limit)."""
+    import resource
+
+    def limit_files() -> None:
+        if files_limit is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (files_limit, files_limit))
+
     process = subprocess.Popen(
         [tb_executable(), "ui", "--no-browser", *args], cwd=cwd, env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limit_files,
     )  # fmt: skip
     assert process.stdout is not None
     ready, _, _ = select.select([process.stdout], [], [], 60)

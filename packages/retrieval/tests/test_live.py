@@ -177,6 +177,45 @@ def test_fetch_takes_the_default_branch_alone_and_says_why_it_failed(
     assert failed is not None and "\n" not in failed
 
 
+def test_the_fetch_uses_no_proxy_from_the_environment(
+    team: tuple[BrainLayout, BrainLayout], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tb serve``'s environment can come from a committed agent config: its proxy
+    variables do not route the fetch (the remote itself is asked, the proxy never)."""
+    import socket
+    import threading
+
+    _, mine = team
+    received: dict[str, list[bytes]] = {"proxy": [], "remote": []}
+
+    def listen(name: str) -> int:
+        server = socket.create_server(("127.0.0.1", 0))
+
+        def serve() -> None:
+            while True:
+                try:
+                    conn, _ = server.accept()
+                except OSError:
+                    return
+                with conn:
+                    received[name].append(conn.recv(4096))
+                    conn.sendall(
+                        b"HTTP/1.1 500 no\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    )
+
+        threading.Thread(target=serve, daemon=True).start()
+        return int(server.getsockname()[1])
+
+    proxy, remote = listen("proxy"), listen("remote")
+    git(mine.repo_root, "remote", "set-url", "origin", f"http://127.0.0.1:{remote}/brain.git")
+    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):  # fmt: skip
+        monkeypatch.setenv(name, f"http://127.0.0.1:{proxy}")
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    assert fetch_default_branch(mine.repo_root, timeout=30) is not None  # the remote said 500
+    assert received["proxy"] == [] and received["remote"]
+
+
 def test_serving_settings_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     from teambrain_retrieval import live_settings
 

@@ -25,6 +25,8 @@ HOSTILE_UNITS = [
     "xoxb-a-", "ghp_", "token=", "password is ", "login ", "admin/", "--password ", "-u a:",
     "aws_secret_key ", "a_secret", "-----BEGIN PRIVATE KEY-----a\n", "a://b:", "bearer ",
     "the password is purple ", "`*a", "src/", "**/", "a.py ", "[", "-", " ", "a",
+    "passwort ist ", "das passwort x ", "пароль от ", "密码是", "비밀번호는 ", "pw (", "pw (a",
+    "pass — ", "pass for a ", "the password's ", "mot de passe ", "contraseña es a ",
 ]  # fmt: skip
 
 SCANNERS: list[tuple[str, Callable[[str], object]]] = [

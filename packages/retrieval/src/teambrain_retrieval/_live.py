@@ -394,12 +394,20 @@ def fetch_default_branch(repo_root: Path, *, timeout: float) -> str | None:
         return "no default branch fetched yet (run `git fetch` once)"
     ref = found[0]  # refs/remotes/<remote>/<branch>
     remote, _, branch = ref.removeprefix("refs/remotes/").partition("/")
+    # A committed agent config can set the environment of the server that runs this fetch:
+    # its proxy variables are not used (an empty one is none to git); git's own configuration
+    # (http.proxy) and this machine's proxy (`tb trust --proxy`) are.
+    from teambrain_schema.egress import machine_proxy
+    from teambrain_schema.outbound import ENV_PROXY_VARIABLES
+
+    proxies = dict.fromkeys(ENV_PROXY_VARIABLES, machine_proxy(repo_root=repo_root) or "")
     try:
         done = run_git(
             ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote,
              f"+refs/heads/{branch}:{ref}"],
             cwd=repo_root, check=False, timeout=timeout,
-            env={"GIT_SSH_COMMAND": os.environ.get("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")},
+            env={"GIT_SSH_COMMAND": os.environ.get("GIT_SSH_COMMAND", "ssh -o BatchMode=yes"),
+                 **proxies},
         )  # fmt: skip
     except EnvironmentProblem as exc:
         return exc.message

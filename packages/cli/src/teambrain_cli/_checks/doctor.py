@@ -206,13 +206,18 @@ def check_distill(ctx: DoctorContext) -> Finding:
 
 def check_egress(ctx: DoctorContext) -> list[Finding]:
     """Each committed setting that sends data off this machine, and whether this machine
-    approved it for this repository (not approved: not used, and a problem to look at)."""
-    from .._console.trust import egress_status
+    approved it for this repository (not approved: not used, and a problem to look at), and
+    the proxy requests leave through (when this machine names one, or the environment names
+    one that is not used)."""
+    from .._console.trust import egress_status, proxy_line
 
     if ctx.layout is None or ctx.config is None:
         return []
     statuses, approvals = egress_status(ctx.layout, ctx.config, ctx.machine)
     found = []
+    network = proxy_line(approvals)
+    if network is not None:
+        found.append(Finding("proxy", "ok" if approvals.proxy else "note", network))
     if approvals.problem is not None:
         found.append(Finding(
             "approvals", "problem", f"{approvals.problem}: nothing is approved",
