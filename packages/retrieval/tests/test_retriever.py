@@ -341,7 +341,7 @@ def test_index_db_uses_wal_and_records_migrations(
     names = [row[0] for row in retriever.db.execute("SELECT name FROM migrations")]
     assert names == [
         "m001_initial", "m002_lookup_indexes", "m003_generation", "m004_scan_digests",
-        "m005_unicode_mentions",
+        "m005_unicode_mentions", "m006_code_mentions",
     ]  # fmt: skip
 
 
@@ -436,7 +436,7 @@ def test_context_force_includes_required_and_trims_relevant(
 ) -> None:
     make_memory("Always use make test", "Run the suite with make test.", priority="required")
     for i in range(30):
-        make_memory(f"Checkout note {i}", f"Checkout detail {i}: " + "word " * 150)
+        make_memory(f"Checkout note {i}", f"`src/shop/checkout/` detail {i}: " + "word " * 150)
     retriever = open_test_retriever(layout)
     situation = Situation("repo", "feature/checkout-retry", ["src/shop/checkout/flow.py"], [])
     pack = retriever.context(situation, budget=1500)

@@ -340,7 +340,12 @@ class Mention:
 
 
 def _lower_parts(path: str) -> list[str]:
-    return [p for p in composed_form(path).strip().lower().split("/") if p and p != "."]
+    """``path``'s parts in lower case; of a path of thousands of parts only its first and last
+    :data:`_MAX_PARTS` (indexing every prefix would cost their square)."""
+    parts = [p for p in composed_form(path).strip().lower().split("/") if p and p != "."]
+    if len(parts) > 2 * _MAX_PARTS:
+        parts = parts[:_MAX_PARTS] + parts[-_MAX_PARTS:]
+    return parts
 
 
 def _stem(name: str) -> str:
@@ -370,7 +375,7 @@ def parse_mention(text: str) -> Mention | None:
         last = text.rsplit(".", 1)[1].lower()
         if last in EXTENSIONS or not _DOTTED.match(text):
             return Mention(text, "name", (composed_form(text).lower(),))
-        return Mention(text, "module", tuple(p.lower() for p in text.split(".")))
+        return Mention(text, "module", tuple(p.lower() for p in text.split(".")[:_MAX_PARTS]))
     return Mention(text, "identifier", (_squash(composed_form(text)),))
 
 
@@ -386,8 +391,6 @@ def _query(path: str) -> _Query | None:
     parts = _lower_parts(path)
     if not parts:
         return None
-    if len(parts) > 2 * _MAX_PARTS:
-        parts = parts[:_MAX_PARTS] + parts[-_MAX_PARTS:]
     last = parts[-1]
     has_ext = "." in last.lstrip(".")
     stems = (*parts[:-1], _stem(last) if has_ext else last)
@@ -411,9 +414,9 @@ def _score_path(q: _Query, m: Mention, start: int, end: int) -> float:
     """``m`` (a path, folder or file name) equals ``q.parts[start:end]``."""
     k = len(q.parts)
     if end == k:  # the path itself, or its tail
-        if m.kind == "name":
-            return TAIL_SCORE[1]
-        return EXACT if start == 0 else TAIL_SCORE.get(end - start, TAIL_LONG)
+        if start == 0:
+            return EXACT
+        return TAIL_SCORE[1] if m.kind == "name" else TAIL_SCORE.get(end - start, TAIL_LONG)
     if m.kind == "name":
         return 0.0  # a file name equal to one of the folders
     return _folder(k - end, start == 0)  # a folder around the path

@@ -561,7 +561,7 @@ class Retriever:
         if self.ephemeral or not files:
             return {}, frozenset()
         root = self.layout.repo_root
-        return file_symbols(root, files), ambiguous_paths(root, files, {})
+        return file_symbols(root, files), ambiguous_paths(root, files)
 
     @_recovering
     def search_combined(self, query: str | None, globs: Sequence[str], k: int = 8) -> list[Hit]:
@@ -604,8 +604,6 @@ class Retriever:
         required = self.required()
         required_ids = {hit.id for hit in required}
         loading = self.backend.embedder is not None and not self.backend.embeddings.ready()
-        if loading:
-            self.warm_up(semantic_text(situation) or None)
         ranked = rank_situation(self.backend, situation, semantic=not loading)
         built = self.hits.build(
             [(r.rowid, r.score) for r in ranked], {r.rowid: r.why for r in ranked}
@@ -627,10 +625,21 @@ class Retriever:
             coverage = self._loading_coverage()
         if coverage is not None:
             notes.append(coverage.note)
+        if loading:  # after the answer's own work: the load never slows this answer down
+            self.warm_up(semantic_text(situation) or None)
         return ContextPack(
             trimmed.required, trimmed.relevant, trimmed.tokens, trimmed.budget,
             trimmed.over_budget, notes, coverage,
         )  # fmt: skip
+
+    @_recovering
+    def prepare(self) -> None:
+        """Do now what the first answer would otherwise wait for (a server calls it at start):
+        bring the index up to date and read what answers need — the live memories, their
+        path mentions, the required memories and their citations' staleness."""
+        self._fresh()
+        self.backend.path_matcher()
+        self.required()
 
     def _loading_coverage(self) -> SearchCoverage:
         """The partial mark of an answer given while the embedding model loads."""

@@ -246,9 +246,12 @@ def file_symbols(
     missing: list[str] = []
     root = repo_root.resolve()
     for path in paths[:MAX_SYMBOL_FILES]:
-        if path.endswith("/"):
+        if path.endswith("/") or "\0" in path:
             continue
-        target = (root / path).resolve()
+        try:
+            target = (root / path).resolve()
+        except (OSError, ValueError, RuntimeError):  # a loop of links, an odd name
+            continue
         if not target.is_relative_to(root):
             continue
         try:
@@ -294,12 +297,12 @@ def _symbols_in_git(
     return found
 
 
-_NAMES_CACHE: dict[str, tuple[object, dict[str, int]]] = {}
+_NAMES_CACHE: dict[str, tuple[object, tuple[dict[str, int], frozenset[str]]]] = {}
 
 
-def tracked_names(repo_root: Path) -> dict[str, int]:
-    """How many tracked files bear each file name (``git ls-files``), kept while git's index
-    is unchanged."""
+def tracked_names(repo_root: Path) -> tuple[dict[str, int], frozenset[str]]:
+    """How many tracked files bear each file name, and the tracked paths (``git ls-files``),
+    kept while git's index is unchanged."""
     from teambrain_schema.gitdir import git_state_stamps
 
     key = str(repo_root.resolve())
@@ -309,59 +312,103 @@ def tracked_names(repo_root: Path) -> dict[str, int]:
         return cached[1]
     out = _git(repo_root, "ls-files", "-z")
     counts: dict[str, int] = {}
-    for path in (out or "").split("\0"):
-        if path:
-            name = path.rsplit("/", 1)[-1]
-            counts[name] = counts.get(name, 0) + 1
+    paths = frozenset(path for path in (out or "").split("\0") if path)
+    for path in paths:
+        name = path.rsplit("/", 1)[-1]
+        counts[name] = counts.get(name, 0) + 1
     if len(_NAMES_CACHE) > 8:
         _NAMES_CACHE.clear()
-    _NAMES_CACHE[key] = (stamp, counts)
-    return counts
+    _NAMES_CACHE[key] = (stamp, (counts, paths))
+    return counts, paths
 
 
-def ambiguous_paths(repo_root: Path, paths: list[str], changes: dict[str, str]) -> frozenset[str]:
+def ambiguous_paths(repo_root: Path, paths: list[str]) -> frozenset[str]:
     """Those of ``paths`` whose file name another tracked file also bears."""
-    counts = tracked_names(repo_root)
+    counts, tracked = tracked_names(repo_root)
     found = set()
     for path in paths:
         name = path.rstrip("/").rsplit("/", 1)[-1]
-        tracked = changes.get(path) != UNTRACKED
-        if counts.get(name, 0) - (1 if tracked else 0) >= 1:
+        if counts.get(name, 0) - (1 if path in tracked else 0) >= 1:
             found.add(path)
     return frozenset(found)
 
 
-def gather_situation(repo_root: Path) -> Situation:
-    """The situation of the work tree at ``repo_root`` (see :class:`Situation`)."""
-    repo = repo_root.resolve().name
+@dataclass(frozen=True)
+class _History:
+    """What git's history says of a HEAD: the branch's own changes and commit subjects since
+    the default branch, the default branch's recent commits (kept while neither moves)."""
+
+    base: str | None
+    committed: dict[str, str]
+    subjects: list[str]
+    recent: list[RecentCommit]
+
+
+_HISTORY_CACHE: dict[tuple[str, str, tuple[str, str] | None], _History] = {}
+
+
+def _head(repo_root: Path) -> tuple[str | None, str | None]:
+    """(branch, HEAD's commit), from git's files; git is asked only when they cannot be read
+    (a reftable repository). The branch is None when HEAD is detached."""
+    from teambrain_schema.gitdir import DETACHED, find_git, read_branch, read_head_sha
+
+    dirs = find_git(str(repo_root))
+    if dirs is not None:
+        branch = read_branch(dirs[1])
+        head = read_head_sha(dirs[1], dirs[2])
+        if head is not None or branch != DETACHED:
+            return (None if branch == DETACHED else branch), head
     branch_out = _git(repo_root, "symbolic-ref", "--short", "-q", "HEAD")
-    branch = branch_out.strip() or None if branch_out is not None else None
+    head_out = _git(repo_root, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+    return (branch_out or "").strip() or None, (head_out or "").strip() or None
+
+
+def _history(repo_root: Path, head: str | None, default: tuple[str, str] | None) -> _History:
+    key = (str(repo_root.resolve()), head or "", default)
+    cached = _HISTORY_CACHE.get(key) if head else None
+    if cached is not None:
+        return cached
+    committed: dict[str, str] = {}
+    subjects: list[str] = []
+    base = None
+    if default is not None and head:
+        base_out = _git(repo_root, "merge-base", "HEAD", default[1])
+        base = base_out.strip() if base_out else None
+        if base:
+            subjects = _branch_work(repo_root, base, committed)
+    # Without a default branch, HEAD's own history is all there is to go by.
+    recent = _recent(repo_root, default[1] if default else "HEAD") if head else []
+    found = _History(base, committed, subjects, recent)
+    if head:
+        if len(_HISTORY_CACHE) > 16:
+            _HISTORY_CACHE.clear()
+        _HISTORY_CACHE[key] = found
+    return found
+
+
+def gather_situation(repo_root: Path) -> Situation:
+    """The situation of the work tree at ``repo_root`` (see :class:`Situation`): ``git
+    status`` on every call; what the history says is kept while HEAD and the default branch
+    stay where they are."""
+    repo = repo_root.resolve().name
+    branch, head = _head(repo_root)
     changes: dict[str, str] = {}
     _status(repo_root, changes)
     default = _default_branch(repo_root)
-    branch_subjects: list[str] = []
-    recent_rev = "HEAD"
-    base = None
-    if default is not None:
-        sha = default[1]
-        recent_rev = sha
-        base_out = _git(repo_root, "merge-base", "HEAD", sha)
-        base = base_out.strip() if base_out else None
-        if base:
-            branch_subjects = _branch_work(repo_root, base, changes)
-    # Without a default branch, HEAD's own history is all there is to go by.
-    recent = _recent(repo_root, recent_rev)
+    history = _history(repo_root, head, default)
+    for path, how in history.committed.items():
+        changes.setdefault(path, how)
     changed = list(changes)[:MAX_PATHS]
-    revisions = ("HEAD", base) if base else ("HEAD",)
+    revisions = ("HEAD", history.base) if history.base else ("HEAD",)
     return Situation(
         repo=repo,
         branch=branch,
         changed_paths=changed,
-        recent_subjects=[c.subject for c in recent],
-        branch_subjects=branch_subjects,
-        recent=recent,
+        recent_subjects=[c.subject for c in history.recent],
+        branch_subjects=list(history.subjects),
+        recent=list(history.recent),
         changes={p: changes[p] for p in changed},
         default_branch=default[0] if default else None,
-        symbols=file_symbols(repo_root, changed, revisions),
-        ambiguous=ambiguous_paths(repo_root, changed, changes) if changed else frozenset(),
+        symbols=file_symbols(repo_root, changed, revisions) if head else {},
+        ambiguous=ambiguous_paths(repo_root, changed) if changed else frozenset(),
     )
