@@ -595,15 +595,21 @@ class Retriever:
         relevant to ``situation`` — the paths this session changed, its branch's name and
         commits, then the default branch's recent history — trimmed to the budget.
 
-        The semantic half joins once the embedding model is loaded: until then (the first call
-        of a server) the answer comes from paths and keywords at once, is marked partial
-        (``coverage``), and the model loads in the background."""
+        In a server (:attr:`embeds_in_background`) the semantic half joins once the embedding
+        model is loaded: until then (its first call) the answer comes from paths and keywords
+        at once, is marked partial (``coverage``), and the model loads in the background."""
         from teambrain_schema.tokens import memory_token_cost
 
         limit = effective_budget(budget, self.config.retrieval.budget_tokens)
         required = self.required()
         required_ids = {hit.id for hit in required}
-        loading = self.backend.embedder is not None and not self.backend.embeddings.ready()
+        # A server answers without waiting for its model; a one-shot reader (`tb relevant`)
+        # waits for it, as its searches do.
+        loading = (
+            self.embeds_in_background
+            and self.backend.embedder is not None
+            and not self.backend.embeddings.ready()
+        )
         ranked = rank_situation(self.backend, situation, semantic=not loading)
         built = self.hits.build(
             [(r.rowid, r.score) for r in ranked], {r.rowid: r.why for r in ranked}
