@@ -99,6 +99,7 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         CatalogEntry as CatalogEntry,
         brain_catalog as brain_catalog,
     )
+    from ._context import Ranked as Ranked, rank_situation as rank_situation
     from ._duplicates import (
         DUPLICATE_COSINE as DUPLICATE_COSINE,
         DUPLICATE_TERM_OVERLAP as DUPLICATE_TERM_OVERLAP,
@@ -137,7 +138,6 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         LocalModel as LocalModel,
         LocalOnnxEmbedder as LocalOnnxEmbedder,
     )
-    from ._context import Ranked as Ranked, rank_situation as rank_situation
     from ._pathmatch import (
         PathMatcher as PathMatcher,
         defined_symbols as defined_symbols,
