@@ -21,7 +21,8 @@ numbers, since it has nothing to go by).
 Environment: ``BENCH_CONTEXT_SETS=tuning,held-out-kinds,held-out-seeds`` picks sets;
 ``BENCH_CONTEXT_BIN=/path/to/venv/bin`` measures another installation (e.g. the code before a
 change); ``BENCH_CONTEXT_DETAIL=1`` prints each tuning situation's ranks (held-out sets are
-only ever printed in aggregate). Embeddings are cached in benchmarks/.cache/context, so only
+only ever printed in aggregate); ``tuning-more`` (the tuning kinds, seed 3) is more situations
+to tune on, not run by default. Embeddings are cached in benchmarks/.cache/context, so only
 the first run pays ~5 minutes for them.
 """
 
@@ -291,6 +292,7 @@ def sets() -> dict[str, list[tuple[Kind, int]]]:
         "tuning": [(kind, 1) for kind in TUNING],
         "held-out-kinds": [(kind, 1) for kind in HELD_OUT],
         "held-out-seeds": [(kind, 2) for kind in TUNING],
+        "tuning-more": [(kind, 3) for kind in TUNING],  # more to tune on, never the held out
     }
     return {name: every[name] for name in wanted.split(",") if name in every}
 
@@ -321,7 +323,7 @@ def main() -> int:
             print(f"  {set_name:<15} {kind.name:<10} seed {seed}: {len(world.memories)} memories, "
                   f"{len(found)} situations, memory_context top-3 {hits}/{counted}, MRR {mrr:.2f} "
                   f"({time.perf_counter() - started:.0f} s)", flush=True)  # fmt: skip
-            if detail and set_name == "tuning":
+            if detail and set_name.startswith("tuning"):
                 titles = {m.id: m.title for m in world.memories}
                 for outcome in found:
                     print(f"      {outcome.situation:<28} context {ranks(outcome.expected, outcome.context)} "

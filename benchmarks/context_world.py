@@ -950,14 +950,15 @@ def _situations(
     with_file = [(a, t) for a, t in topics if t.file and a.name not in kind.hot]
     small = [(a, t) for a, t in with_file
              if len(file_memories.get(f"{a.folder}/{t.file}", [])) <= 2]  # fmt: skip
-    area, topic = (small or with_file)[0]
-    topics.remove((area, topic))
-    f_path = f"{area.folder}/{topic.file}"
-    used.add(f_path)
-    mems = file_memories.get(f_path, [])[:2]
-    out.append(Situation("topic-branch-and-its-file", "unstaged, topical branch",
-                         f"fix/{topic.slug}", modify=[f_path],
-                         expected=[topic_memories[topic.slug].id, *ids(mems)]))
+    if small:
+        area, topic = small[0]
+        topics.remove((area, topic))
+        f_path = f"{area.folder}/{topic.file}"
+        used.add(f_path)
+        mems = file_memories.get(f_path, [])
+        out.append(Situation("topic-branch-and-its-file", "unstaged, topical branch",
+                             f"fix/{topic.slug}", modify=[f_path],
+                             expected=[topic_memories[topic.slug].id, *ids(mems)]))
 
     # 2. a neutral branch, one staged file
     f = pick()
@@ -1063,12 +1064,12 @@ def _situations(
     if topics:
         area, topic = next(((a, t) for a, t in topics if t.file), topics[0])
         topics.remove((area, topic))
-        f = pick(lambda x: x.area is area, most=1)
+        f = pick(lambda x: x.area is area, most=2)
         out.append(Situation("topic-branch-with-a-commit", "committed, topical branch",
                              f"{kind.people[2].split()[0].lower()}/{topic.slug}",
                              commits=[(f"{area.name}: start on {topic.slug.replace('-', ' ')}",
                                        [f.path])],
-                             expected=[topic_memories[topic.slug].id, *ids(file_memories[f.path][:1])]))
+                             expected=[topic_memories[topic.slug].id, *ids(file_memories[f.path])]))
 
     # 17. back on the default branch after a pull: the newest commit's file
     newest = history[-1].touched[0]
@@ -1076,9 +1077,11 @@ def _situations(
     if 1 <= len(mems) <= 3:
         out.append(Situation("clean-default-branch", "clean, on the default branch", None,
                              expected=ids(mems)))
+    # Every memory written about what a situation touches is expected, and all of them must
+    # fit in the top 3: a situation that would expect more is left out, never cut short.
     for situation in out:
-        situation.expected = list(dict.fromkeys(situation.expected))[:3]
-    return [s for s in out if s.expected]
+        situation.expected = list(dict.fromkeys(situation.expected))
+    return [s for s in out if 1 <= len(s.expected) <= 3]
 
 
 def by_area(sources: list[SrcFile], path: str) -> Area:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from ._pathmatch import pair_paths
 from ._query import STOPWORDS, query_terms
-from ._situation import Situation
+from ._situation import NOISE_WORDS, Situation
 
 if TYPE_CHECKING:
     from ._backend import SqliteBackend
@@ -37,13 +37,13 @@ if TYPE_CHECKING:
 # (Situation.branch_words), the branch's commit subjects, the changed paths' own words.
 # A branch word that is also a folder or file name of a changed path says what the path
 # already says: it counts as a word of the changed paths.
-BRANCH_WEIGHT = 0.6
+BRANCH_WEIGHT = 0.8
 SUBJECT_WEIGHT = 0.35
 PATH_WORD_WEIGHT = 0.2
 BODY_ONLY = 0.7  # a word in the body alone, against one in the title or tags
-# Words and meaning count half for a memory that cites code, none of it what this session
-# changed: it is about something else that shares a word.
-ELSEWHERE = 0.5
+# The changed paths' and commits' words, and meaning, count a third for a memory that cites
+# code, none of it what this session changed: it is about something else that shares a word.
+ELSEWHERE = 0.35
 # Meaning: cosine mapped from [floor, floor + span] onto [0, weight].
 VECTOR_WEIGHT = 0.3
 VECTOR_FLOOR = 0.3
@@ -53,9 +53,13 @@ VECTOR_SPAN = 0.35
 RECENT_WEIGHT = 0.24
 RECENT_DECAY = 0.8
 RECENT_MAX_PATHS = 50  # a commit touching more (a merge, a reformat) says little about anything
-# Evidence below this is not worth an agent's tokens.
+# Evidence below this is not worth an agent's tokens; a word worth less than MIN_WORD is not
+# looked for (nor named in why).
 MIN_SCORE = 0.1
+MIN_WORD = 0.02
 MAX_TERMS = 40
+BRANCH = "branch name"
+COMMITS = "this branch's commits"
 MAX_WHY = 4
 
 
@@ -72,7 +76,7 @@ class Ranked:
 class _Evidence:
     score: float = 0.0
     paths: tuple[tuple[str, str, float], ...] = ()
-    words: dict[str, list[str]] | None = None
+    words: dict[str, tuple[list[str], float]] | None = None  # by source: the words, the score
     meaning: float = 0.0
     recent: tuple[float, str] | None = None
 
@@ -93,19 +97,20 @@ def situation_terms(situation: Situation) -> dict[str, tuple[float, str]]:
 
     def add(text: str, weight: float, source: str) -> None:
         for term in query_terms(text):
-            if term in STOPWORDS or term.isdigit() or len(term) < 2:
+            if term in STOPWORDS or term in NOISE_WORDS or term.isdigit() or len(term) < 2:
                 continue
             if weight > found.get(term, (0.0, ""))[0]:
                 found[term] = (weight, source)
 
-    own_words = {word.lower() for word in situation.path_words()}
+    # A word that is also a folder or file name of a changed path says what the path already
+    # says (a branch `fx-cutoff` or a commit `fx: …` for internal/fx/rates.go): it counts as a
+    # word of the changed paths, under the name of where it came from.
+    own_words = {term for word in situation.path_words() for term in query_terms(word)}
     for word, weight in situation.branch_words():
-        if word.lower() in own_words:
-            add(word, PATH_WORD_WEIGHT, "branch name")
-        else:
-            add(word, BRANCH_WEIGHT * weight, "branch name")
+        add(word, PATH_WORD_WEIGHT if word.lower() in own_words else BRANCH_WEIGHT * weight, BRANCH)
     for subject in situation.branch_subjects:
-        add(subject, SUBJECT_WEIGHT, "this branch's commits")
+        for term in query_terms(subject):
+            add(term, PATH_WORD_WEIGHT if term in own_words else SUBJECT_WEIGHT, COMMITS)
     for word in situation.path_words():
         add(word, PATH_WORD_WEIGHT, "words of the changed paths")
     strongest = sorted(found.items(), key=lambda item: -item[1][0])[:MAX_TERMS]
@@ -151,22 +156,25 @@ def rank_situation(
         item.score += total
         item.paths = tuple(pairs)
 
-    # 2. words (half for a memory about other code, when this session changed some)
+    # 2. words: the branch name says what the work is about; the words of the changed paths
+    # and the commits count less for a memory about other code (when this session changed some)
     elsewhere = matcher.citing if own else set()
     terms = situation_terms(situation)
     total_docs = len(live)
     for term, (weight, source) in terms.items():
         anywhere, titled = backend.term_rows(term)
         rarity = _idf_weight(len(anywhere), total_docs)
-        if rarity <= 0.0:
+        if weight * rarity < MIN_WORD:
             continue
         for rowid in anywhere:
             item = of(rowid)
-            damp = ELSEWHERE if rowid in elsewhere and not item.paths else 1.0
-            item.score += weight * rarity * (1.0 if rowid in titled else BODY_ONLY) * damp
+            damp = ELSEWHERE if source != BRANCH and rowid in elsewhere and not item.paths else 1.0
+            gained = weight * rarity * (1.0 if rowid in titled else BODY_ONLY) * damp
+            item.score += gained
             if item.words is None:
                 item.words = {}
-            item.words.setdefault(source, []).append(term)
+            words = item.words.setdefault(source, ([], 0.0))
+            item.words[source] = ([*words[0], term], words[1] + gained)
 
     # 3. meaning
     text = semantic_text(situation) if semantic else ""
@@ -212,9 +220,10 @@ def _why(item: _Evidence, situation: Situation) -> tuple[str, ...]:
         how = situation.changes.get(path, "changed")
         cited = "" if mention.rstrip("/") == path.rstrip("/") else f" (cites {mention})"
         reasons.append(f"{how}: {path}{cited}")
-    for source, words in (item.words or {}).items():
-        reasons.append(f"{source}: {', '.join(words[:6])}")
-    if item.meaning > 0.0:
+    for source, (words, gained) in (item.words or {}).items():
+        if gained >= MIN_WORD:
+            reasons.append(f"{source}: {', '.join(words[:6])}")
+    if item.meaning >= MIN_WORD:
         reasons.append("close in meaning to the branch name and commits")
     if item.recent is not None and not item.paths:
         where = situation.default_branch or "the default branch"

@@ -451,15 +451,14 @@ class PathMatcher:
         self._modules: dict[tuple[str, ...], list[tuple[int, Mention]]] = {}
         self._identifiers: dict[str, list[tuple[int, Mention]]] = {}
         self._module_parts: dict[str, list[tuple[int, Mention]]] = {}
-        self.citing: set[int] = set()  # rows citing a path, folder, file name or module
+        self.citing: set[int] = set()  # rows citing code: a path, file, folder, module or name
         for rowid, text in mentions:
             m = parse_mention(text)
             if m is None:
                 continue
             entry = (rowid, m)
             self._all.append(entry)
-            if m.kind != "identifier":
-                self.citing.add(rowid)
+            self.citing.add(rowid)
             if m.kind == "module":
                 for length in range(1, len(m.parts) + 1):
                     self._modules.setdefault(m.parts[:length], []).append(entry)

@@ -32,7 +32,7 @@ MAX_RECENT = 12  # commits of the default branch's recent history
 MAX_SUBJECTS = MAX_RECENT  # kept for readers of the old name
 MAX_OWN_SUBJECTS = 20
 # Words of branch names and paths that say nothing about the work.
-_NOISE = frozenset(
+NOISE_WORDS = frozenset(
     {
         "feature", "features", "feat", "fix", "fixes", "bugfix", "hotfix", "chore", "wip",
         "main", "master", "trunk", "develop", "dev", "head", "refs", "heads", "src", "lib",
@@ -46,6 +46,7 @@ _NOISE = frozenset(
     }
 )  # fmt: skip
 _WORD = re.compile(r"[^\W_]+")
+_TICKET = re.compile(r"^[A-Za-z][A-Za-z0-9]*-[0-9]+$")
 
 # How a path changed, as the situation records it (and a memory's "why" says it).
 MODIFIED = "modified"
@@ -94,10 +95,12 @@ class Situation:
         segments = [s for s in re.split(r"/", self.branch) if s]
         words: dict[str, float] = {}
         for index, segment in enumerate(segments):
-            weight = 1.0 if index == len(segments) - 1 else 0.3
+            # a ticket id (SHOP-1432) names a project, not the work
+            last = index == len(segments) - 1 and not _TICKET.match(segment)
+            weight = 1.0 if last else 0.3
             for word in _WORD.findall(segment):
                 low = word.lower()
-                if low in _NOISE or word.isdigit() or len(word) < 2:
+                if low in NOISE_WORDS or word.isdigit() or len(word) < 2:
                     continue
                 words[word] = max(words.get(word, 0.0), weight)
         return list(words.items())
@@ -107,7 +110,7 @@ class Situation:
         words: dict[str, None] = {}
         for path in self.changed_paths:
             for word in _WORD.findall(path):
-                if word.lower() not in _NOISE and not word.isdigit() and len(word) > 1:
+                if word.lower() not in NOISE_WORDS and not word.isdigit() and len(word) > 1:
                     words.setdefault(word, None)
         return list(words)
 
