@@ -28,6 +28,7 @@ the first run pays ~5 minutes for them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -40,12 +41,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_mcp_startup import RawClient
 from context_projects import HELD_OUT, TUNING, Kind
 from context_world import Memory, Situation, World, build_world, comment
+
+HERE = Path(__file__).resolve().parent
 
 BIN = Path(os.environ.get("BENCH_CONTEXT_BIN") or Path(sys.executable).parent)
 CACHE = HERE / ".cache" / "context"
@@ -70,7 +72,7 @@ def _git(cwd: Path, env: dict[str, str], *args: str, who: tuple[str, str] | None
 
 
 def _email(name: str) -> str:
-    return name.split()[0].lower() + "@example.test"
+    return name.split(maxsplit=1)[0].lower() + "@example.test"
 
 
 def _slug(title: str) -> str:
@@ -205,7 +207,9 @@ def _settled(client: RawClient) -> None:
     raise RuntimeError("the server never gave a complete answer")
 
 
-def paths_ranking(work: Path, env: dict[str, str], paths: list[str], required: set[str]) -> list[str]:
+def paths_ranking(
+    work: Path, env: dict[str, str], paths: list[str], required: set[str]
+) -> list[str]:
     done = subprocess.run(
         [str(BIN / "tb"), "relevant", "--paths", *paths, "--k", "50", "--json"],
         cwd=work, env=env, capture_output=True, text=True, check=False,
@@ -277,10 +281,8 @@ def forget_documents(index_db: Path) -> None:
     try:
         with db:
             for table in ("docs", "files", "brains", "scan_digests"):
-                try:
+                with contextlib.suppress(apsw.SQLError):  # an older index without that table
                     db.execute(f"DELETE FROM {table}")
-                except apsw.SQLError:
-                    pass  # an older index without that table
     finally:
         db.close()
     shutil.rmtree(index_db.parent / "cache", ignore_errors=True)
@@ -328,15 +330,21 @@ def main() -> int:
                 for outcome in found:
                     print(f"      {outcome.situation:<28} context {ranks(outcome.expected, outcome.context)} "
                           f"paths {ranks(outcome.expected, outcome.paths) if outcome.paths is not None else '-'}")  # fmt: skip
-                    if not all(r is not None and r <= 3 for r in ranks(outcome.expected, outcome.context)):
+                    if not all(
+                        r is not None and r <= 3 for r in ranks(outcome.expected, outcome.context)
+                    ):
                         for memory_id in outcome.context[:3]:
-                            print(f"          got {titles.get(memory_id, memory_id)[:60]!r} why={outcome.why.get(memory_id)}")
+                            print(
+                                f"          got {titles.get(memory_id, memory_id)[:60]!r} why={outcome.why.get(memory_id)}"
+                            )
                         for memory_id in outcome.expected:
                             print(f"          want {titles.get(memory_id, memory_id)[:60]!r}")
         results[set_name] = outcomes
     print()
-    print(f"  {'set':<15} {'situations':>10}  {'memory_context top-3':>21} {'MRR':>5}   "
-          f"{'baseline: tb relevant --paths top-3':>36} {'MRR':>5}")
+    print(
+        f"  {'set':<15} {'situations':>10}  {'memory_context top-3':>21} {'MRR':>5}   "
+        f"{'baseline: tb relevant --paths top-3':>36} {'MRR':>5}"
+    )
     for set_name, outcomes in results.items():
         c_hits, c_n, c_mrr = summary(outcomes, "context")
         p_hits, p_n, p_mrr = summary(outcomes, "paths")
@@ -345,7 +353,9 @@ def main() -> int:
               f"       {p_mrr:5.2f}")  # fmt: skip
     every = [o for outcomes in results.values() for o in outcomes]
     if every:
-        print(f"  memory_context over stdio, warm: median {statistics.median(o.seconds for o in every) * 1000:.0f} ms per call")
+        print(
+            f"  memory_context over stdio, warm: median {statistics.median(o.seconds for o in every) * 1000:.0f} ms per call"
+        )
     print(json.dumps({name: {"context": summary(o, "context"), "paths": summary(o, "paths")}
                       for name, o in results.items()}), file=sys.stderr)  # fmt: skip
     return 0

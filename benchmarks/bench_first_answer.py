@@ -24,8 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_context import CACHE, forget_documents, materialise
 from bench_mcp_startup import RawClient
@@ -43,7 +42,9 @@ def call(client: RawClient, tool: str, arguments: dict[str, Any]) -> dict[str, A
     return structured
 
 
-def first_context(work: Path, env: dict[str, str], *, model_loaded: bool) -> tuple[float, float, bool, list[str]]:
+def first_context(
+    work: Path, env: dict[str, str], *, model_loaded: bool
+) -> tuple[float, float, bool, list[str]]:
     """(seconds from the request to the answer, from spawn, partial?, the first relevant ids)."""
     client = RawClient([str(BIN / "tb"), "serve"], work, env)
     try:

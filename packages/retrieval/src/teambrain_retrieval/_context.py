@@ -5,10 +5,12 @@ A memory's score adds up its evidence (docs/retrieval.md, "Context for a session
 - **paths this session changed** (:data:`Situation.changed_paths`): each changed path and each
   of the memory's mentions pair up once, strongest first, and the pairs' scores add up — a
   memory naming two of my three files beats one naming one; a folder holding all three counts
-  once. A path pair scores 0.3–1.0 (see :mod:`._pathmatch`).
-- **words**: the branch name's (its last segment in full, a namespace's a little), the branch's
-  own commit subjects' and the changed paths' own words, each weighted by how rare it is in the
-  brain (a word every memory has adds nothing), more in a title or tag than in a body.
+  once. A path pair scores 0.245–1.0 (see :mod:`._pathmatch`).
+- **words**: the branch name's (its last segment in full, a namespace or a ticket id a little),
+  the branch's own commit subjects' and the changed paths' own words, each weighted by how rare
+  it is in the brain (a word every memory has adds nothing), more in a title or tag than in a
+  body. A word that is also a folder or file name of a changed path counts as a path word.
+  The commits' and paths' words count a third for a memory about other code.
 - **meaning**: when the embedding model is loaded, the branch name and commit subjects against
   each memory's embedding (a floor keeps unrelated memories out).
 - **recent history of the default branch** (other people's work): paths of its last commits,

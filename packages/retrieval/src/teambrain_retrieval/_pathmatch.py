@@ -448,7 +448,12 @@ class PathMatcher:
         self._all: list[tuple[int, Mention]] = []
         self._paths: dict[tuple[str, ...], list[tuple[int, Mention]]] = {}
         self._inside: dict[tuple[str, ...], list[tuple[int, Mention]]] = {}
+        # dotted names by every prefix (a file named by a module's leading parts), by the whole
+        # name (a package holding a path), and by the prefixes followed by an upper-case name
+        # (a symbol of a package: ``ledger.PostEntry``)
         self._modules: dict[tuple[str, ...], list[tuple[int, Mention]]] = {}
+        self._packages: dict[tuple[str, ...], list[tuple[int, Mention]]] = {}
+        self._package_symbols: dict[tuple[str, ...], list[tuple[int, Mention]]] = {}
         self._identifiers: dict[str, list[tuple[int, Mention]]] = {}
         self._module_parts: dict[str, list[tuple[int, Mention]]] = {}
         self.citing: set[int] = set()  # rows citing code: a path, file, folder, module or name
@@ -460,8 +465,12 @@ class PathMatcher:
             self._all.append(entry)
             self.citing.add(rowid)
             if m.kind == "module":
+                written = m.text.split(".")
                 for length in range(1, len(m.parts) + 1):
                     self._modules.setdefault(m.parts[:length], []).append(entry)
+                    if length < len(m.parts) and written[length][:1].isupper():
+                        self._package_symbols.setdefault(m.parts[:length], []).append(entry)
+                self._packages.setdefault(m.parts, []).append(entry)
                 for part in dict.fromkeys(m.parts):
                     self._module_parts.setdefault(_squash(part), []).append(entry)
             elif m.kind == "identifier":
@@ -504,7 +513,16 @@ class PathMatcher:
                 if ambiguous and m.kind == "name":
                     score = min(score, AMBIGUOUS_NAME)
                 keep(rowid, m.text, score)
-            for rowid, m in self._modules.get(q.stems[start:end], ()):
+            # A module that goes on past a folder of the path names something else: only the
+            # leading parts of one ending at the file, or a whole one (a package), can match.
+            run = q.stems[start:end]
+            if end == len(q.stems):
+                candidates = self._modules.get(run, ())
+            elif end == len(q.stems) - 1:
+                candidates = [*self._packages.get(run, ()), *self._package_symbols.get(run, ())]
+            else:
+                candidates = self._packages.get(run, ())
+            for rowid, m in candidates:
                 keep(rowid, m.text, _score_module(q, m, start, end))
         if q.is_file:
             # ``PlanPicker.test.tsx`` tests what ``<PlanPicker>`` names: related, not the same
@@ -549,17 +567,6 @@ def _glob_score(glob: str, m: Mention) -> float:
     return 0.0
 
 
-# Definitions in most languages: ``def``, ``class``, ``func`` (with a Go receiver), ``function``,
-# ``fun``, ``fn``, ``interface``, ``struct``, ``type``, ``enum``, ``trait``, ``object``,
-# ``const``/``let``/``var``/``val`` (exported or not), and upper-case constants.
-_DEFINITION = re.compile(
-    r"^[ \t]*(?:(?:export|default|public|private|protected|internal|static|abstract|final|open|"
-    r"data|sealed|async|inline|override|suspend|pub(?:\([^)]*\))?|extern|unsafe)\s+)*"
-    r"(?:def|class|func|function|fun|fn|interface|struct|type|enum|trait|object|module|const|"
-    r"let|var|val|record|protocol|impl|macro)\s+(?:\([^)]*\)\s*)?\*?([A-Za-z_][A-Za-z0-9_]*)"
-    r"|^([A-Z][A-Z0-9_]{2,})\s*[:=]",
-    re.MULTILINE,
-)
 # Names too common to say which file is meant.
 _GENERIC_SYMBOLS = frozenset(
     [
@@ -585,6 +592,7 @@ _GENERIC_SYMBOLS = frozenset(
         "value",
         "values",
         "result",
+        "results",
         "params",
         "options",
         "settings",
@@ -602,20 +610,29 @@ _GENERIC_SYMBOLS = frozenset(
         "schema",
         "schemas",
         "utils",
+        "data",
+        "items",
+        "count",
+        "total",
+        "name",
+        "names",
     ]
 )
 MAX_SYMBOLS = 500
 
 
-def defined_symbols(text: str) -> frozenset[str]:
-    """The names a source file defines (functions, classes, types, constants), squashed as
-    identifiers are matched (lower case, no ``_``); names under five letters and a few generic
-    ones are left out: they would match memories about other files."""
+def defined_symbols(text: str, path: str = "") -> frozenset[str]:
+    """The names the source file ``path`` defines (``teambrain_schema.code_names``: functions,
+    classes, types, constants, assignments), squashed as identifiers are matched (lower case,
+    no ``_``); names under five letters and a few generic ones are left out: they would match
+    memories about other files."""
+    from teambrain_schema.code_names import defined_in
+
     found: set[str] = set()
-    for match in _DEFINITION.finditer(text):
-        name = _squash(match.group(1) or match.group(2) or "")
-        if len(name) >= 5 and name not in _GENERIC_SYMBOLS:
-            found.add(name)
+    for name in defined_in(text, path):
+        squashed = _squash(name)
+        if len(squashed) >= 5 and squashed not in _GENERIC_SYMBOLS:
+            found.add(squashed)
             if len(found) >= MAX_SYMBOLS:
                 break
     return frozenset(found)

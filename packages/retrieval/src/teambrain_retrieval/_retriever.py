@@ -51,6 +51,9 @@ TRUST_HINT = "`tb trust` shows it and asks"
 ORG_BRAIN_SENDS = "its org-scoped memories, served to this repository's agents"
 
 _WILDCARDS = frozenset("*?[")
+# The most relevant memories a context looks at: more than the budget (2000 tokens) can hold,
+# a memory costing ~20 tokens at the least.
+CONTEXT_CANDIDATES = 120
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -611,6 +614,7 @@ class Retriever:
             and not self.backend.embeddings.ready()
         )
         ranked = rank_situation(self.backend, situation, semantic=not loading)
+        ranked = ranked[: CONTEXT_CANDIDATES + len(required_ids)]
         built = self.hits.build(
             [(r.rowid, r.score) for r in ranked], {r.rowid: r.why for r in ranked}
         )

@@ -264,7 +264,7 @@ def file_symbols(
                 missing.append(path)
             continue
         if b"\0" not in data[:8192]:
-            found[path] = defined_symbols(data.decode("utf-8", "replace"))
+            found[path] = defined_symbols(data.decode("utf-8", "replace"), path)
     if missing and revisions:
         found.update(_symbols_in_git(repo_root, missing, revisions))
     return {path: names for path, names in found.items() if names}
@@ -296,7 +296,7 @@ def _symbols_in_git(
         data = out[position : position + size]
         position += size + 1
         if path not in found and size <= MAX_SOURCE_BYTES and b"\0" not in data[:8192]:
-            found[path] = defined_symbols(data.decode("utf-8", "replace"))
+            found[path] = defined_symbols(data.decode("utf-8", "replace"), path)
     return found
 
 
