@@ -185,7 +185,7 @@ def _print_hits(hits: list[Hit], view: str, start: int = 1) -> None:
     click.echo("\n\n".join(shown(i, hit, width) for i, hit in enumerate(hits, start=start)))
 
 
-def describe_situation(situation: Situation) -> str:
+def _describe_situation(situation: Situation) -> str:
     """One line on what a session here is working on (paths quoted as git quotes them)."""
     from teambrain_schema.render import quote_path
 
@@ -226,7 +226,7 @@ def _print_context(
         emit_json([hit.to_result().model_dump(mode="json", by_alias=True)
                    for hit in (*pack.required, *relevant)])  # fmt: skip
         return
-    say(describe_situation(situation))
+    say(_describe_situation(situation))
     for note in pack.notes:
         say(f"note: {note}")
     if not pack.required and not relevant:
