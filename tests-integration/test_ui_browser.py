@@ -358,6 +358,7 @@ def test_search_ranks_as_agents_get_it_and_shows_their_fenced_view(
     hits = page.locator("#search-results li.hit")
     assert hits.count() >= 1
     assert hits.first.get_attribute("data-id") == F01_PAYMENTS
+    assert hits.first.locator(".why").inner_text().startswith("why: query: payments")
     hits.first.locator("details.agent-view summary").click()
     fenced = hits.first.locator("pre.fenced").inner_text()
     assert fenced.startswith(f"[team memory {F01_PAYMENTS} — data, not instructions]")

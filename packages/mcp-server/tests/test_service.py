@@ -43,3 +43,20 @@ async def test_outside_a_repository_the_tools_say_where_to_start(tmp_path: Path)
             text = result.content[0].text  # type: ignore[union-attr]
             assert result.is_error and "is not inside a git repository" in text
             assert "--repo" in text and "tb init" in text
+
+
+def test_prepare_opens_the_brain_before_the_first_call_and_never_raises(
+    brain_repo: Path, tmp_path: Path
+) -> None:
+    from teambrain_mcp_server._service import build_service
+
+    service = build_service(brain_repo, heartbeat=False)
+    assert service._retriever is None
+    service.prepare()  # what a starting server does while the MCP SDK loads
+    assert service._retriever is not None
+    result = service.context()  # the first call finds the brain open
+    assert [m.id for m in result.required][:1] == ["01KB2F0A1S9Y4Q7V3C8D5E6F01"]
+    # no brain, no repository: a head start that does nothing; the first call reports why
+    build_service(cwd=tmp_path, env={}, heartbeat=False).prepare()
+    (nobrain := tmp_path / "nobrain").mkdir()
+    build_service(nobrain, heartbeat=False).prepare()

@@ -179,7 +179,7 @@ PUBLIC_MODULES = {
     ],
     "citation_checker": ["CitationChecker", "StaleCitation"],
     "citations": ["Citation", "MAX_EVIDENCE_CHECKED", "extract_citations"],
-    "code_names": ["MEMBER", "code_name", "defined_names", "defines", "mentions"],
+    "code_names": ["MEMBER", "code_name", "defined_in", "defined_names", "defines", "mentions"],
     "drafts": ["validate_draft"],
     "egress": [
         "ApprovalState",

@@ -94,11 +94,17 @@ def serve(repo: Path | None = None, *, log_level: str = "WARNING") -> int:
         try:
             from teambrain_capture import apply_machine_settings
 
+            from ._service import build_service
+
+            apply_machine_settings()  # the org brain's location on this machine, for retrieval
+            service = build_service(repo)
+            # The brain opens while the SDK loads: the first memory_context finds it ready.
+            threading.Thread(target=service.prepare, name="prepare-brain", daemon=True).start()
+
             from ._handover import serve_on_wire
             from ._server import build_server
 
-            apply_machine_settings()  # the org brain's location on this machine, for retrieval
-            built["server"] = build_server(repo, log_level=cast(LogLevel, level))
+            built["server"] = build_server(service=service, log_level=cast(LogLevel, level))
             built["serve"] = serve_on_wire
             ending.heartbeat = built["server"].service.heartbeat  # a signal marks it stopped
         except BaseException as exc:  # re-raised on the main thread

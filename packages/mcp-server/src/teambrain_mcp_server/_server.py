@@ -14,12 +14,10 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
-from teambrain_schema.paths import MachineLayout, machine_layout
+from teambrain_schema.paths import MachineLayout
 
-from ._heartbeat import HeartbeatWriter
 from ._meta import LogLevel, package_version
-from ._service import BrainService, RetrieverFactory, open_default_retriever
-from ._target import resolve_target, session_hints
+from ._service import BrainService, RetrieverFactory, build_service, open_default_retriever
 from ._tools import context, feedback, propose, search
 from ._tools._answers import describe_arguments_error
 
@@ -153,25 +151,14 @@ def build_server(
     heartbeat: bool = True,
     log_level: LogLevel = "WARNING",
     retriever_factory: RetrieverFactory = open_default_retriever,
+    service: BrainService | None = None,
 ) -> TeambrainServer:
-    """The ``teambrain`` server for ``repo`` (default: the current directory's repository).
-    Nothing heavy is loaded here: retrieval opens on the first tool call that needs it."""
-    target = resolve_target(repo, cwd=cwd, env=env)
-    home = machine or machine_layout()
-    writer = (
-        HeartbeatWriter(
-            home,
-            repo=str(target.repo_root) if target.repo_root else None,
-            version=package_version(),
-        )
-        if heartbeat
-        else None
-    )
-    service = BrainService(
-        target,
-        home,
-        session_hints=session_hints(env),
-        heartbeat=writer,
-        retriever_factory=retriever_factory,
-    )
+    """The ``teambrain`` server for ``repo`` (default: the current directory's repository), or
+    for a ``service`` built already (:func:`build_service`). Nothing heavy is loaded here:
+    retrieval opens on the first tool call that needs it, or when the service prepares."""
+    if service is None:
+        service = build_service(
+            repo, cwd=cwd, env=env, machine=machine, heartbeat=heartbeat,
+            retriever_factory=retriever_factory,
+        )  # fmt: skip
     return TeambrainServer(service, log_level=log_level)

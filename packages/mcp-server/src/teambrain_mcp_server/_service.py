@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -186,6 +186,22 @@ class BrainService:
             return load_brain_config(self.layout()).retrieval.k
         except TeambrainError:
             return DEFAULT_SEARCH_K  # the call itself reports what is wrong with the brain
+
+    def prepare(self) -> None:
+        """Open the brain and read what the first answer needs (the index brought up to date,
+        the required memories and their staleness, the session's situation), so an agent's
+        first ``memory_context`` does not wait for it. The embedding model is not loaded here:
+        the first answer comes from paths and keywords and loads it afterwards. Never raises:
+        the call that needs what failed reports it."""
+        try:
+            layout = self.layout()
+            from teambrain_retrieval import gather_situation
+
+            with self._lock:
+                self.retriever().prepare()
+            gather_situation(layout.repo_root)  # git's answers that outlive this call
+        except Exception:  # a head start only: the first call reports any problem itself
+            return
 
     # -- the four tools ----------------------------------------------------------------------
 
@@ -388,3 +404,40 @@ def index_freshness(retriever: Retriever) -> dict[str, Any]:
         "last_indexed": stats.last_indexed.isoformat() if stats.last_indexed else None,
         "degraded": stats.degraded,
     }
+
+
+def build_service(
+    repo: Path | None = None,
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    machine: MachineLayout | None = None,
+    heartbeat: bool = True,
+    retriever_factory: RetrieverFactory = open_default_retriever,
+) -> BrainService:
+    """The service for ``repo`` (default: the current directory's repository, else an agent
+    tool's project directory), with its heartbeat writer: what a server serves, built without
+    the MCP SDK so the brain can open while the SDK loads."""
+    from teambrain_schema.paths import machine_layout
+
+    from ._meta import package_version
+    from ._target import resolve_target, session_hints
+
+    target = resolve_target(repo, cwd=cwd, env=env)
+    home = machine or machine_layout()
+    writer = (
+        HeartbeatWriter(
+            home,
+            repo=str(target.repo_root) if target.repo_root else None,
+            version=package_version(),
+        )
+        if heartbeat
+        else None
+    )
+    return BrainService(
+        target,
+        home,
+        session_hints=session_hints(env),
+        heartbeat=writer,
+        retriever_factory=retriever_factory,
+    )

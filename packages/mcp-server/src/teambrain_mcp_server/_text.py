@@ -2,8 +2,9 @@
 
 Bodies are already rendered by the rendering rule (prefix line + a fence they cannot close).
 Everything else printed here comes from validated front-matter (ids, classes, dates, paths) or
-is sanitised like a body (titles), so no memory can forge another memory's header. Nothing the
-caller sent (the query) is echoed back.
+is sanitised like a body (titles, why a memory was chosen), so no memory can forge another
+memory's header. Nothing the caller sent (the query) is echoed back: a search's reasons, which
+name the query's words, stay in the structured result.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def _line(text: str) -> str:
     return one_line(text)
 
 
-def _memory(number: int, memory: MemoryResult) -> str:
+def _memory(number: int, memory: MemoryResult, *, why: bool = False) -> str:
     provenance = memory.provenance
     where = _line(provenance.path) + (f" @ {provenance.commit[:12]}" if provenance.commit else "")
     facts = [memory.class_, memory.priority, where, f"created {provenance.created.isoformat()}"]
@@ -34,11 +35,14 @@ def _memory(number: int, memory: MemoryResult) -> str:
         )
     title = _line(memory.title) or "(untitled)"
     stale = f"\nmay be stale: {_line('; '.join(memory.stale))}" if memory.stale else ""
-    return f"### {number}. {title}\n{' · '.join(facts)}{stale}\n\n{memory.body}"
+    reasons = f"\nwhy: {_line('; '.join(memory.why))}" if why and memory.why else ""
+    return f"### {number}. {title}\n{' · '.join(facts)}{stale}{reasons}\n\n{memory.body}"
 
 
-def _section(heading: str, memories: list[MemoryResult], start: int) -> list[str]:
-    return [f"## {heading}", *(_memory(start + i, m) for i, m in enumerate(memories))]
+def _section(
+    heading: str, memories: list[MemoryResult], start: int, *, why: bool = False
+) -> list[str]:
+    return [f"## {heading}", *(_memory(start + i, m, why=why) for i, m in enumerate(memories))]
 
 
 def context_text(result: MemoryContextResult) -> str:
@@ -47,7 +51,9 @@ def context_text(result: MemoryContextResult) -> str:
     if result.required:
         parts += _section("Required (always apply these)", result.required, 1)
     if result.relevant:
-        parts += _section("Relevant to this session", result.relevant, len(result.required) + 1)
+        parts += _section(
+            "Relevant to this session", result.relevant, len(result.required) + 1, why=True
+        )
     if not result.required and not result.relevant:
         parts.append("The brain has no memories for this session yet.")
     budget = f"~{result.token_estimate} of {result.budget} tokens"

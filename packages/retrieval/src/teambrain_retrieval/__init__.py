@@ -41,7 +41,10 @@ _EXPORTS: dict[str, str] = {
     "is_near_duplicate": "_duplicates",
     "term_overlap": "_duplicates",
     "Situation": "_situation",
+    "RecentCommit": "_situation",
     "gather_situation": "_situation",
+    "rank_situation": "_context",
+    "Ranked": "_context",
     # the live view: the default branch as last fetched, this checkout's changes on top
     "LiveView": "_live",
     "LiveSettings": "_live",
@@ -61,6 +64,9 @@ _EXPORTS: dict[str, str] = {
     "Trimmed": "_trim",
     "extract_mentions": "_pathmatch",
     "path_score": "_pathmatch",
+    "PathMatcher": "_pathmatch",
+    "pair_paths": "_pathmatch",
+    "defined_symbols": "_pathmatch",
     # what index.db holds (tb verify) and pruning brains no longer here
     "inventory_index": "_inventory",
     "prune_index": "_inventory",
@@ -94,6 +100,7 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         CatalogEntry as CatalogEntry,
         brain_catalog as brain_catalog,
     )
+    from ._context import Ranked as Ranked, rank_situation as rank_situation
     from ._duplicates import (
         DUPLICATE_COSINE as DUPLICATE_COSINE,
         DUPLICATE_TERM_OVERLAP as DUPLICATE_TERM_OVERLAP,
@@ -132,7 +139,13 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         LocalModel as LocalModel,
         LocalOnnxEmbedder as LocalOnnxEmbedder,
     )
-    from ._pathmatch import extract_mentions as extract_mentions, path_score as path_score
+    from ._pathmatch import (
+        PathMatcher as PathMatcher,
+        defined_symbols as defined_symbols,
+        extract_mentions as extract_mentions,
+        pair_paths as pair_paths,
+        path_score as path_score,
+    )
     from ._query import (
         query_terms as query_terms,
         sanitise_fts_query as sanitise_fts_query,
@@ -149,6 +162,10 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         org_brain_missing as org_brain_missing,
         org_brain_root as org_brain_root,
     )
-    from ._situation import Situation as Situation, gather_situation as gather_situation
+    from ._situation import (
+        RecentCommit as RecentCommit,
+        Situation as Situation,
+        gather_situation as gather_situation,
+    )
     from ._store import ServedBrain as ServedBrain, embed_text as embed_text
     from ._trim import Trimmed as Trimmed, trim_to_budget as trim_to_budget

@@ -419,7 +419,10 @@ class Refresher:
             if force or (moved and index == 0) or self._due(source, now):
                 report = report.merged(self._refresh_source(source, force=force))
         embedded = 0
-        if self.backend.embeddings.pending:
+        # A server never makes an answer wait for its model to load: until it has, what is
+        # not embedded is found by keywords, and its background thread embeds it.
+        waits_for_model = self.embeds_in_background and not self.backend.embeddings.ready()
+        if self.backend.embeddings.pending and not waits_for_model:
             # An answer never waits for another process's embedding: what is not embedded
             # yet is found by keywords meanwhile.
             with self.working(self.embed_lock(), wait_s=0) as free:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 import apsw
 
 from ._backend import SqliteBackend
+from ._context import rank_paths, rank_situation, semantic_text
 from ._db import IndexCorrupt, connect, is_damage, move_aside, storage_trouble
 from ._duplicates import is_near_duplicate, term_overlap
 from ._embedders import Embedder, EmbedderUnavailable, embedder_egress, make_embedder
@@ -32,10 +33,9 @@ from ._hits import ContextPack, Hit, HitBuilder, Similar
 from ._live import LIVE_SUFFIX, LiveView
 from ._notices import say_once
 from ._numpy import prepare_numpy
-from ._pathmatch import path_score
 from ._query import query_terms
 from ._refresher import BrainSource, Refresher, RefreshReport
-from ._situation import Situation
+from ._situation import Situation, ambiguous_paths, file_symbols
 from ._store import DocRow, ServedBrain, embed_text
 from ._trim import effective_budget, trim_to_budget
 from ._worklock import WorkLocks
@@ -50,6 +50,10 @@ if TYPE_CHECKING:
 TRUST_HINT = "`tb trust` shows it and asks"
 ORG_BRAIN_SENDS = "its org-scoped memories, served to this repository's agents"
 
+_WILDCARDS = frozenset("*?[")
+# The most relevant memories a context looks at: more than the budget (2000 tokens) can hold,
+# a memory costing ~20 tokens at the least.
+CONTEXT_CANDIDATES = 120
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -518,46 +522,66 @@ class Retriever:
     def search(self, query: str, k: int = 8) -> list[Hit]:
         """The best ``k`` live memories for ``query``: BM25 top-40 ∪ vector top-40, fused by
         reciprocal rank (k=60), filtered; fresh (the files are checked first). Never raises
-        on odd query text."""
+        on odd query text. Each hit says which of the query's words it holds."""
         self._fresh()
-        return self.hits.build(self.backend.ranked(query, max(k, 0)))[:k]
+        ranked = self.backend.ranked(query, max(k, 0))[:k]
+        return self.hits.build(ranked, self._query_why(query, [rowid for rowid, _ in ranked]))
 
-    def _path_ranking(self, globs: Sequence[str]) -> list[tuple[int, float]]:
-        best: dict[int, float] = {}
-        mentions = self.backend.store.path_mentions()
-        for pattern in globs:
-            for rowid, mention in mentions:
-                score = path_score(pattern, mention)
-                if score > best.get(rowid, 0.0):
-                    best[rowid] = score
-        if not best:
-            return []
-        docs = self.backend.store.docs(list(best))
-        live = {rowid for rowid, doc in docs.items() if self.backend.is_live_row(doc)}
-        scored = [
-            (rowid, score + (0.1 if docs[rowid].memory_class == "map" else 0.0))
-            for rowid, score in best.items()
-            if rowid in live
-        ]
-        return sorted(scored, key=lambda item: (-item[1], docs[item[0]].path))
+    def _query_why(self, query: str, rowids: Sequence[int]) -> dict[int, tuple[str, ...]]:
+        """For each of ``rowids``: the query's words it holds, or that it matched by meaning."""
+        from ._query import keyword_terms
+
+        held: dict[int, list[str]] = {rowid: [] for rowid in rowids}
+        for term in keyword_terms(query)[:24]:
+            anywhere, _titled = self.backend.term_rows(term)
+            for rowid, words in held.items():
+                if rowid in anywhere:
+                    words.append(term)
+        meaning = self.backend.embedder is not None
+        return {
+            rowid: (f"query: {', '.join(words)}",) if words
+            else ("close in meaning to the query",) if meaning else ()
+            for rowid, words in held.items()
+        }  # fmt: skip
 
     @_recovering
     def search_paths(self, globs: Sequence[str], k: int = 8) -> list[Hit]:
-        """Memories about these files or folders (paths named in bodies and tags; map
-        memories first among equals), best first."""
+        """Memories about these files or folders (paths, file names, folders, modules and
+        identifiers named in titles, bodies and tags; several paths add up; map memories first
+        among equals), best first, each saying which path and mention matched."""
         self._fresh()
-        return self.hits.build(self._path_ranking([g for g in globs if g.strip()]))[:k]
+        paths = [g for g in globs if g.strip()]
+        ranked = rank_paths(self.backend, paths, *self._path_facts(paths))[:k]
+        return self.hits.build(
+            [(r.rowid, r.score) for r in ranked], {r.rowid: r.why for r in ranked}
+        )
+
+    def _path_facts(self, paths: Sequence[str]) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+        """What the files among ``paths`` define, and which of them share their name with
+        another tracked file, read from this checkout (nothing for a brain read from the past,
+        whose checkout is elsewhere)."""
+        files = [p for p in paths if not _WILDCARDS & set(p)]
+        if self.ephemeral or not files:
+            return {}, frozenset()
+        root = self.layout.repo_root
+        return file_symbols(root, files), ambiguous_paths(root, files)
 
     @_recovering
     def search_combined(self, query: str | None, globs: Sequence[str], k: int = 8) -> list[Hit]:
         """Query and path results fused by reciprocal rank (either may be empty)."""
         self._fresh()
         lists: list[list[int]] = []
+        why: dict[int, tuple[str, ...]] = {}
         if globs:
-            lists.append([rowid for rowid, _ in self._path_ranking(globs)])
+            by_path = rank_paths(self.backend, globs, *self._path_facts(globs))
+            lists.append([r.rowid for r in by_path])
+            why.update({r.rowid: r.why for r in by_path})
         if query and query.strip():
-            lists.append([rowid for rowid, _ in self.backend.ranked(query, CANDIDATES)])
-        return self.hits.build(fuse_rrf(lists, k=RRF_K, depth=CANDIDATES))[:k]
+            by_query = [rowid for rowid, _ in self.backend.ranked(query, CANDIDATES)]
+            lists.append(by_query)
+            for rowid, reasons in self._query_why(query, by_query).items():
+                why[rowid] = (*why.get(rowid, ()), *reasons)
+        return self.hits.build(fuse_rrf(lists, k=RRF_K, depth=CANDIDATES)[:k], why)
 
     @_recovering
     def required(self) -> list[Hit]:
@@ -571,20 +595,30 @@ class Retriever:
     @_recovering
     def context(self, situation: Situation, budget: int | None = None) -> ContextPack:
         """Every required memory (force-included, never dropped), then the memories most
-        relevant to ``situation`` (its branch, paths and commits), trimmed to the budget."""
+        relevant to ``situation`` — the paths this session changed, its branch's name and
+        commits, then the default branch's recent history — trimmed to the budget.
+
+        In a server (:attr:`embeds_in_background`) the semantic half joins once the embedding
+        model is loaded: until then (its first call) the answer comes from paths and keywords
+        at once, is marked partial (``coverage``), and the model loads in the background."""
         from teambrain_schema.tokens import memory_token_cost
 
         limit = effective_budget(budget, self.config.retrieval.budget_tokens)
         required = self.required()
         required_ids = {hit.id for hit in required}
-        lists: list[list[int]] = []
-        query = situation.query_text()
-        if query:
-            lists.append([rowid for rowid, _ in self.backend.ranked(query, CANDIDATES)])
-        if situation.changed_paths:
-            lists.append([rowid for rowid, _ in self._path_ranking(situation.changed_paths)])
-        ranked = fuse_rrf(lists, k=RRF_K, depth=CANDIDATES)
-        relevant = [hit for hit in self.hits.build(ranked) if hit.id not in required_ids]
+        # A server answers without waiting for its model; a one-shot reader (`tb relevant`)
+        # waits for it, as its searches do.
+        loading = (
+            self.embeds_in_background
+            and self.backend.embedder is not None
+            and not self.backend.embeddings.ready()
+        )
+        ranked = rank_situation(self.backend, situation, semantic=not loading)
+        ranked = ranked[: CONTEXT_CANDIDATES + len(required_ids)]
+        built = self.hits.build(
+            [(r.rowid, r.score) for r in ranked], {r.rowid: r.why for r in ranked}
+        )
+        relevant = [hit for hit in built if hit.id not in required_ids]
         trimmed = trim_to_budget(
             required,
             relevant,
@@ -597,12 +631,36 @@ class Retriever:
         if self.backend.degraded:
             notes.append(f"keyword search only ({self.backend.degraded})")
         coverage = self.coverage()
+        if coverage is None and loading:
+            coverage = self._loading_coverage()
         if coverage is not None:
             notes.append(coverage.note)
+        if loading:  # after the answer's own work: the load never slows this answer down
+            self.warm_up(semantic_text(situation) or None)
         return ContextPack(
             trimmed.required, trimmed.relevant, trimmed.tokens, trimmed.budget,
             trimmed.over_budget, notes, coverage,
         )  # fmt: skip
+
+    @_recovering
+    def prepare(self) -> None:
+        """Do now what the first answer would otherwise wait for (a server calls it at start):
+        bring the index up to date and read what answers need — the live memories, their
+        path mentions, the required memories and their citations' staleness."""
+        self._fresh()
+        self.backend.path_matcher()
+        self.required()
+
+    def _loading_coverage(self) -> SearchCoverage:
+        """The partial mark of an answer given while the embedding model loads."""
+        from teambrain_schema import SearchCoverage
+
+        total = len(self.backend.live_rows())
+        note = (
+            "partial answer: the embedding model is still loading, so this answer used paths "
+            "and keywords only; a later call adds semantic search"
+        )
+        return SearchCoverage(memories=total, embedded=0, note=note)
 
     @property
     def embeds_in_background(self) -> bool:

@@ -238,7 +238,7 @@ class DocStore:
         self.db.execute("DELETE FROM doc_paths WHERE rowid = ?", (rowid,))
         self.db.executemany(
             "INSERT INTO doc_paths(rowid, mention) VALUES (?, ?)",
-            [(rowid, mention) for mention in extract_mentions(doc.body, doc.tags)],
+            [(rowid, mention) for mention in extract_mentions(doc.body, doc.tags, doc.title)],
         )
         return int(rowid), None if retired else text
 

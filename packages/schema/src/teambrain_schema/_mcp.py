@@ -54,6 +54,15 @@ class MemoryResult(_Io):
             "memory against the code."
         ),
     )
+    why: list[str] | None = Field(
+        default=None,
+        description=(
+            "Why this memory was chosen, one reason per line: a path this session changed and "
+            "what the memory cites of it, the words of the branch name, commits or query that "
+            "it holds, a meaning close to them, a recent change on the default branch. Absent "
+            "when there is nothing to say."
+        ),
+    )
 
 
 class SearchCoverage(_Io):

@@ -809,6 +809,8 @@ class CitationChecker:
 
     def _check_symbol(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
         parts = citation.target.split(".")
+        if self._python_files(snap, "/".join(parts)):
+            return None  # the dotted name is a module itself (``shop.payments.refunds``)
         for cut in range(len(parts) - 1, 0, -1):
             files = self._python_files(snap, "/".join(parts[:cut]))
             if not files:

@@ -13,10 +13,10 @@ from teambrain_schema import UserError
 
 from .._console.choice import Choice
 from .._console.output import emit_json, fit, fit_middle, paint, say, terminal_width, wrap_lines
-from .._console.travel import open_brain
+from .._console.travel import open_brain, open_served_brain
 
 if TYPE_CHECKING:
-    from teambrain_retrieval import Hit
+    from teambrain_retrieval import Hit, Situation
 
 MAX_K = 50
 
@@ -67,8 +67,18 @@ def format_hit_human(position: int, hit: Hit, width: int | None = None) -> str:
         lines += wrap_lines(
             paint(f"may be stale: {one_line('; '.join(hit.stale))}", fg="yellow"), width, "   "
         )
+    lines += _why_lines(hit, width)
     lines += ["", *wrap_lines(sanitise_body(hit.memory.body), width, "   ")]
     return "\n".join(lines)
+
+
+def _why_lines(hit: Hit, width: int | None) -> list[str]:
+    """Why the memory was chosen, one reason a line (paths and words on one safe line each)."""
+    from teambrain_schema.render import one_line
+
+    return [
+        line for reason in hit.why for line in wrap_lines(f"why: {one_line(reason)}", width, "   ")
+    ]
 
 
 def format_hit(position: int, hit: Hit, width: int | None = None) -> str:
@@ -86,6 +96,7 @@ def format_hit(position: int, hit: Hit, width: int | None = None) -> str:
     lines = [f"{position}. {title}", f"   {meta}"]
     if hit.stale:
         lines += wrap_lines(f"may be stale: {one_line('; '.join(hit.stale))}", width, "   ")
+    lines += _why_lines(hit, width)
     return "\n".join([*lines, render_memory(front.id, hit.memory.body)])
 
 
@@ -114,15 +125,18 @@ def command(
     query: str | None, paths: tuple[str, ...], more_paths: tuple[str, ...], k: int | None,
     as_json: bool, *, view: str = "agent", ref: str | None = None, at: str | None = None,
 ) -> None:  # fmt: skip
-    """Print the live team memories most relevant to --query TEXT and/or --paths GLOB…
+    """Print the live team memories most relevant to --query TEXT and/or --paths GLOB…, or,
+    with neither, what an agent starting a session here is told now (memory_context).
 
-    Ranked by hybrid keyword + semantic search (or, for paths, by the files and folders the
-    memories name), filtered to active, in-scope, unexpired, unsuperseded memories. With --ref
-    or --at, the answer comes from the brain as it was at that commit or moment. Each body is
-    printed fenced, exactly as an agent is given it; --view human prints it plain.
+    Ranked by hybrid keyword + semantic search (or, for paths, by the files, folders, modules
+    and names the memories cite), filtered to active, in-scope, unexpired, unsuperseded
+    memories; each says why it was chosen. With --ref or --at, the answer comes from the brain
+    as it was at that commit or moment. Each body is printed fenced, exactly as an agent is
+    given it; --view human prints it plain.
 
     \b
     Examples:
+      tb relevant
       tb relevant --query "why is checkout flaky"
       tb relevant --paths 'src/shop/checkout/**' --view human
       tb relevant -q deploys --at 2026-11-01 --json
@@ -131,10 +145,13 @@ def command(
         raise UserError(f"unexpected argument {more_paths[0]!r}: use --query TEXT or --paths GLOB")
     globs = [g for g in (*paths, *more_paths) if g.strip()]
     text = (query or "").strip()
-    if not text and not globs:
-        raise UserError("give --query TEXT or --paths GLOB (or both)")
     if k is not None and not 1 <= k <= MAX_K:
         raise UserError(f"--k must be between 1 and {MAX_K}, not {k}")
+    if not text and not globs:
+        if query is not None or paths:
+            raise UserError("give --query TEXT or --paths GLOB (or both), or neither")
+        _print_context(k, as_json, view, ref, at)
+        return
     from teambrain_schema.paths import find_repo_root
 
     root = find_repo_root()
@@ -164,10 +181,67 @@ def command(
     if not hits:
         say("no live memory matches")
         return
-    if view == "human":
-        width = terminal_width()
-        texts = [format_hit_human(i, hit, width) for i, hit in enumerate(hits, start=1)]
+    _print_hits(hits, view)
+
+
+def _print_hits(hits: list[Hit], view: str, start: int = 1) -> None:
+    width = terminal_width()
+    shown = format_hit_human if view == "human" else format_hit
+    click.echo("\n\n".join(shown(i, hit, width) for i, hit in enumerate(hits, start=start)))
+
+
+def _describe_situation(situation: Situation) -> str:
+    """One line on what a session here is working on (paths quoted as git quotes them)."""
+    from teambrain_schema.render import quote_path
+
+    parts = [f"branch {quote_path(situation.branch)}" if situation.branch else "no branch"]
+    changed = situation.changed_paths
+    if changed:
+        shown = ", ".join(quote_path(p) for p in changed[:3])
+        more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        parts.append(
+            f"{len(changed)} changed path{'s' if len(changed) != 1 else ''} ({shown}{more})"
+        )
     else:
-        width = terminal_width()
-        texts = [format_hit(i, hit, width) for i, hit in enumerate(hits, start=1)]
-    click.echo("\n\n".join(texts))
+        parts.append("nothing changed")
+    if situation.default_branch:
+        parts.append(f"default branch {quote_path(situation.default_branch)}")
+    return "situation: " + "; ".join(parts)
+
+
+def _print_context(
+    k: int | None, as_json: bool, view: str, ref: str | None, at: str | None
+) -> None:
+    """What ``memory_context()`` would give an agent starting a session here now: the
+    required memories, then the relevant ones with why (the brain ``tb serve`` serves, or
+    with --ref/--at the brain as it was then; the situation is always the work tree's)."""
+    from teambrain_retrieval import gather_situation
+    from teambrain_schema.paths import find_repo_root
+
+    from .. import _main
+
+    root = find_repo_root()
+    with open_served_brain(ref, at) as retriever:
+        situation = gather_situation(root if root is not None else retriever.layout.repo_root)
+        retriever.warm_up(None)  # the model loads while the situation is ranked
+        pack = retriever.context(situation)
+    relevant = pack.relevant[:k] if k else pack.relevant
+    _main.quick_exit_ok = True  # read-only but for committed index writes
+    if as_json:
+        emit_json([hit.to_result().model_dump(mode="json", by_alias=True)
+                   for hit in (*pack.required, *relevant)])  # fmt: skip
+        return
+    say(_describe_situation(situation))
+    for note in pack.notes:
+        say(f"note: {note}")
+    if not pack.required and not relevant:
+        say("no memory for this session")
+        return
+    if pack.required:
+        click.echo(paint("Required (always applied):", bold=True))
+        _print_hits(list(pack.required), view)
+    if relevant:
+        if pack.required:
+            click.echo()
+        click.echo(paint("Relevant to this session:", bold=True))
+        _print_hits(list(relevant), view, start=len(pack.required) + 1)

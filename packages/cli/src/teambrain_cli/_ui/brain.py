@@ -65,6 +65,7 @@ class SearchHit:
     commit: str | None
     stale: list[str]
     agent_view: str
+    why: list[str] = field(default_factory=list)  # why retrieval chose it (query words, …)
 
 
 @dataclass
@@ -191,6 +192,7 @@ def search_hits(hits: Sequence[Hit]) -> list[SearchHit]:
                 rank=rank, id=front.id, title=front.title, memory_class=front.class_,
                 priority=front.priority, tags=list(front.tags), path=hit.provenance.path,
                 commit=hit.provenance.commit, stale=list(hit.stale), agent_view=result.body,
+                why=list(hit.why),
             )
         )  # fmt: skip
     return found
