@@ -1,6 +1,7 @@
 """Test-wide guards: a private TEAMBRAIN_HOME and HOME per test, a fixed git identity, and no
 network: any connection to a non-loopback address fails the test. Also a local webhook
-endpoint for the code that posts to one (``tb digest``)."""
+endpoint for the code that posts to one (``tb digest``), and the hypothesis profile every
+property test runs under."""
 
 from __future__ import annotations
 
@@ -19,6 +20,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# No property test depends on the wall clock: hypothesis's default 200 ms deadline per example
+# and its "too slow" health check (data generation over a second) fail a correct test on a
+# loaded machine, so neither applies. A test's own ``@settings(...)`` keeps its example count;
+# what it leaves unset comes from here. HYPOTHESIS_PROFILE=thorough runs ten times as many
+# examples of the tests that do not set their own count (docs/contributing.md).
+settings.register_profile(
+    "teambrain", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.register_profile("thorough", settings.get_profile("teambrain"), max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "teambrain"))
 
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
