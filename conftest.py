@@ -5,12 +5,14 @@ property test runs under."""
 
 from __future__ import annotations
 
+import compileall
 import errno
 import ipaddress
 import json
 import os
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -39,15 +41,47 @@ _real_getaddrinfo = socket.getaddrinfo
 
 
 ROOT = Path(__file__).resolve().parent
+
+# Bytecode is a cache of what is installed: where PYTHONDONTWRITEBYTECODE=1 is set (as in many
+# containers) every test process would compile the test modules again (pytest's assertion
+# rewriting included) and every `tb` a test starts would compile the workspace's sources again.
+# The test processes write it (into the ignored __pycache__ folders); the `tb` processes keep
+# the environment they are given and read what is compiled here and in pytest_configure.
+sys.dont_write_bytecode = False
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Once per run (not in each xdist worker): the workspace's sources compiled, as
+    ``uv sync --compile-bytecode`` compiles every other installed package (it leaves the
+    editable ones out). Up-to-date files are skipped."""
+    if not hasattr(config, "workerinput"):
+        for src in sorted(ROOT.glob("packages/*/src")):
+            compileall.compile_dir(src, quiet=1)
+
+
 # Fixtures that build the seven wheels and their dependencies (tests-integration/wheelhouse.py).
 _SLOW_FIXTURES = frozenset({"wheels", "installed", "runner"})
+# Session fixtures too costly to make once per xdist worker: the tests using one run on the
+# same worker (`--dist loadgroup`, as the Makefile runs pytest), so it is made once per run.
+_ONE_WORKER_FIXTURES = {"installed": "installers", "ui_world": "ui", "ui_server": "ui"}
 
 
+def _rank(item: pytest.Item) -> int:
+    """Where a test goes in the run: the long ones first (the real agents, the installs, then
+    the other integration tests), the many short unit tests last, where they even out the
+    workers' ends."""
+    if item.get_closest_marker("real_agents") or item.get_closest_marker("slow"):
+        return 0
+    return 1 if item.get_closest_marker("integration") else 2
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The markers registered in pyproject.toml, by where a test lives (docs/contributing.md):
     ``integration`` under tests-integration/, ``real_agents`` under tests-integration/agents/,
     ``slow`` for the model lane and the tests that build wheels. ``make test-unit`` runs
-    ``-m "not integration"``."""
+    ``-m "not integration"``. Then the order the workers take the tests in (see ``_rank``;
+    a file keeps its tests together, in their order)."""
     for item in items:
         parts = Path(item.path).resolve().relative_to(ROOT).parts
         if parts[0] != "tests-integration":
@@ -55,8 +89,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         item.add_marker(pytest.mark.integration)
         if parts[1:2] == ("agents",):
             item.add_marker(pytest.mark.real_agents)
-        if parts[1:2] == ("models",) or _SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if parts[1:2] == ("models",) or _SLOW_FIXTURES & fixtures:
             item.add_marker(pytest.mark.slow)
+        for fixture, group in _ONE_WORKER_FIXTURES.items():
+            if fixture in fixtures:
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
+    by_file: dict[Path, int] = {}
+    for item in items:
+        by_file[item.path] = min(by_file.get(item.path, 2), _rank(item))
+    items.sort(key=lambda item: by_file[item.path])
 
 
 class NetworkAccessError(AssertionError):
