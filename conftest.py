@@ -63,7 +63,9 @@ def pytest_configure(config: pytest.Config) -> None:
 _SLOW_FIXTURES = frozenset({"wheels", "installed", "runner"})
 # Session fixtures too costly to make once per xdist worker: the tests using one run on the
 # same worker (`--dist loadgroup`, as the Makefile runs pytest), so it is made once per run.
-_ONE_WORKER_FIXTURES = {"installed": "installers", "ui_world": "ui", "ui_server": "ui"}
+_ONE_WORKER_FIXTURES = {
+    "installed": "installers", "runner": "brain-ci", "ui_world": "ui", "ui_server": "ui",
+}  # fmt: skip
 
 
 def _rank(item: pytest.Item) -> int:
