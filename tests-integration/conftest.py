@@ -73,12 +73,13 @@ def git_run() -> object:
 
 
 @pytest.fixture(scope="session")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def wheels() -> Path:
     """The seven wheels built from the workspace and the third-party wheels they need (see
-    wheelhouse.py), once per test process."""
-    from wheelhouse import build_wheelhouse
+    wheelhouse.py): built once for these sources and shared by every test process and every
+    later run (tests-integration/.cache/). Read it, never write into it."""
+    from wheelhouse import cached_wheelhouse
 
-    return build_wheelhouse(tmp_path_factory.mktemp("wheels"))
+    return cached_wheelhouse()
 
 
 @pytest.fixture(scope="session")

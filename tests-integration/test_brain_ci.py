@@ -258,10 +258,10 @@ def _run_action(
 def runner(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """A runner's environment: a fresh Python (setup-python's, here a new virtualenv) first on
     PATH, and pip reading the wheels built from this workspace instead of the registry."""
-    from wheelhouse import build_wheelhouse, scratch_env
+    from wheelhouse import cached_wheelhouse, scratch_env
 
     base = tmp_path_factory.mktemp("runner")
-    wheels = build_wheelhouse(base / "wheels")
+    wheels = cached_wheelhouse()
     env = scratch_env(base)
     base_python = getattr(sys, "_base_executable", sys.executable)
     subprocess.run([base_python, "-m", "venv", str(base / "python")], check=True, env=env)

@@ -67,7 +67,7 @@ class Disk:
 
 
 @settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])  # fmt: skip
 @given(fail_from=st.integers(1, 12), partial=st.integers(0, 40))
 def test_whichever_write_fails_nothing_is_left_half_written_and_the_drop_is_logged_later(
     repo: Path, teambrain_home: Path, monkeypatch: pytest.MonkeyPatch, fail_from: int,

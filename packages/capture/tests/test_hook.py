@@ -363,7 +363,7 @@ def test_a_headless_claude_session_learns_its_model_from_the_transcript(
 
 
 @given(st.binary(max_size=2000), st.lists(st.sampled_from(["m-1", "<synthetic>", ""]), max_size=3))
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])  # fmt: skip
 def test_transcript_model_reads_only_assistant_metadata(
     tmp_path: Path, noise: bytes, models: list[str]
 ) -> None:

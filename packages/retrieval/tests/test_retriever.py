@@ -54,7 +54,9 @@ def test_title_outweighs_body(
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(query=st.text(max_size=120))
 def test_search_never_raises_on_any_text(

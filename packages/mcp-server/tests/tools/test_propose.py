@@ -147,7 +147,9 @@ drafts = st.fixed_dictionaries(
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(draft=drafts | json_values)
 def test_any_draft_is_either_queued_whole_or_refused_with_nothing_written(

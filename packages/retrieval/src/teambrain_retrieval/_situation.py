@@ -172,7 +172,7 @@ def _status(repo_root: Path, changes: dict[str, str]) -> None:
         else:
             how = MODIFIED
         for name, what in ((path, how), (old, RENAMED_FROM)):
-            if name and _keep_path(name):
+            if name and _keep_path(name.rstrip("/")):
                 changes.setdefault(name if what == UNTRACKED else name.rstrip("/"), what)
 
 
