@@ -214,15 +214,18 @@ class Pages:
         return RedirectResponse(self.link("/stale", result=self.ctx.remember(result)), 303)
 
     def usage(self, request: Request) -> Response:
+        from .._reports.cells import Audience
         from .charts import CHART_BASELINE
         from .usage import WINDOWS, usage_page
 
         since = request.query_params.get("since") or WINDOWS[0]
         everywhere = request.query_params.get("repo") == "all"
+        shared = request.query_params.get("view") == "shared"
         data = usage_page(
             self.ctx.machine, since=since, repo=None if everywhere else self.ctx.repo_key,
             this_repo=self.ctx.repo_key, titles_of=self.titles_of,
             link=lambda memory_id: self.link(f"/memory/{memory_id}"),
+            audience=Audience.SHARED if shared else Audience.OWN,
         )  # fmt: skip
         return self.render(
             "usage.html", request, page=data, windows=WINDOWS, everywhere=everywhere,
