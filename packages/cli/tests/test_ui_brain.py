@@ -7,7 +7,7 @@ import dataclasses
 import datetime as dt
 from collections import Counter
 
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 from teambrain_cli._browse import MemoryFilter, MemorySummary
 from teambrain_cli._ui.brain import _facets, wanted_from
 from teambrain_schema import MEMORY_CLASSES
@@ -67,3 +67,25 @@ def test_a_query_string_becomes_the_filter_tb_list_takes() -> None:
         classes=("decision",), tags=("payments",), status="all", stale=True
     )
     assert wanted_from({"status": "bogus", "class": " "}) == MemoryFilter()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=600), st.text(max_size=40))
+def test_a_snippet_is_a_piece_of_the_body_with_the_searched_words_marked(body: str, query: str) -> None:  # fmt: skip
+    from teambrain_cli._ui.brain import SNIPPET_CHARS, snippet
+
+    pieces = snippet(body, query)
+    text = "".join(t for t, _ in pieces).removeprefix("…").removesuffix("…")
+    folded = " ".join(body.replace("`", "").replace("**", "").split())
+    assert text in folded and len(text) <= SNIPPET_CHARS
+    assert all(hot is False or t.strip() for t, hot in pieces)
+
+
+def test_a_snippet_starts_near_the_first_word_searched_for() -> None:
+    from teambrain_cli._ui.brain import snippet
+
+    body = "filler " * 80 + "Payments go through `PaymentGateway`; refunds too. " + "tail " * 80
+    pieces = snippet(body, "how do payments work")
+    assert pieces[0] == ("…", False) and pieces[-1] == ("…", False)
+    assert [t for t, hot in pieces if hot] == ["Payments", "PaymentGateway"]
+    assert snippet("short body", "") == [("short body", False)]

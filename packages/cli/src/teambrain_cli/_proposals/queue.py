@@ -10,13 +10,15 @@ checks each would face, and dropping the ones nobody wants (``tb candidates``, t
   not bear out).
 - :func:`drop_candidates`: mark candidates rejected (kept as a record, so nothing proposes them
   again by accident), or delete their files.
+- :func:`edit_candidate`: change a pending candidate's draft (title, body, class, tags, …)
+  before it is proposed, re-checked as it is queued; a refused edit changes nothing.
 
 Proposing stays ``tb propose``'s: the same service, the same checks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -27,8 +29,6 @@ from teambrain_schema.paths import MachineLayout
 from .._console.ids import resolve_id
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from teambrain_retrieval import Catalog, Retriever
     from teambrain_schema.paths import BrainLayout
     from teambrain_sync import GitRepo, KnownMemory, ProposalIndex, SimilarMemory
@@ -321,3 +321,83 @@ def drop_candidates(
                 )
             dropped.append(Dropped(candidate.candidate_id, candidate.draft.title, delete))
     return dropped
+
+
+EDITABLE_FIELDS = ("class", "title", "body", "tags", "priority", "scope", "ttl_days", "supersedes", "evidence")  # fmt: skip
+
+
+def edit_candidate(
+    machine: MachineLayout,
+    candidate_id: str,
+    changes: Mapping[str, object],
+    *,
+    expected_hash: str | None = None,
+) -> Candidate:
+    """Change the draft of the pending candidate ``candidate_id``: ``changes`` maps draft
+    fields by their contract names (:data:`EDITABLE_FIELDS`: ``title``, ``body``, ``class``,
+    ``tags``, …) to new values; fields not named keep theirs. Returns the candidate as saved
+    (the same one when nothing changed).
+
+    The edited draft is checked as a draft is when it is queued, before anything is written:
+    the schema (``title`` one line of ≤ 80 characters, ``body`` ≤ 400 words and not empty, tags,
+    class), secrets and prompt injection — :class:`ValidationFailure` (exit 3) naming the field
+    otherwise. Identical content, near-duplicates and citations are judged as ``tb candidates
+    show`` judges them, on the saved candidate (they do not refuse an edit: the reviewer may
+    want to supersede). A candidate that is not pending (proposed, dropped), is gone, or changed
+    since the editor read it (its content hash is not ``expected_hash``) is a
+    :class:`UserError` (exit 1). The file is replaced atomically under the lock ``tb propose``
+    holds; a refused edit leaves it untouched."""
+    from pydantic import ValidationError
+    from teambrain_capture import SpoolLedger, load_candidate
+    from teambrain_schema.drafts import validate_draft
+    from teambrain_schema.frontmatter import describe_validation_error
+    from teambrain_schema.injection import find_injections
+
+    unknown = sorted(set(changes) - set(EDITABLE_FIELDS))
+    if unknown:
+        raise ValidationFailure(f"draft.{unknown[0]}: not a field of a draft")
+    ledger = SpoolLedger(machine)
+    with ledger.hold():
+        current = load_candidate(candidate_id, machine=machine)
+        if current is None:
+            raise UserError(f"candidate {candidate_id} is gone from {machine.candidates}")
+        if current.status != "pending":
+            raise UserError(
+                f"candidate {candidate_id} is {current.status}"
+                + (f" as {current.proposed_as}" if current.proposed_as else "")
+                + ": only a pending candidate can be edited"
+            )
+        if expected_hash is not None and current.content_hash != expected_hash:
+            raise UserError(
+                f"candidate {candidate_id} changed since it was opened for editing: "
+                "open it again to edit what it holds now"
+            )
+        before = current.draft.model_dump(mode="json", by_alias=True)
+        wanted = {**before, **dict(changes)}
+        draft = validate_draft(wanted)  # schema and secrets
+        if not draft.body.strip():  # lint's "body is empty"
+            raise ValidationFailure("draft.body: is empty")
+        for name, text in (("title", draft.title), ("body", draft.body), ("tags", " ".join(draft.tags))):  # fmt: skip
+            findings = find_injections(text)
+            if findings:
+                first = findings[0]
+                where = f"body line {first.line}" if name == "body" else name
+                raise ValidationFailure(
+                    f"draft.{name}: {first.rule} in {where}: {first.excerpt!r}; "
+                    "an agent would read it as an instruction"
+                )
+        if draft == current.draft:
+            return current
+        try:
+            edited = Candidate.model_validate(
+                {
+                    **current.model_dump(mode="python", by_alias=True),
+                    "draft": draft,
+                    "content_hash": draft.content_hash(),
+                }
+            )
+        except ValidationError as exc:
+            message, _ = describe_validation_error(exc)
+            raise ValidationFailure(message) from None
+        ledger.save(edited)
+    return edited
