@@ -662,6 +662,11 @@ def test_the_sessions_list_reloads_itself_when_a_session_records_something(
         page.locator("#session-list tr.session-row").nth(before).wait_for(timeout=30_000)
         assert "codex" in page.locator("#session-list").inner_text()
         assert "repo=all" in page.url  # the same page, reloaded by the browser
+        # A session still running reloads too; one that ended does not (checked above).
+        running = page.goto(f"{ui_server.base}/sessions/{sid}")
+        assert running is not None and running.headers.get("refresh") == "5"
+        assert page.locator("#session-facts dd[data-fact=outcome]").inner_text() == "still running"
+        assert "a.py" in page.locator("#files").inner_text()
     finally:
         machine.session_file(sid).unlink(missing_ok=True)
 

@@ -411,6 +411,7 @@ class Pages:
     def queue(self, request: Request) -> Response:
         from .queue import proposals_view, queue_view
 
+        stamp = self.queue_stamp()  # before the checks: a change while they run shows at once
         browsed = self.ctx.listing()  # the index's catalog: the brain's contents, no file read
         view = queue_view(
             self.ctx.machine, self.ctx.layout, self.ctx.repo_key, retriever=self.ctx.retriever(),
@@ -420,7 +421,6 @@ class Pages:
             self.ctx.machine, self.ctx.repo_root, ask_gh=request.query_params.get("gh") == "1"
         )
         result = self.ctx.recall(request.query_params.get("result"))
-        stamp = self.queue_stamp()  # before the checks: a change while they run shows at once
         # Enter on a ticked box shows the page again with the same ticks and reason (see
         # queue.html): nothing is done.
         params = request.query_params

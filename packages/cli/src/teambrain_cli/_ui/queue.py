@@ -205,6 +205,10 @@ def edit_form(machine: MachineLayout, repo_key: str | None, candidate_id: str) -
     from teambrain_schema.secrets import redact_secrets
 
     candidate = _pending_here(machine, repo_key, candidate_id)
+    if candidate.status != "pending":
+        raise UserError(
+            f"candidate {candidate_id} is {candidate.status}: only a pending candidate can be edited"
+        )
     draft = candidate.draft
     values = {
         "title": redact_secrets(draft.title), "body": redact_secrets(draft.body),
