@@ -135,7 +135,12 @@ def command(
         )
         return
     if fmt is not None:
-        click.echo(render_digest(report, fmt, titles), nl=False)
+        text = render_digest(report, fmt, titles)
+        if fmt == "text":  # for a person: wrapped to the terminal (piped, left whole)
+            from .._console.output import terminal_width, wrap_text
+
+            text = wrap_text(text, terminal_width())
+        click.echo(text, nl=False)
         return
     text = slack_text(report, titles)
     lookup = resolve_slack_webhook(home)
