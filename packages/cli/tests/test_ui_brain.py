@@ -7,7 +7,7 @@ import dataclasses
 import datetime as dt
 from collections import Counter
 
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 from teambrain_cli._browse import MemoryFilter, MemorySummary
 from teambrain_cli._ui.brain import _facets, wanted_from
 from teambrain_schema import MEMORY_CLASSES
@@ -83,3 +83,25 @@ def test_tags_past_the_facet_cap_are_counted_not_hidden() -> None:
     wanted = wanted_from({})
     facets, left_out = _facets(many, wanted, many)
     assert len(facets["tag"]) == 40 and left_out == 15
+
+
+@settings(max_examples=300)
+@given(st.text(max_size=600), st.text(max_size=40))
+def test_a_snippet_is_a_piece_of_the_body_with_the_searched_words_marked(body: str, query: str) -> None:  # fmt: skip
+    from teambrain_cli._ui.brain import SNIPPET_CHARS, snippet
+
+    pieces = snippet(body, query)
+    text = "".join(t for t, _ in pieces).removeprefix("…").removesuffix("…")
+    folded = " ".join(body.replace("`", "").replace("**", "").split())
+    assert text in folded and len(text) <= SNIPPET_CHARS
+    assert all(hot is False or t.strip() for t, hot in pieces)
+
+
+def test_a_snippet_starts_near_the_first_word_searched_for() -> None:
+    from teambrain_cli._ui.brain import snippet
+
+    body = "filler " * 80 + "Payments go through `PaymentGateway`; refunds too. " + "tail " * 80
+    pieces = snippet(body, "how do payments work")
+    assert pieces[0] == ("…", False) and pieces[-1] == ("…", False)
+    assert [t for t, hot in pieces if hot] == ["Payments", "PaymentGateway"]
+    assert snippet("short body", "") == [("short body", False)]

@@ -177,3 +177,14 @@ def test_redaction_is_total_and_idempotent(text: str) -> None:
 )  # fmt: skip
 def test_flags_in_prose_are_judged_like_values(text: str, kept: bool) -> None:
     assert (redact_secrets(text) == text) is kept
+
+
+def test_a_message_naming_a_rule_is_not_a_secret_in_brackets() -> None:
+    """teambrain's own messages ("contains a secret (github-token)") pass through redaction on
+    the page; the rule's name in brackets after "secret" is not a credential."""
+    from teambrain_schema.secrets import _RULE_NAMES, find_secrets
+
+    for rule in sorted(_RULE_NAMES):
+        message = f"draft.body: contains a secret ({rule}); remove it before proposing"
+        assert find_secrets(message) == [], rule
+    assert find_secrets("the secret (Zx9-kQ2p-77w) is in the vault")  # a value still is one

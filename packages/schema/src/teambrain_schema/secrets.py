@@ -521,6 +521,9 @@ def find_secrets(text: str) -> list[SecretFinding]:
         if spaced and (value.lower() in _PROSE_WORDS or (value.isalpha() and value.islower())):
             continue  # "pass the --token flag", "use --password when prompted": prose
         spans.append((match.start(name), match.end(name), "password-flag"))
+    # A rule's own name is never a secret: "contains a secret (github-token)" is teambrain's
+    # message about one, not a credential in brackets.
+    spans = [span for span in spans if text[span[0] : span[1]] not in _RULE_NAMES]
     spans.sort(key=lambda span: (span[0], -span[1]))
     merged: list[tuple[int, int, str]] = []
     for start, end, rule in spans:
@@ -535,6 +538,12 @@ def find_secrets(text: str) -> list[SecretFinding]:
         counted = start
         findings.append(SecretFinding(rule=rule, start=start, end=end, line=line))
     return findings
+
+
+_RULE_NAMES: Final = frozenset(
+    [rule for rule, _, _ in _RULES]
+    + ["high-entropy-assignment", "password-flag", "prose-credential"]
+)
 
 
 def redact_secrets(text: str) -> str:

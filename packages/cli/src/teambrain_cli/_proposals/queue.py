@@ -16,7 +16,7 @@ Proposing stays ``tb propose``'s: the same service, the same checks.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -27,8 +27,6 @@ from teambrain_schema.paths import MachineLayout
 from .._console.ids import resolve_id
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from teambrain_capture import RepoKeys
     from teambrain_retrieval import Catalog, Retriever
     from teambrain_schema.paths import BrainLayout

@@ -5,6 +5,7 @@ service), and all of it as of a ref or a moment, exactly as ``--ref``/``--at`` s
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -52,8 +53,8 @@ class Facet:
 
 @dataclass(frozen=True)
 class SearchHit:
-    """A search result as the page shows it: the memory, its rank and the fenced text the
-    agent is given."""
+    """A search result as the page shows it: the memory, its rank and score, a snippet of its
+    body around the words searched for, and the fenced text the agent is given."""
 
     rank: int
     id: str
@@ -66,6 +67,8 @@ class SearchHit:
     stale: list[str]
     agent_view: str
     why: list[str] = field(default_factory=list)  # why retrieval chose it (query words, …)
+    score: float = 0.0
+    snippet: list[tuple[str, bool]] = field(default_factory=list)  # (text, matches the query)
 
 
 @dataclass
@@ -181,8 +184,9 @@ def browse(browsed: Browsed, wanted: MemoryFilter, page: int) -> BrainPage:
     )
 
 
-def search_hits(hits: Sequence[Hit]) -> list[SearchHit]:
-    """Retrieval's ranked hits as the page shows them, each with the agent's fenced view."""
+def search_hits(hits: Sequence[Hit], query: str = "") -> list[SearchHit]:
+    """Retrieval's ranked hits as the page shows them, each with its fused score, a snippet
+    of its body around ``query``'s words and the agent's fenced view."""
     found = []
     for rank, hit in enumerate(hits, start=1):
         result = hit.to_result()
@@ -193,6 +197,50 @@ def search_hits(hits: Sequence[Hit]) -> list[SearchHit]:
                 priority=front.priority, tags=list(front.tags), path=hit.provenance.path,
                 commit=hit.provenance.commit, stale=list(hit.stale), agent_view=result.body,
                 why=list(hit.why),
+                score=hit.score, snippet=snippet(hit.memory.body, query),
             )
         )  # fmt: skip
     return found
+
+
+SNIPPET_CHARS = 240
+_WORD = re.compile(r"\w{3,}")
+
+
+def _stem(word: str) -> str:
+    """A prefix that still matches the word's other forms (payments → paymen, tested → test)."""
+    word = word.casefold()
+    return word[: max(4, len(word) - 2)] if len(word) > 5 else word
+
+
+def snippet(body: str, query: str, width: int = SNIPPET_CHARS) -> list[tuple[str, bool]]:
+    """About ``width`` characters of ``body`` (whitespace folded), starting a little before the
+    first word of ``query`` it holds, as (text, is a match) pieces: the page marks the
+    matches and escapes every piece like any other text."""
+    text = " ".join(body.replace("`", "").replace("**", "").split())  # Markdown's marks: noise here
+    stems = sorted({_stem(w) for w in _WORD.findall(query)}, key=len, reverse=True)
+    pattern = (
+        re.compile(r"\b(?:" + "|".join(map(re.escape, stems)) + r")\w*", re.IGNORECASE)
+        if stems
+        else None
+    )
+    start = 0
+    first = pattern.search(text) if pattern else None
+    if first is not None and first.start() > width // 3:
+        start = text.rfind(" ", 0, first.start() - width // 4) + 1
+    end = len(text) if len(text) - start <= width else text.rfind(" ", start, start + width)
+    if end <= start:
+        end = min(len(text), start + width)
+    piece = text[start:end]
+    pieces: list[tuple[str, bool]] = [("…", False)] if start > 0 else []
+    at = 0
+    for match in pattern.finditer(piece) if pattern else ():
+        if match.start() > at:
+            pieces.append((piece[at : match.start()], False))
+        pieces.append((match.group(), True))
+        at = match.end()
+    if at < len(piece):
+        pieces.append((piece[at:], False))
+    if end < len(text):
+        pieces.append(("…", False))
+    return pieces
