@@ -122,8 +122,18 @@ def lint_brain(
     _lint_index(brain, report)
     if config is not None:
         _lint_budget(brain, config, report, today)
+    _lint_graph(layout, brain, report)
     report.violations.sort(key=lambda v: (v.path, v.line, v.rule))
     return report
+
+
+def _lint_graph(layout: BrainLayout, brain: Brain, report: LintReport) -> None:
+    """The graph's records against the ontology, and the notes' scans (docs/graph.md)."""
+    from .graph_lint import lint_graph
+
+    found = lint_graph(layout, brain)
+    report.violations.extend(found.violations)
+    report.files_checked += found.files_checked
 
 
 def _lint_config(layout: BrainLayout, report: LintReport) -> BrainConfig | None:

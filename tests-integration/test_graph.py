@@ -1,0 +1,126 @@
+"""The brain as a graph, from the installed ``tb`` on a real git repository: the starter
+ontology, lint of records, ``tb graph``, ``tb show``, notes, record proposals, and context that
+follows the edges (docs/graph.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import git, run_tb
+
+RUNBOOK_ID = "01KB2F0A1S9Y4Q7V3C8D5E6F11"  # the payments rollback runbook memory
+LEDGER_ID = "01KB2F0A1S9Y4Q7V3C8D5E6F12"  # reachable from payments only through depends_on
+OTHER_ID = "01KB2F0A1S9Y4Q7V3C8D5E6F13"
+
+
+def _memory(memory_id: str, title: str, body: str, tags: list[str]) -> str:
+    return (
+        f"---\nid: {memory_id}\nclass: learning\nscope: team\nstatus: active\n"
+        f"priority: advisory\ntitle: {title}\ncreated: 2026-11-01\nevidence:\n  sessions: []\n"
+        f"  commits: []\nsupersedes: []\ntags: [{', '.join(tags)}]\nttl_days: null\n---\n\n{body}\n"
+    )
+
+
+RECORDS = {
+    "teams/payments.yaml": "nodeKind: team\nid: team:payments\nattributes:\n  title: Payments team\n",
+    "services/payments.yaml": f"""\
+nodeKind: service
+id: service:payments
+attributes:
+  title: Payments
+  owners: [team:payments]
+  status: active
+  paths: [src/payments/**]
+edges:
+  depends_on: [service:ledger]
+  documented_by: {RUNBOOK_ID}
+""",
+    "services/ledger.yaml": """\
+nodeKind: service
+id: service:ledger
+attributes: {title: Ledger, owners: team:payments, tier: critical}
+edges:
+  - kind: documented_by
+    to: runbook:ledger-replay
+""",
+    "runbooks/ledger-replay.yaml": "nodeKind: runbook\nid: runbook:ledger-replay\nattributes:\n  title: Replay the ledger\n",
+}
+
+
+def build_company_repo(root: Path) -> Path:
+    """A repository with a brain of three memories, four records and a note, committed."""
+    root.mkdir(parents=True)
+    git("init", "-q", "-b", "main", cwd=root)
+    (root / "src" / "payments").mkdir(parents=True)
+    (root / "src" / "payments" / "refunds.py").write_text("def refund():\n    pass\n")
+    assert run_tb("init", cwd=root).returncode == 0
+    brain = root / ".teambrain"
+    learnings = brain / "memories" / "learnings"
+    (learnings / f"{RUNBOOK_ID}-rollback.md").write_text(
+        _memory(RUNBOOK_ID, "Roll back a bad release", "Run the rollback job, then check queues.", [])
+    )
+    (learnings / f"{LEDGER_ID}-ledger-writes.md").write_text(
+        _memory(LEDGER_ID, "Ledger writes are idempotent by key", "Send the same key twice; the second is a no-op.", ["runbook:ledger-replay"])
+    )
+    (learnings / f"{OTHER_ID}-lunch.md").write_text(
+        _memory(OTHER_ID, "Lunch menu lives in the wiki", "Check the wiki for lunch.", [])
+    )
+    for relpath, text in RECORDS.items():
+        path = brain / "graph" / relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    assert run_tb("reindex", cwd=root).returncode == 0
+    git("add", "-A", cwd=root)
+    git("commit", "-q", "-m", "company brain", cwd=root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def company(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import os
+
+    home = tmp_path_factory.mktemp("company-home")
+    old = os.environ.get("TEAMBRAIN_HOME")
+    os.environ["TEAMBRAIN_HOME"] = str(home / "tb")
+    try:
+        return build_company_repo(tmp_path_factory.mktemp("company") / "repo")
+    finally:
+        if old is None:
+            os.environ.pop("TEAMBRAIN_HOME", None)
+        else:
+            os.environ["TEAMBRAIN_HOME"] = old
+
+
+def test_init_writes_the_starter_ontology_and_lint_accepts_the_graph(company: Path) -> None:
+    ontology = company / ".teambrain" / "ontology"
+    assert sorted(p.name for p in ontology.iterdir()) == [
+        "controlled-vocabulary.yaml", "edge-kinds.yaml", "node-kinds.yaml", "validation-rules.yaml",
+    ]  # fmt: skip
+    done = run_tb("lint", "--json", cwd=company)
+    assert done.returncode == 0, done.stdout
+    report = json.loads(done.stdout)
+    assert report["ok"] is True and report["violations"] == []
+
+
+def test_lint_enforces_the_ontology_with_exit_3(company: Path, tmp_path: Path) -> None:
+    import shutil
+
+    work = tmp_path / "work"
+    shutil.copytree(company, work, symlinks=True)
+    bad = work / ".teambrain" / "graph" / "services" / "broken.yaml"
+    bad.write_text(
+        "nodeKind: servce\nid: service:broken\nattributes:\n  title: Broken\n  status: gone\n"
+        "edges:\n  depends_on: [service:nowhere]\n"
+    )
+    (work / ".teambrain" / "graph" / "services" / "ledger2.yaml").write_text(
+        "nodeKind: service\nid: service:ledger\nattributes: {title: L, owners: team:payments}\n"
+    )
+    done = run_tb("lint", cwd=work)
+    assert done.returncode == 3
+    lines = done.stdout.splitlines()
+    assert ".teambrain/graph/services/broken.yaml:1: graph-kind: unknown node kind 'servce' (node-kinds.yaml has: decision, incident, practice, repository, runbook, service, team)" in lines
+    assert ".teambrain/graph/services/broken.yaml:5: graph-vocabulary: status: 'gone' is not in vocabulary status (active, planned, deprecated, retired)" in lines
+    assert ".teambrain/graph/services/broken.yaml:7: graph-dangling: depends_on: no node 'service:nowhere'" in lines
+    assert ".teambrain/graph/services/ledger2.yaml:2: graph-duplicate-id: id service:ledger is also used by .teambrain/graph/services/ledger.yaml" in lines
