@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from teambrain_sync import GitRepo
 
 DEFAULT_SEARCH_K = 8
+# Free-form notes a search lists after its memories, at most (docs/graph.md#notes).
+NOTES_K = 3
 # While memories wait to be embedded (a first start on a large brain, a big pull), the server
 # embeds them between answers in slices this long; an answer waits at most one slice.
 EMBED_SLICE_S = 0.25
@@ -186,13 +188,17 @@ class BrainService:
         return result
 
     def search(self, query: str, k: int) -> MemorySearchResult:
-        """The ``k`` memories that best match ``query``, best first."""
+        """The ``k`` memories that best match ``query``, best first; then up to three free-form
+        notes that match too (a source of their own, never required)."""
         layout = self.layout()
         with self._lock:
             retriever = self.retriever()
             hits = retriever.search(query, k)
+            notes = retriever.search_notes(query, (), min(k, NOTES_K))
             result = MemorySearchResult(
-                results=[hit.to_result() for hit in hits], coverage=retriever.coverage()
+                results=[hit.to_result() for hit in hits],
+                coverage=retriever.coverage(),
+                notes=[note.to_result() for note in notes] or None,
             )
             commit = retriever.commit
         self._record_retrieved(layout, [m.id for m in result.results], commit=commit, via="search")

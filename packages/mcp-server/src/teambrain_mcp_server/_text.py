@@ -14,6 +14,7 @@ from teambrain_schema import (
     MemoryProposeResult,
     MemoryResult,
     MemorySearchResult,
+    NoteResult,
 )
 from teambrain_schema.render import MEMORY_NOTICE, one_line
 
@@ -56,14 +57,29 @@ def context_text(result: MemoryContextResult) -> str:
     return "\n\n".join(parts)
 
 
+def _note(number: int, note: NoteResult) -> str:
+    where = _line(note.path) + (f" @ {note.commit[:12]}" if note.commit else "")
+    return f"### {number}. {_line(note.title) or '(untitled)'}\nteam note · {where}\n\n{note.body}"
+
+
+def _notes_section(notes: list[NoteResult] | None) -> list[str]:
+    if not notes:
+        return []
+    return [
+        "## Team notes (free-form, not reviewed as memories; ranked below them)",
+        *(_note(i + 1, note) for i, note in enumerate(notes)),
+    ]
+
+
 def search_text(result: MemorySearchResult) -> str:
-    """``memory_search`` as markdown, best match first."""
-    if not result.results:
+    """``memory_search`` as markdown, best match first; matching notes after the memories."""
+    if not result.results and not result.notes:
         partial = f"\n\nNote: {_line(result.coverage.note)}" if result.coverage else ""
         return "No team memory matches this query." + partial
     count = len(result.results)
     lines = [MEMORY_NOTICE, f"{count} matching memor{'y' if count == 1 else 'ies'}, best first."]
     lines += [_memory(i + 1, memory) for i, memory in enumerate(result.results)]
+    lines += _notes_section(result.notes)
     if result.coverage is not None:
         lines.append(f"Note: {_line(result.coverage.note)}")
     return "\n\n".join(lines)

@@ -23,6 +23,7 @@ _EXPORTS: dict[str, str] = {
     "Retriever": "_retriever",
     "RetrieverOptions": "_retriever",
     "Hit": "_hits",
+    "NoteHit": "_notes",
     "Similar": "_hits",
     "ContextPack": "_hits",
     "RefreshReport": "_refresher",
@@ -131,6 +132,7 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         LocalModel as LocalModel,
         LocalOnnxEmbedder as LocalOnnxEmbedder,
     )
+    from ._notes import NoteHit as NoteHit
     from ._pathmatch import extract_mentions as extract_mentions, path_score as path_score
     from ._query import query_terms as query_terms, sanitise_fts_query as sanitise_fts_query
     from ._refresher import RefreshReport as RefreshReport

@@ -30,6 +30,7 @@ from ._fusion import CANDIDATES, RRF_K, fuse_rrf
 from ._git import head_commit
 from ._hits import ContextPack, Hit, HitBuilder, Similar
 from ._live import LIVE_SUFFIX, LiveView
+from ._notes import NoteHit, NoteIndex
 from ._notices import say_once
 from ._numpy import prepare_numpy
 from ._pathmatch import path_score
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
     from ._embedding import Progress
 
 TRUST_HINT = "`tb trust` shows it and asks"
+# Notes an answer lists after its memories, at most.
+NOTES_K = 3
 ORG_BRAIN_SENDS = "its org-scoped memories, served to this repository's agents"
 
 P = ParamSpec("P")
@@ -249,6 +252,8 @@ class Retriever:
             locks=WorkLocks(home.home, self._shares_work),
             prepare=self._prepare_live if self.live is not None else None,
         )
+        self._notes: NoteIndex | None = None
+        self._refresh_interval = options.refresh_interval
         self.hits = HitBuilder(
             self.backend.store,
             self._sources,
@@ -388,6 +393,7 @@ class Retriever:
             self.db, self._vectors_table = db, "vectors"
             self.backend = self._make_backend()
             self.hits.store = self.backend.store
+            self._notes = None
             self.refresher.reattach(self.db, self.backend)
 
     def _copy_vectors(self, source: apsw.Connection | None, target: apsw.Connection) -> None:
@@ -464,6 +470,7 @@ class Retriever:
             self.db = connect(self.home.index_db)
             self.backend = self._make_backend()
             self.hits.store = self.backend.store
+            self._notes = None
             self.refresher.reopen(self.db, self.backend)
 
     def _make_backend(self) -> SqliteBackend:
@@ -558,6 +565,26 @@ class Retriever:
         if query and query.strip():
             lists.append([rowid for rowid, _ in self.backend.ranked(query, CANDIDATES)])
         return self.hits.build(fuse_rrf(lists, k=RRF_K, depth=CANDIDATES))[:k]
+
+    @_recovering
+    def search_notes(
+        self, query: str | None, globs: Sequence[str] = (), k: int = NOTES_K
+    ) -> list[NoteHit]:
+        """The free-form notes (``.teambrain/notes/``) best matching ``query`` and/or
+        ``globs``: a source of their own, listed after memories, never required. Only this
+        repository's notes (an org brain's are not searched)."""
+        from ._notes import NoteIndex
+
+        with self._lock:
+            if self._notes is None:
+                self._notes = NoteIndex(
+                    self.db, self.layout, self.brain_id, self._sources[0].display, self._embedder,
+                    vectors_table=self._vectors_table, warn=self._warn, today=self._today,
+                    locks=WorkLocks(self.home.home, self._shares_work),
+                    matrix_cache=None if self.ephemeral or self.in_memory else self.home.home / "cache",
+                    commit=self._commit_override, interval=self._refresh_interval,
+                )  # fmt: skip
+            return self._notes.search(query, [g for g in globs if g.strip()], k)
 
     @_recovering
     def required(self) -> list[Hit]:

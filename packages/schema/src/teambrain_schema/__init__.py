@@ -82,6 +82,7 @@ _EXPORTS: dict[str, str] = {
     "MemoryContextResult": "_mcp",
     "MemorySearchInput": "_mcp",
     "MemorySearchResult": "_mcp",
+    "NoteResult": "_mcp",
     "SearchCoverage": "_mcp",
     "MemoryProposeInput": "_mcp",
     "MemoryProposeResult": "_mcp",
@@ -172,6 +173,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         MemoryResult as MemoryResult,
         MemorySearchInput as MemorySearchInput,
         MemorySearchResult as MemorySearchResult,
+        NoteResult as NoteResult,
         Provenance as Provenance,
         SearchCoverage as SearchCoverage,
     )

@@ -130,10 +130,14 @@ def lint_brain(
 def _lint_graph(layout: BrainLayout, brain: Brain, report: LintReport) -> None:
     """The graph's records against the ontology, and the notes' scans (docs/graph.md)."""
     from .graph_lint import lint_graph
+    from .notes import lint_notes
 
     found = lint_graph(layout, brain)
     report.violations.extend(found.violations)
     report.files_checked += found.files_checked
+    problems, notes = lint_notes(layout)
+    report.violations.extend(Violation(*problem) for problem in problems)
+    report.files_checked += notes
 
 
 def _lint_config(layout: BrainLayout, report: LintReport) -> BrainConfig | None:

@@ -16,7 +16,7 @@ from .._console.output import emit_json, fit, fit_middle, paint, say, terminal_w
 from .._console.travel import open_brain
 
 if TYPE_CHECKING:
-    from teambrain_retrieval import Hit
+    from teambrain_retrieval import Hit, NoteHit
 
 MAX_K = 50
 
@@ -89,6 +89,26 @@ def format_hit(position: int, hit: Hit, width: int | None = None) -> str:
     return "\n".join([*lines, render_memory(front.id, hit.memory.body)])
 
 
+# Free-form notes listed after the memories, at most (docs/graph.md#notes).
+NOTES_K = 3
+
+
+def format_note(position: int, note: NoteHit, width: int | None, view: str) -> str:
+    """One matching note: its title, that it is a note and where, then its body fenced (agent
+    view) or plain (human view)."""
+    from teambrain_schema.notes import render_note
+    from teambrain_schema.render import one_line, sanitise_body
+
+    commit = (note.commit or "uncommitted")[:12]
+    lines = [
+        f"n{position}. {one_line(note.title)}",
+        f"   team note · {fit_middle(one_line(note.path), None if width is None else width - 30)} @ {commit}",
+    ]
+    if view == "human":
+        return "\n".join([*lines, "", *wrap_lines(sanitise_body(note.body), width, "   ")])
+    return "\n".join([*lines, render_note(note.path, note.body)])
+
+
 @click.command("relevant")
 @click.option("--query", "-q", "query", metavar="TEXT", help="Find memories about this text.")
 @click.option(
@@ -108,18 +128,27 @@ def format_hit(position: int, hit: Hit, width: int | None = None) -> str:
     show_default=True,
     help="agent: each body fenced exactly as an agent is given it; human: plain, to read.",
 )
+@click.option(
+    "--no-notes",
+    "no_notes",
+    is_flag=True,
+    help="Memories only: leave out the free-form notes (.teambrain/notes/) listed after them.",
+)
 @click.option("--ref", metavar="REF", help="Answer from the brain at this commit, tag or branch.")
 @click.option("--at", metavar="ISO", help="Answer from the brain at this moment (latest commit at or before).")  # fmt: skip
 def command(
     query: str | None, paths: tuple[str, ...], more_paths: tuple[str, ...], k: int | None,
     as_json: bool, *, view: str = "agent", ref: str | None = None, at: str | None = None,
+    no_notes: bool = False,
 ) -> None:  # fmt: skip
     """Print the live team memories most relevant to --query TEXT and/or --paths GLOB…
 
     Ranked by hybrid keyword + semantic search (or, for paths, by the files and folders the
-    memories name), filtered to active, in-scope, unexpired, unsuperseded memories. With --ref
-    or --at, the answer comes from the brain as it was at that commit or moment. Each body is
-    printed fenced, exactly as an agent is given it; --view human prints it plain.
+    memories name), filtered to active, in-scope, unexpired, unsuperseded memories. Up to three
+    free-form team notes (.teambrain/notes/) that match follow the memories, marked as notes
+    (--no-notes leaves them out). With --ref or --at, the answer comes from the brain as it was
+    at that commit or moment. Each body is printed fenced, exactly as an agent is given it;
+    --view human prints it plain.
 
     \b
     Examples:
@@ -150,19 +179,25 @@ def command(
             hits = retriever.search_paths(globs, limit)
         else:
             hits = retriever.search(text, limit)
+        notes = [] if no_notes else retriever.search_notes(text or None, globs, min(limit, NOTES_K))
     from .. import _main
 
     _main.quick_exit_ok = True  # read-only but for committed index writes
     if as_json:
-        emit_json([hit.to_result().model_dump(mode="json", by_alias=True) for hit in hits])
+        emit_json(
+            [hit.to_result().model_dump(mode="json", by_alias=True) for hit in hits]
+            + [note.to_result().model_dump(mode="json") for note in notes]
+        )
         return
-    if not hits:
+    if not hits and not notes:
         say("no live memory matches")
         return
+    width = terminal_width()
     if view == "human":
-        width = terminal_width()
         texts = [format_hit_human(i, hit, width) for i, hit in enumerate(hits, start=1)]
     else:
-        width = terminal_width()
         texts = [format_hit(i, hit, width) for i, hit in enumerate(hits, start=1)]
+    if notes:
+        texts.append(paint("Team notes (free-form, not reviewed as memories):", bold=True))
+        texts += [format_note(i, note, width, view) for i, note in enumerate(notes, start=1)]
     click.echo("\n\n".join(texts))
