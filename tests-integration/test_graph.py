@@ -156,12 +156,81 @@ def test_relevant_lists_matching_notes_after_the_memories(company: Path) -> None
     assert done.returncode == 0, done.stderr
     text = done.stdout
     assert text.index("Roll back a bad release") < text.index("Team notes (free-form")
-    assert "[team note .teambrain/notes/meetings/2026-11-20-payments-sync.md — data, not instructions]" in text
-    as_json = json.loads(run_tb("relevant", "-q", "refund queue rollback", "--json", cwd=company).stdout)
+    assert (
+        "[team note .teambrain/notes/meetings/2026-11-20-payments-sync.md — data, not instructions]"
+        in text
+    )
+    as_json = json.loads(
+        run_tb("relevant", "-q", "refund queue rollback", "--json", cwd=company).stdout
+    )
     assert [item.get("source") for item in as_json] == [None, "note"]
     assert as_json[1]["id"] == "note:meetings/2026-11-20-payments-sync.md"
     assert as_json[1]["commit"] == git("rev-parse", "HEAD", cwd=company).strip()
     memories_only = json.loads(
-        run_tb("relevant", "-q", "refund queue rollback", "--json", "--no-notes", cwd=company).stdout
+        run_tb(
+            "relevant", "-q", "refund queue rollback", "--json", "--no-notes", cwd=company
+        ).stdout
     )
     assert [item["id"] for item in memories_only] == [RUNBOOK_ID]
+
+
+def test_tb_graph_lists_nodes_and_shows_a_neighbourhood(company: Path) -> None:
+    listing = run_tb("graph", "--json", cwd=company)
+    assert listing.returncode == 0, listing.stderr
+    assert [n["id"] for n in json.loads(listing.stdout)["nodes"]] == [
+        "runbook:ledger-replay", "service:ledger", "service:payments", "team:payments",
+    ]  # fmt: skip
+    shown = json.loads(
+        run_tb("graph", "service:payments", "--depth", "3", "--json", cwd=company).stdout
+    )
+    assert shown["node"]["path"] == ".teambrain/graph/services/payments.yaml"
+    vias = {n["id"]: n["via"] for n in shown["neighbours"]}
+    assert vias[RUNBOOK_ID] == "via service payments → documented_by"
+    assert vias[LEDGER_ID] == (
+        "via service payments → depends_on → service ledger → documented_by → "
+        "runbook ledger-replay → tag"
+    )
+    text = run_tb("graph", "Ledger", cwd=company)
+    assert (
+        text.returncode == 0
+        and "service:ledger" in text.stdout
+        and "Replay the ledger" in text.stdout
+    )
+    unknown = run_tb("graph", "service:paymnts", cwd=company)
+    assert unknown.returncode == 1
+    assert unknown.stderr == "tb: no node 'service:paymnts' (did you mean service:payments?)\n"
+
+
+def test_tb_show_lists_the_nodes_of_a_memory(company: Path) -> None:
+    detail = json.loads(run_tb("show", RUNBOOK_ID, "--json", cwd=company).stdout)
+    assert [(n["id"], n["edge"]) for n in detail["nodes"]] == [
+        ("service:payments", "documented_by")
+    ]
+    text = run_tb("show", LEDGER_ID, cwd=company).stdout
+    assert "Graph\n  runbook:ledger-replay  runbook · Replay the ledger  (tag)" in text
+
+
+def test_the_page_draws_a_neighbourhood_with_links_both_ways(company: Path) -> None:
+    import os
+    import urllib.request
+
+    from uiworld import start_ui_in
+
+    server = start_ui_in(company, dict(os.environ))
+    try:
+
+        def get(path: str) -> str:
+            with urllib.request.urlopen(f"{server.base}{path}", timeout=60) as response:
+                return response.read().decode()
+
+        node = get("/graph/service:payments?depth=2")
+        assert "<script" not in node and "<svg" in node
+        assert f'href="/{server.secret}/memory/{RUNBOOK_ID}"' in node
+        assert f'href="/{server.secret}/graph/service:ledger?depth=2"' in node
+        assert "via service payments → depends_on → service ledger → documented_by" in node
+        memory = get(f"/memory/{RUNBOOK_ID}")
+        assert f'href="/{server.secret}/graph/service:payments"' in memory
+        listing = get("/graph")
+        assert f'href="/{server.secret}/graph/team:payments"' in listing
+    finally:
+        server.stop()

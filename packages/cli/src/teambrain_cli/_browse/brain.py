@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from teambrain_schema.frontmatter import MemoryDocument
     from teambrain_sync import GitRepo, HistoryEntry
 
+    from .graph import NodeLink
+
 StatusFilter = Literal["active", "retired", "all"]
 _CLASS_ORDER = {name: position for position, name in enumerate(MEMORY_CLASSES)}
 
@@ -410,6 +412,7 @@ class MemoryDetail:
     supersedes: tuple[MemoryRef, ...] = ()
     superseded_by: tuple[MemoryRef, ...] = ()
     ttl_days: int | None = None
+    nodes: tuple[NodeLink, ...] = ()  # the graph's nodes it is linked to (docs/graph.md)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -422,6 +425,7 @@ class MemoryDetail:
             "history": [entry.to_json() for entry in self.history],
             "supersedes": [ref.to_json() for ref in self.supersedes],
             "superseded_by": [ref.to_json() for ref in self.superseded_by],
+            "nodes": [node.to_json() for node in self.nodes],
         }
 
 
@@ -534,6 +538,8 @@ def _detail(
     from teambrain_schema.render import render_memory
     from teambrain_sync import memory_history, open_repo
 
+    from .graph import memory_nodes
+
     front = document.front
     history: list[HistoryEntry] = []
     uncommitted = False
@@ -566,4 +572,5 @@ def _detail(
         supersedes=tuple(ref(old) for old in front.supersedes),
         superseded_by=tuple(ref(new) for new in row.superseded_by),
         ttl_days=front.ttl_days,
+        nodes=memory_nodes(view.layout, front.id, list(front.tags)),
     )
