@@ -234,3 +234,51 @@ def test_the_page_draws_a_neighbourhood_with_links_both_ways(company: Path) -> N
         assert f'href="/{server.secret}/graph/team:payments"' in listing
     finally:
         server.stop()
+
+
+def test_propose_records_and_promote_notes_through_review(company: Path, tmp_path: Path) -> None:
+    import shutil
+
+    work = tmp_path / "work"
+    shutil.copytree(company, work, symlinks=True)
+    record = tmp_path / "auth.yaml"
+    record.write_text(
+        "nodeKind: service\nid: service:auth\nattributes:\n  title: Auth\n  owners: [team:payments]\n"
+        "edges:\n  depends_on: [service:ledger]\n"
+    )
+    refused = tmp_path / "cycle.yaml"
+    refused.write_text(
+        "nodeKind: service\nid: service:ledger\nattributes: {title: Ledger, owners: team:payments}\n"
+        "edges:\n  depends_on: [service:payments]\n"
+    )
+    before = git("branch", "--list", "teambrain/*", cwd=work)
+    bad = run_tb("propose", "--record", str(refused), "--no-push", cwd=work)
+    assert bad.returncode == 3
+    assert (
+        ".teambrain/graph/services/ledger.yaml:5: graph-cycle: depends_on edges form a cycle through service:ledger"
+        in bad.stdout
+    )
+    assert git("branch", "--list", "teambrain/*", cwd=work) == before  # no branch made
+    note = ".teambrain/notes/meetings/2026-11-20-payments-sync.md"
+    done = run_tb(
+        "propose", "--record", str(record), "--promote", note, "--no-push", "--json", cwd=work
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout)["records"]
+    assert [(r["id"], r["action"], r["path"]) for r in result["results"]] == [
+        ("service:auth", "add", ".teambrain/graph/services/auth.yaml")
+    ]
+    assert result["removed"] == [note]
+    changed = git("show", "--name-status", "--format=", result["commit"], cwd=work).split()
+    assert changed == ["A", ".teambrain/graph/services/auth.yaml", "D", note]
+    assert (work / note).is_file()  # the checkout is untouched
+    memory = run_tb(
+        "propose", "--promote", note, "--class", "learning", "--no-push", "--json", cwd=work
+    )
+    assert memory.returncode == 0, memory.stdout + memory.stderr
+    [outcome] = json.loads(memory.stdout)["results"]
+    assert outcome["result"] == "proposed"
+    files = git(
+        "show", "--name-status", "--format=", json.loads(memory.stdout)["commit"], cwd=work
+    ).split()
+    assert files[:2] == ["A", outcome["path"]] and files[2:] == ["D", note]

@@ -48,6 +48,11 @@ _EXPORTS: dict[str, str] = {
     "list_candidates": "_candidates",
     "load_candidate": "_candidates",
     "CandidateList": "_candidates",
+    "queue_record": "_records",
+    "save_record": "_records",
+    "list_records": "_records",
+    "records_dir": "_records",
+    "RecordList": "_records",
     "run_capture_hook": "_hook",
     "close_idle_sessions": "_hook",
     "summarise_intent": "_intent",
@@ -99,6 +104,13 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
     from ._lite import (
         UNKNOWN_MODEL as UNKNOWN_MODEL,
         safe_sid as safe_sid,
+    )
+    from ._records import (
+        RecordList as RecordList,
+        list_records as list_records,
+        queue_record as queue_record,
+        records_dir as records_dir,
+        save_record as save_record,
     )
     from ._spool import (
         JoinKeys as JoinKeys,

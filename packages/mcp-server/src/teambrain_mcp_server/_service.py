@@ -22,6 +22,7 @@ from teambrain_schema import (
     MemoryFeedbackResult,
     MemoryProposeResult,
     MemorySearchResult,
+    RecordDraft,
     TeambrainError,
     UserError,
     ValidationFailure,
@@ -235,12 +236,14 @@ class BrainService:
                 return
             time.sleep(0.01)  # an answer waiting for the lock gets it
 
-    def propose(self, draft: MemoryDraft | dict[str, Any]) -> MemoryProposeResult:
+    def propose(self, draft: MemoryDraft | RecordDraft | dict[str, Any]) -> MemoryProposeResult:
         """Validate ``draft`` and queue it in the local spool; the repository is not touched."""
         from teambrain_capture import make_event, queue_candidate, repo_join_key
         from teambrain_sync import cached_pull_requests, check_draft
 
         layout = self.layout()
+        if isinstance(draft, RecordDraft) or (isinstance(draft, dict) and "nodeKind" in draft):
+            return self._propose_record(layout, draft)
         keys = self.session(layout)
         repo = self._repo(layout)
         # Pull requests as `tb propose` last saw them: the server never reaches the network.
@@ -263,6 +266,40 @@ class BrainService:
             candidate_id=candidate.candidate_id,
             duplicate_of=holder.id if holder is not None else None,
             note=verdict.note(),
+        )
+
+    def _propose_record(
+        self, layout: BrainLayout, draft: RecordDraft | dict[str, Any]
+    ) -> MemoryProposeResult:
+        """A graph record draft: checked against the brain's ontology and graph (as the
+        checkout holds them), then queued in ``spool/records/`` for ``tb propose --all``."""
+        from pydantic import ValidationError
+        from teambrain_capture import queue_record, repo_join_key
+        from teambrain_schema.frontmatter import describe_validation_error
+        from teambrain_schema.graph_lint import check_record
+        from teambrain_schema.yaml import dump_yaml
+
+        try:
+            record = draft if isinstance(draft, RecordDraft) else RecordDraft.model_validate(draft)
+        except ValidationError as exc:
+            raise ValidationFailure(f"draft: {describe_validation_error(exc)[0]}") from None
+        relpath, problems = check_record(layout, dump_yaml(record.as_yaml_data()))
+        errors = [v.format() for v in problems if v.severity == "error"]
+        if errors:
+            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+            raise ValidationFailure(f"record rejected by the ontology: {errors[0]}{more}")
+        keys = self.session(layout)
+        candidate, created = queue_record(
+            record, "agent", sid=keys.sid if keys else None,
+            repo=repo_join_key(layout.repo_root), machine=self.machine,
+        )  # fmt: skip
+        note = (
+            f"graph record {record.id} queued for {relpath}; a human proposes it with "
+            "`tb propose --all`"
+        )
+        return MemoryProposeResult(
+            candidate_id=candidate.candidate_id,
+            note=note if created else f"already queued: {note}",
         )
 
     def _repo(self, layout: BrainLayout) -> GitRepo | None:

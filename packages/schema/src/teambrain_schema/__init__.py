@@ -50,6 +50,10 @@ _EXPORTS: dict[str, str] = {
     "Memory": "_memory",
     "MemoryDraft": "_memory",
     "Candidate": "_memory",
+    # _records: graph records proposed for review (pydantic)
+    "RecordDraft": "_records",
+    "RecordEdge": "_records",
+    "RecordCandidate": "_records",
     "content_hash": "_memory",
     # _envelope: spool events (pydantic)
     "EVENT_TYPES": "_envelope",
@@ -85,6 +89,7 @@ _EXPORTS: dict[str, str] = {
     "NoteResult": "_mcp",
     "SearchCoverage": "_mcp",
     "MemoryProposeInput": "_mcp",
+    "ProposedDraft": "_mcp",
     "MemoryProposeResult": "_mcp",
     "MemoryFeedbackInput": "_mcp",
     "MemoryFeedbackResult": "_mcp",
@@ -174,6 +179,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         MemorySearchInput as MemorySearchInput,
         MemorySearchResult as MemorySearchResult,
         NoteResult as NoteResult,
+        ProposedDraft as ProposedDraft,
         Provenance as Provenance,
         SearchCoverage as SearchCoverage,
     )
@@ -192,6 +198,11 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         Scope as Scope,
         Status as Status,
         content_hash as content_hash,
+    )
+    from ._records import (
+        RecordCandidate as RecordCandidate,
+        RecordDraft as RecordDraft,
+        RecordEdge as RecordEdge,
     )
     from .ids import (
         ULID_PATTERN as ULID_PATTERN,

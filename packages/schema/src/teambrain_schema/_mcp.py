@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag
 
 from ._memory import Evidence, MemoryClass, MemoryDraft, Priority, Ulid
+from ._records import RecordDraft
 from .render import MEMORY_NOTICE
 
 MAX_CONTEXT_BUDGET = 2000
@@ -136,10 +137,25 @@ class MemorySearchResult(_Io):
     )
 
 
-class MemoryProposeInput(_Io):
-    """``memory_propose`` arguments."""
+def _draft_kind(value: Any) -> str:
+    """Which draft ``memory_propose`` was given: a graph record (it names a ``nodeKind``) or a
+    memory (the contract's draft)."""
+    if isinstance(value, dict):
+        return "record" if "nodeKind" in value else "memory"
+    return "record" if isinstance(value, RecordDraft) else "memory"
 
-    draft: MemoryDraft
+
+ProposedDraft = Annotated[
+    Annotated[MemoryDraft, Tag("memory")] | Annotated[RecordDraft, Tag("record")],
+    Discriminator(_draft_kind),
+]
+
+
+class MemoryProposeInput(_Io):
+    """``memory_propose`` arguments: the contract's memory draft, or (additive) a graph record
+    draft for ``.teambrain/graph/`` (docs/graph.md#proposing-records)."""
+
+    draft: ProposedDraft
 
 
 class MemoryProposeResult(_Io):

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .lint import Violation
     from .paths import BrainLayout
 
-__all__ = ["GraphLint", "lint_graph", "lint_records"]
+__all__ = ["GraphLint", "check_record", "lint_graph", "lint_records", "record_relpath"]
 
 
 class GraphLint:
@@ -304,3 +304,79 @@ def lint_graph(layout: BrainLayout, brain: Brain) -> GraphLint:
         out = lint_records(graph, ontology, memories, brain=brain)
     out.files_checked = len(paths) + (len(ONTOLOGY_FILES) if ontology.present else 0)
     return out
+
+
+def record_relpath(graph: Graph, node_id: str, node_kind: str, layout: BrainLayout) -> str:
+    """Where a proposed record of ``node_id`` goes: the file of the record with that id when
+    there is one (a change), else ``graph/<kind>s/<name>.yaml`` (a new file, never another
+    record's)."""
+    import re
+
+    existing = graph.nodes.get(node_id)
+    if existing is not None:
+        return existing.relpath
+    folder = re.sub(r"[^a-z0-9]+", "-", node_kind.lower()).strip("-") or "nodes"
+    folder = (
+        folder
+        if folder.endswith("s")
+        else (folder[:-1] + "ies" if folder.endswith("y") else folder + "s")
+    )
+    name = node_id.partition(":")[2] or node_id
+    stem = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:80] or "node"
+    taken = {record.relpath for record in graph.records}
+    base = f"{layout.relative(layout.root / 'graph')}/{folder}/{stem}"
+    relpath, number = f"{base}.yaml", 2
+    while relpath in taken or (layout.repo_root / relpath).exists():
+        relpath, number = f"{base}-{number}.yaml", number + 1
+    return relpath
+
+
+def check_record(
+    layout: BrainLayout, text: str, *, relpath: str | None = None
+) -> tuple[str, list[Violation]]:
+    """Where the record ``text`` would be written in the brain at ``layout`` and the problems
+    it would bring — its own, and any the graph would have with it that it has not now (a
+    cycle it closes, an id it duplicates) — against the brain's ontology. Nothing is written."""
+    from .brain import load_brain
+    from .graph import Graph, load_graph, parse_record
+    from .ontology import load_ontology
+
+    ontology = load_ontology(layout)
+    graph = load_graph(layout, reference_attributes=ontology.rules.reference_attributes)
+    first = parse_record(relpath or f"{layout.relative(layout.root / 'graph')}/new.yaml", text)
+    if first.record is None:
+        out = GraphLint()
+        for problem in first.problems:
+            out.add(first.relpath, problem.line, problem.rule, problem.message)
+        return first.relpath, out.violations
+    where = relpath or record_relpath(graph, first.record.id, first.record.node_kind, layout)
+    parsed = parse_record(where, text)
+    assert parsed.record is not None
+    brain = load_brain(layout)
+    memories: dict[str, str] = {}
+    for brain_file in brain.files:
+        if brain_file.document is not None:
+            memories.setdefault(
+                brain_file.document.front.id,
+                "retired" if brain_file.location == "retired" else "active",
+            )
+    refs = ontology.rules.reference_attributes
+    before = {v.format() for v in lint_records(graph, ontology, memories).violations}
+    others = [r for r in graph.records if r.relpath != where and r.id != parsed.record.id]
+    after = Graph([*others, parsed.record], reference_attributes=refs)
+    found = lint_records(after, ontology, memories)
+    if not ontology.present:
+        found.add(
+            where,
+            1,
+            "ontology",
+            "the brain has no ontology/: run `tb init` to write the starter ontology",
+        )
+    own = [v for v in found.violations if v.format() not in before]
+    for problem in parsed.problems:
+        lines = {(v.line, v.rule) for v in own if v.path == where}
+        if (problem.line, problem.rule) not in lines:
+            out = GraphLint()
+            out.add(where, problem.line, problem.rule, problem.message)
+            own.extend(out.violations)
+    return where, sorted(own, key=lambda v: (v.path != where, v.path, v.line, v.rule))

@@ -55,6 +55,7 @@ from ._propose import (
     run_propose,
 )
 from ._pulls import cached_pull_requests, pull_requests
+from ._records import ProposedRecord, RecordProposal, RecordSubmission, propose_records
 from ._review import (
     ReviewRequest,
     ReviewTarget,
@@ -105,7 +106,10 @@ __all__ = [
     "ProposalIndex",
     "ProposeRun",
     "ProposedItem",
+    "ProposedRecord",
     "PullRequest",
+    "RecordProposal",
+    "RecordSubmission",
     "ResolvedCommit",
     "RetireOutcome",
     "Retirement",
@@ -143,6 +147,7 @@ __all__ = [
     "propose_branch_name",
     "propose_candidates",
     "propose_citation_fixes",
+    "propose_records",
     "propose_retirement",
     "prove_user_dir_untouched",
     "pull_requests",

@@ -1,0 +1,92 @@
+"""Graph records as proposals: a record draft (what ``memory_propose`` accepts besides a memory
+draft) and a queued record candidate (``spool/records/<candidate_id>.json``). docs/graph.md."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+
+from ._memory import Proposer, SessionId, Ulid
+
+NodeId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:/@+\-]{0,127}$")]
+EdgeKindName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")]
+# A record is at most 64 KB of YAML: its attributes, as JSON, are bounded the same way.
+MAX_RECORD_JSON_BYTES = 64 * 1024
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class RecordEdge(_Strict):
+    """One edge of a record draft's list form: ``{kind, to}``."""
+
+    kind: EdgeKindName
+    to: NodeId = Field(description="A node id, or a memory's ULID")
+
+
+class RecordDraft(_Strict):
+    """A graph record to propose (``.teambrain/graph/``): the company-brain shape, ``nodeKind``,
+    ``id``, ``attributes`` and ``edges`` (a map of edge kind → id or ids, or a list of
+    ``{kind, to}``). Checked against the ontology before it is queued or proposed."""
+
+    node_kind: Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")] = Field(
+        alias="nodeKind", description="A node kind of the ontology (service, team, runbook…)"
+    )
+    id: NodeId = Field(description="The node's id, e.g. service:payments")
+    attributes: dict[str, Any] = Field(
+        default_factory=dict, description="title, owners, status, paths… (see the ontology)"
+    )
+    edges: dict[EdgeKindName, NodeId | list[NodeId]] | list[RecordEdge] = Field(
+        default_factory=dict, description="edge kind → target id(s), or a list of {kind, to}"
+    )
+
+    @field_validator("attributes")
+    @classmethod
+    def _bounded(cls, value: dict[str, Any]) -> dict[str, Any]:
+        try:
+            size = len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
+        except (TypeError, ValueError):
+            raise ValueError("attributes must be plain JSON values") from None
+        if size > MAX_RECORD_JSON_BYTES:
+            raise ValueError(f"attributes are larger than {MAX_RECORD_JSON_BYTES // 1024} KB")
+        return value
+
+    def as_yaml_data(self) -> dict[str, Any]:
+        """The record as a file holds it (keys in the seed's order)."""
+        data: dict[str, Any] = {"nodeKind": self.node_kind, "id": self.id}
+        if self.attributes:
+            data["attributes"] = self.attributes
+        if isinstance(self.edges, list):
+            if self.edges:
+                data["edges"] = [{"kind": e.kind, "to": e.to} for e in self.edges]
+        elif self.edges:
+            data["edges"] = dict(self.edges)
+        return data
+
+    def content_hash(self) -> str:
+        """Identity of the record's content: the same record proposed twice is one candidate."""
+        payload = json.dumps(self.as_yaml_data(), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class RecordCandidate(_Strict):
+    """A record draft queued in ``spool/records/``, waiting for ``tb propose``."""
+
+    v: Literal[1] = 1
+    candidate_id: Ulid
+    created: dt.datetime
+    proposer: Proposer
+    record: RecordDraft
+    content_hash: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+    sid: SessionId | None = None
+    repo: Annotated[str, StringConstraints(min_length=1, max_length=256)] | None = None
+    status: Literal["pending", "proposed", "rejected"] = "pending"
+    branch: Annotated[str, StringConstraints(max_length=256)] | None = Field(
+        default=None, description="The proposal branch, once proposed"
+    )
+    note: Annotated[str, StringConstraints(max_length=500)] | None = None
