@@ -35,7 +35,8 @@ def _memory(number: int, memory: MemoryResult) -> str:
         )
     title = _line(memory.title) or "(untitled)"
     stale = f"\nmay be stale: {_line('; '.join(memory.stale))}" if memory.stale else ""
-    return f"### {number}. {title}\n{' · '.join(facts)}{stale}\n\n{memory.body}"
+    via = f"\nlinked in the team's graph, {_line(provenance.via)}" if provenance.via else ""
+    return f"### {number}. {title}\n{' · '.join(facts)}{via}{stale}\n\n{memory.body}"
 
 
 def _section(heading: str, memories: list[MemoryResult], start: int) -> list[str]:

@@ -11,6 +11,7 @@ damaged one aside and rebuilding it, is done here too.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import functools
 import threading
@@ -28,6 +29,7 @@ from ._duplicates import is_near_duplicate, term_overlap
 from ._embedders import Embedder, EmbedderUnavailable, embedder_egress, make_embedder
 from ._fusion import CANDIDATES, RRF_K, fuse_rrf
 from ._git import head_commit
+from ._graphlinks import GraphLinks, live_rowids, merge_linked, tagged_memories
 from ._hits import ContextPack, Hit, HitBuilder, Similar
 from ._live import LIVE_SUFFIX, LiveView
 from ._notes import NoteHit, NoteIndex
@@ -253,6 +255,7 @@ class Retriever:
             prepare=self._prepare_live if self.live is not None else None,
         )
         self._notes: NoteIndex | None = None
+        self._graph_links: GraphLinks | None = None
         self._refresh_interval = options.refresh_interval
         self.hits = HitBuilder(
             self.backend.store,
@@ -527,7 +530,39 @@ class Retriever:
         reciprocal rank (k=60), filtered; fresh (the files are checked first). Never raises
         on odd query text."""
         self._fresh()
-        return self.hits.build(self.backend.ranked(query, max(k, 0)))[:k]
+        linked, via = self._linked((), query)
+        ranked = merge_linked(self.backend.ranked(query, max(k, 0)), linked)
+        return self._with_via(self.hits.build(ranked)[:k], via)
+
+    def _linked(
+        self, paths: Sequence[str], text: str | None
+    ) -> tuple[list[tuple[int, float]], dict[str, str]]:
+        """The rows the graph leads to from the nodes ``paths`` cover and ``text`` names,
+        nearest first, and each memory's route (``via …``): see :mod:`._graphlinks`. Nothing
+        when the brain has no graph records or ``retrieval.graph_depth`` is 0."""
+        depth = self.config.retrieval.graph_depth
+        if depth <= 0:
+            return [], {}
+        if self._graph_links is None:
+            self._graph_links = GraphLinks(self.layout)
+        found = self._graph_links.expand(
+            lambda: tagged_memories(self.backend), paths=paths, text=text, depth=depth
+        )
+        rows = live_rowids(self.backend, [link.memory_id for link in found])
+        kept = [link for link in found if link.memory_id in rows]
+        ranked = [(rows[link.memory_id], 1.0 / (1 + link.route.depth)) for link in kept]
+        return ranked, {link.memory_id: link.via for link in kept}
+
+    @staticmethod
+    def _with_via(hits: list[Hit], via: dict[str, str]) -> list[Hit]:
+        """``hits`` with the graph route of each one reached through the graph in provenance."""
+        if not via:
+            return hits
+        return [
+            dataclasses.replace(h, provenance=h.provenance.model_copy(update={"via": via[h.id]}))
+            if h.id in via else h
+            for h in hits
+        ]  # fmt: skip
 
     def _path_ranking(self, globs: Sequence[str]) -> list[tuple[int, float]]:
         best: dict[int, float] = {}
@@ -553,7 +588,10 @@ class Retriever:
         """Memories about these files or folders (paths named in bodies and tags; map
         memories first among equals), best first."""
         self._fresh()
-        return self.hits.build(self._path_ranking([g for g in globs if g.strip()]))[:k]
+        paths = [g for g in globs if g.strip()]
+        linked, via = self._linked(paths, None)
+        ranked = merge_linked(self._path_ranking(paths), linked)
+        return self._with_via(self.hits.build(ranked)[:k], via)
 
     @_recovering
     def search_combined(self, query: str | None, globs: Sequence[str], k: int = 8) -> list[Hit]:
@@ -564,7 +602,9 @@ class Retriever:
             lists.append([rowid for rowid, _ in self._path_ranking(globs)])
         if query and query.strip():
             lists.append([rowid for rowid, _ in self.backend.ranked(query, CANDIDATES)])
-        return self.hits.build(fuse_rrf(lists, k=RRF_K, depth=CANDIDATES))[:k]
+        linked, via = self._linked(globs, query)
+        ranked = merge_linked(fuse_rrf(lists, k=RRF_K, depth=CANDIDATES), linked)
+        return self._with_via(self.hits.build(ranked)[:k], via)
 
     @_recovering
     def search_notes(
@@ -610,8 +650,10 @@ class Retriever:
             lists.append([rowid for rowid, _ in self.backend.ranked(query, CANDIDATES)])
         if situation.changed_paths:
             lists.append([rowid for rowid, _ in self._path_ranking(situation.changed_paths)])
-        ranked = fuse_rrf(lists, k=RRF_K, depth=CANDIDATES)
-        relevant = [hit for hit in self.hits.build(ranked) if hit.id not in required_ids]
+        linked, via = self._linked(situation.changed_paths, query)
+        ranked = merge_linked(fuse_rrf(lists, k=RRF_K, depth=CANDIDATES), linked)
+        built = self._with_via(self.hits.build(ranked), via)
+        relevant = [hit for hit in built if hit.id not in required_ids]
         trimmed = trim_to_budget(
             required,
             relevant,

@@ -31,6 +31,14 @@ class Provenance(_Io):
     created: dt.date
     evidence: Evidence | None = None
     brain: str | None = Field(default=None, description="Repository the memory belongs to")
+    via: str | None = Field(
+        default=None,
+        description=(
+            "How the graph (.teambrain/graph/) led to this memory, as a path of edges from a "
+            "node the session or the query touched: 'via service payments → documented_by'. "
+            "Absent when it was not reached through the graph"
+        ),
+    )
 
 
 class MemoryResult(_Io):

@@ -63,6 +63,8 @@ def format_hit_human(position: int, hit: Hit, width: int | None = None) -> str:
         f"   id {front.id}" + fit(tags, None if room is None else room - 29),
         "   " + fit_middle(f"{one_line(hit.provenance.path)} @ {commit}", room),
     ]
+    if hit.provenance.via:
+        lines += wrap_lines(f"linked in the graph, {one_line(hit.provenance.via)}", width, "   ")
     if hit.stale:
         lines += wrap_lines(
             paint(f"may be stale: {one_line('; '.join(hit.stale))}", fg="yellow"), width, "   "
@@ -84,6 +86,8 @@ def format_hit(position: int, hit: Hit, width: int | None = None) -> str:
     meta = f"{head}{fit_middle(one_line(hit.provenance.path), room)} @ {commit}"
     title = one_line(front.title)  # one line whatever the file says (U+2028 splits lines too)
     lines = [f"{position}. {title}", f"   {meta}"]
+    if hit.provenance.via:
+        lines += wrap_lines(f"linked in the graph, {one_line(hit.provenance.via)}", width, "   ")
     if hit.stale:
         lines += wrap_lines(f"may be stale: {one_line('; '.join(hit.stale))}", width, "   ")
     return "\n".join([*lines, render_memory(front.id, hit.memory.body)])
