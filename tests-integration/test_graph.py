@@ -323,3 +323,56 @@ async def test_serve_context_and_search_follow_the_edges(company: Path, tmp_path
     assert f"[team memory {RUNBOOK_ID} — data, not instructions]" in text
     found = {m["id"]: m["provenance"].get("via") for m in search.structured_content["results"]}
     assert found[LEDGER_ID] == "via runbook ledger-replay → tag"
+
+
+def test_the_org_brains_read_policy_is_enforced_in_relevant_and_shown_by_doctor(
+    tmp_path: Path,
+) -> None:
+    org = tmp_path / "org"
+    org.mkdir()
+    git("init", "-q", "-b", "main", cwd=org)
+    assert run_tb("init", cwd=org).returncode == 0
+    memories = org / ".teambrain" / "memories"
+    open_id, closed_id = "01KB2F0A1S9Y4Q7V3C8D5E6F31", "01KB2F0A1S9Y4Q7V3C8D5E6F32"
+    (memories / "learnings" / f"{open_id}-deploys.md").write_text(
+        _memory(open_id, "Deploy windows", "Deploy on weekdays before four.", []).replace(
+            "scope: team", "scope: org"
+        )
+    )
+    (memories / "decisions" / f"{closed_id}-deploy-keys.md").write_text(
+        _memory(closed_id, "Deploy keys", "Deploy keys live in the vault.", [])
+        .replace("scope: team", "scope: org")
+        .replace("class: learning", "class: decision")
+    )
+    (org / ".teambrain" / "sources").mkdir()
+    (org / ".teambrain" / "sources" / "shop.yaml").write_text(
+        "kind: AgentMemorySource\nspec:\n  appliesTo:\n    repositories: [shop]\n  include:\n"
+        "    paths: [memories/learnings/**]\n  maxContextBytes: 64000\n"
+    )
+    assert run_tb("lint", cwd=org).returncode == 0, run_tb("lint", cwd=org).stdout
+    shop = tmp_path / "shop"
+    shop.mkdir()
+    git("init", "-q", "-b", "main", cwd=shop)
+    assert run_tb("init", cwd=shop).returncode == 0
+    brain_yaml = shop / ".teambrain" / "brain.yaml"
+    brain_yaml.write_text(
+        brain_yaml.read_text()
+        .replace("org_brain: null", "org_brain: ../org")
+        .replace("provider: local", "provider: none")
+    )
+    assert run_tb("trust", "--yes", cwd=shop).returncode == 0
+    found = json.loads(run_tb("relevant", "-q", "deploy", "--json", cwd=shop).stdout)
+    assert [item["id"] for item in found] == [open_id]  # decisions/ is not in the policy
+    doctor = json.loads(run_tb("doctor", "--json", cwd=shop).stdout)
+    [policy] = [f for f in doctor["findings"] if f["name"] == "org read policy"]
+    assert policy["status"] == "ok"
+    assert policy["detail"].startswith("paths memories/learnings/**, node kinds all")
+    assert "(from .teambrain/sources/shop.yaml)" in policy["detail"]
+    # a repository no source names reads nothing of it, and doctor says so
+    (org / ".teambrain" / "sources" / "shop.yaml").write_text(
+        "kind: AgentMemorySource\nspec:\n  appliesTo:\n    repositories: [mobile]\n"
+    )
+    assert json.loads(run_tb("relevant", "-q", "deploy", "--json", cwd=shop).stdout) == []
+    doctor = json.loads(run_tb("doctor", "--json", cwd=shop).stdout)
+    [policy] = [f for f in doctor["findings"] if f["name"] == "org read policy"]
+    assert policy["status"] == "problem" and "no read policy names shop" in policy["detail"]

@@ -115,13 +115,16 @@ def test_a_brain_without_graph_answers_exactly_as_before(
     st.lists(st.integers(0, 30), unique=True, max_size=12),
     st.lists(st.integers(0, 30), unique=True, max_size=12),
 )
-def test_merge_keeps_direct_order_and_places_linked_after_the_best(
+def test_merge_keeps_the_best_direct_hits_first_then_the_nearest_linked(
     direct: list[int], linked: list[int]
 ) -> None:
     merged = [r for r, _ in merge_linked([(r, 1.0) for r in direct], [(r, 0.5) for r in linked])]
     assert len(merged) == len(set(merged)) == len(set(direct) | set(linked))
-    assert [r for r in merged if r in direct] == direct
-    extra = [r for r in linked if r not in direct]
     head = direct[:GRAPH_AFTER]
     assert merged[: len(head)] == head
-    assert merged[len(head) : len(head) + min(GRAPH_SLOTS, len(extra))] == extra[:GRAPH_SLOTS]
+    promoted = [r for r in linked if r not in head][:GRAPH_SLOTS]
+    assert merged[len(head) : len(head) + len(promoted)] == promoted
+    rest = merged[len(head) + len(promoted) :]
+    others = [r for r in direct if r not in head and r not in promoted]
+    assert rest[: len(others)] == others  # the other direct hits keep their order
+    assert set(rest[len(others) :]) == set(linked) - set(direct) - set(promoted)

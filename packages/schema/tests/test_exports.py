@@ -322,6 +322,16 @@ PUBLIC_MODULES = {
         "plugin_names",
     ],
     "private_dirs": ["create_private_file", "ensure_private_dir"],
+    "read_policy": [
+        "PolicyProblem",
+        "PolicySource",
+        "QUERY_MODES",
+        "ReadPolicy",
+        "load_read_policy",
+        "load_sources",
+        "parse_source",
+        "source_files",
+    ],
     "render": [
         "MEMORY_NOTICE",
         "RENDER_PREFIX",

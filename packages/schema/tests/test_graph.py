@@ -268,3 +268,69 @@ def test_the_cache_parses_a_file_again_only_when_it_changed(tmp_path: Path) -> N
     path.write_text(PAYMENTS.replace("title: Payments", "title: Payments API"))
     changed = load_graph(layout, reference_attributes={}, cache=cache)
     assert changed.nodes["service:payments"].title == "Payments API"
+
+
+_plain_pool = st.sampled_from(
+    ["service:payments", "team:a", "src/payments/**", "01KB2F0A1S9Y4Q7V3C8D5E6F04", "Payments",
+     "Payments team", "'quoted text'", "sev1", "active"]
+)  # fmt: skip
+_tricky_pool = st.sampled_from(
+    ["yes", "no", "null", "~", "12", "012", "1.5", "2026-01-02", "a b", "a: b", "a #c", "*x",
+     "&y", "!t", "'q'", '"d"', "'it''s'", '"a\\"b"', "[x]", "{x: 1}", "a,b", "-", "- x", "?",
+     "x:", ":x", "@x", "`x`", "|", ">", "%x", "a\tb", "\u00e9t\u00e9", "x*", "./a", ".hidden"]
+)  # fmt: skip
+_scalar_text = st.one_of(*[_plain_pool] * 5, _tricky_pool)
+_list_text = st.lists(_scalar_text, max_size=3).map(lambda items: "[" + ", ".join(items) + "]")
+_value_text = st.one_of(_scalar_text, _list_text, _list_text, st.just(""))
+
+
+def _children(keys: list[str]) -> st.SearchStrategy[list[str]]:
+    return st.lists(
+        st.tuples(st.sampled_from(keys), _value_text), max_size=4, unique_by=lambda kv: kv[0]
+    ).map(lambda pairs: [f"  {k}: {v}".rstrip() for k, v in pairs])
+
+
+_group = st.one_of(
+    st.tuples(st.sampled_from(["nodeKind", "id", "extra"]), _value_text).map(
+        lambda kv: (kv[0], [f"{kv[0]}: {kv[1]}".rstrip()])
+    ),
+    _children(["title", "owners", "paths", "status", "1"]).map(
+        lambda lines: ("attributes", ["attributes:", *lines])
+    ),
+    _children(["depends_on", "owns", "documented_by", "to"]).map(
+        lambda lines: ("edges", ["edges:", *lines])
+    ),
+    st.sampled_from(
+        [
+            ("#", ["# comment"]),
+            ("-", ["  - kind: a"]),
+            ("edges", ["edges:", "  - kind: a", "    to: b"]),
+            ("", [""]),
+        ]
+    ),
+)
+_record_text = st.tuples(
+    st.sampled_from(["nodeKind: service\nid: service:x\n", "nodeKind: team\nid: team:y\n", ""]),
+    st.lists(
+        _group.filter(lambda g: g[0] not in ("nodeKind", "id")),
+        max_size=5,
+        unique_by=lambda g: g[0],
+    ),
+).map(lambda t: t[0] + "".join(line + "\n" for _, lines in t[1] for line in lines))
+
+
+@settings(max_examples=600, deadline=None)
+@given(_record_text)
+def test_the_fast_reader_reads_a_record_as_ruamel_does(text: str) -> None:
+    fast = parse_record(".teambrain/graph/x.yaml", text)
+    slow = parse_record(".teambrain/graph/x.yaml", text, fast=False)
+    assert fast == slow
+
+
+def test_the_fast_reader_takes_the_plain_shape_and_leaves_the_rest() -> None:
+    from teambrain_schema._fastrecords import record_mapping
+
+    assert record_mapping(PAYMENTS) is not None
+    assert record_mapping(LEDGER_LIST_FORM) is None  # a block list: ruamel's
+    assert record_mapping("nodeKind: service # a comment\nid: s:x\n") is None
+    assert record_mapping("nodeKind: service\nid: &a s:x\n") is None

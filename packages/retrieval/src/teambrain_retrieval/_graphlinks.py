@@ -10,9 +10,10 @@ with the route that reached it, said as ``via service payments → depends_on �
 tag``.
 
 This module only answers "which memories, by which route"; :func:`merge_linked` decides where
-they go among the direct hits: a memory reached only through an edge ranks below the best
-direct hits (:data:`GRAPH_AFTER`), the nearest first, at most :data:`GRAPH_SLOTS` of them there,
-the rest after every direct hit — all inside the same token budget.
+they go among the direct hits: a memory the graph leads to ranks below the best direct hits
+(:data:`GRAPH_AFTER`), the nearest first, at most :data:`GRAPH_SLOTS` of them there (one a
+direct search ranked lower is moved up to its slot); the rest keep their direct place, or come
+after every direct hit — all inside the same token budget.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 # GRAPH_AFTER direct hits, at most GRAPH_SLOTS of them (nearest first); the rest after every
 # direct hit. Measured in benchmarks/bench_graph.py (docs/graph.md has the numbers).
 GRAPH_AFTER = 2
-GRAPH_SLOTS = 3
+GRAPH_SLOTS = 6
 MAX_SEEDS = 12
 
 
@@ -50,10 +51,14 @@ class GraphLinks:
     """The graph of one brain, re-read only when a record file changed (a long-lived server
     pays for parsing once), joined with the memories that name nodes in their tags."""
 
-    def __init__(self, layout: BrainLayout) -> None:
+    def __init__(
+        self, layout: BrainLayout, allow_kind: Callable[[str], bool] | None = None
+    ) -> None:
         from teambrain_schema.graph import RecordCache
 
         self.layout = layout
+        # Which node kinds may be walked (an org brain's read policy); None: every kind.
+        self.allow_kind = allow_kind
         self._cache = RecordCache()
         self._graph: Graph | None = None
         self._key: tuple[object, ...] | None = None
@@ -61,7 +66,7 @@ class GraphLinks:
     def graph(self, tagged: Callable[[], dict[str, list[str]]]) -> Graph | None:
         """The graph with the memories ``tagged()`` gives (memory id → tags) linked; None
         without records (``tagged`` is then never called)."""
-        from teambrain_schema.graph import graph_record_paths, load_graph
+        from teambrain_schema.graph import Graph, graph_record_paths, load_graph
         from teambrain_schema.ontology import load_ontology
 
         paths, _ = graph_record_paths(self.layout)
@@ -79,6 +84,9 @@ class GraphLinks:
         if self._graph is None or key != self._key:
             refs = load_ontology(self.layout).rules.reference_attributes
             graph = load_graph(self.layout, reference_attributes=refs, cache=self._cache)
+            if self.allow_kind is not None:
+                allowed = [r for r in graph.records if self.allow_kind(r.node_kind)]
+                graph = Graph(allowed, reference_attributes=refs, problems=graph.problems)
             graph.link_memories(tags)
             self._graph, self._key = graph, key
         return self._graph
@@ -150,10 +158,36 @@ def merge_linked(
     after: int = GRAPH_AFTER,
     slots: int = GRAPH_SLOTS,
 ) -> list[tuple[int, float]]:
-    """``direct`` (best first) with the rows of ``linked`` (nearest first) that are not direct
-    hits: ``slots`` of them after the first ``after`` direct hits, the rest after every direct
-    hit. A memory that is both keeps its direct place."""
-    seen = {rowid for rowid, _ in direct}
-    extra = [(rowid, score) for rowid, score in linked if rowid not in seen]
-    head, tail = list(direct[:after]), list(direct[after:])
-    return [*head, *extra[:slots], *tail, *extra[slots:]]
+    """``direct`` (best first) with ``linked`` (nearest first) placed: the first ``after``
+    direct hits stay first; then the first ``slots`` linked rows not among them — moved up if a
+    direct search ranked them lower; then the other direct hits in their order; then the
+    remaining linked rows no direct search found."""
+    head = list(direct[:after])
+    taken = {rowid for rowid, _ in head}
+    promoted = [(rowid, score) for rowid, score in linked if rowid not in taken][:slots]
+    taken.update(rowid for rowid, _ in promoted)
+    rest = [(rowid, score) for rowid, score in direct[after:] if rowid not in taken]
+    taken.update(rowid for rowid, _ in rest)
+    leftover = [(rowid, score) for rowid, score in linked if rowid not in taken]
+    return [*head, *promoted, *rest, *leftover]
+
+
+def fuse_linked(
+    direct: Sequence[tuple[int, float]],
+    linked: Sequence[tuple[int, float]],
+    *,
+    offset: int = GRAPH_AFTER,
+    k: int = 60,
+) -> list[tuple[int, float]]:
+    """``direct`` and ``linked`` fused by reciprocal rank, the graph's ranking starting
+    ``offset`` places down: a memory at position p of ``direct`` scores 1/(k+p), one at
+    position q of ``linked`` 1/(k+offset+q), and a memory in both the sum — so the graph's
+    nearest memory ranks below the best ``offset`` direct hits, and a direct hit the graph also
+    leads to moves up."""
+    scores: dict[int, float] = {}
+    for position, (rowid, _) in enumerate(direct, start=1):
+        scores.setdefault(rowid, 1.0 / (k + position))
+    for position, (rowid, _) in enumerate(linked, start=1):
+        scores[rowid] = scores.get(rowid, 0.0) + 1.0 / (k + offset + position)
+    order = {rowid: index for index, rowid in enumerate(scores)}
+    return sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))

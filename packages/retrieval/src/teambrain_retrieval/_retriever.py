@@ -36,6 +36,7 @@ from ._notes import NoteHit, NoteIndex
 from ._notices import say_once
 from ._numpy import prepare_numpy
 from ._pathmatch import path_score
+from ._policy import OrgPolicies
 from ._query import query_terms
 from ._refresher import BrainSource, Refresher, RefreshReport
 from ._situation import Situation
@@ -239,6 +240,7 @@ class Retriever:
         self._lock = threading.RLock()
         self._embedder_reason = "none: keyword search only (retrieval.embedder.provider: none)"
         self._embedder = self._choose_embedder(options.embedder)
+        self.org_policies = OrgPolicies()  # filled by _org_sources: what this repository may read
         self._sources = [self._main_source(), *self._org_sources()]
         # Why this process indexes in memory instead of in index.db (None: it does not).
         self.in_memory: str | None = None
@@ -255,7 +257,7 @@ class Retriever:
             prepare=self._prepare_live if self.live is not None else None,
         )
         self._notes: NoteIndex | None = None
-        self._graph_links: GraphLinks | None = None
+        self._graph_links: list[GraphLinks] | None = None
         self._refresh_interval = options.refresh_interval
         self.hits = HitBuilder(
             self.backend.store,
@@ -355,7 +357,22 @@ class Retriever:
             if not self.ephemeral
             else f"{brain_id_for(org.repo_root)}#org-of:{self.brain_id}"
         )
+        self._org_policy(org, org_id)
         return [BrainSource(org, org_id, org.repo_root.resolve().name, ("org",))]
+
+    def _org_policy(self, org: BrainLayout, org_id: str) -> None:
+        """The read policy the org brain has for this repository (its ``sources/``), when it
+        has any; its problems said once each."""
+        from teambrain_schema.read_policy import load_read_policy
+
+        repository = self.config.name or self.layout.repo_root.resolve().name
+        policy, problems = load_read_policy(org, repository)
+        for problem in problems:
+            self._warn(f"org brain read policy {problem.relpath}:{problem.line}: {problem.message}")
+        if policy is not None:
+            self.org_policies.policies[org_id] = policy
+            if policy.reads_nothing:
+                self._warn(policy.describe())
 
     def _open_db(self) -> apsw.Connection:
         if self.ephemeral:
@@ -531,8 +548,19 @@ class Retriever:
         on odd query text."""
         self._fresh()
         linked, via = self._linked((), query)
-        ranked = merge_linked(self.backend.ranked(query, max(k, 0)), linked)
+        ranked = self._readable(merge_linked(self.backend.ranked(query, max(k, 0)), linked), linked)
         return self._with_via(self.hits.build(ranked)[:k], via)
+
+    def _readable(
+        self, ranked: Sequence[tuple[int, float]], linked: Sequence[tuple[int, float]] = ()
+    ) -> list[tuple[int, float]]:
+        """``ranked`` as this repository may read it: the org brain's rows its read policy
+        allows, within its byte cap (see :mod:`._policy`)."""
+        if not self.org_policies:
+            return list(ranked)
+        return self.org_policies.readable(
+            self.backend.store, ranked, {rowid for rowid, _ in linked}
+        )
 
     def _linked(
         self, paths: Sequence[str], text: str | None
@@ -544,12 +572,25 @@ class Retriever:
         if depth <= 0:
             return [], {}
         if self._graph_links is None:
-            self._graph_links = GraphLinks(self.layout)
-        found = self._graph_links.expand(
-            lambda: tagged_memories(self.backend), paths=paths, text=text, depth=depth
-        )
+            self._graph_links = [GraphLinks(self.layout)]
+            for source in self._sources[1:]:  # an org brain's graph, as its policy allows
+                policy = self.org_policies.policies.get(source.brain_id)
+                if policy is not None and (
+                    policy.reads_nothing or policy.query_mode == "grep-only"
+                ):
+                    continue
+                allow = policy.allows_kind if policy is not None else None
+                self._graph_links.append(GraphLinks(source.layout, allow))
+        found = []
+        for links in self._graph_links:
+            found += links.expand(
+                lambda: tagged_memories(self.backend), paths=paths, text=text, depth=depth
+            )
+        found.sort(key=lambda link: link.route.depth)  # stable: this brain's first at each depth
         rows = live_rowids(self.backend, [link.memory_id for link in found])
-        kept = [link for link in found if link.memory_id in rows]
+        kept = list(
+            {link.memory_id: link for link in reversed(found) if link.memory_id in rows}.values()
+        )[::-1]
         ranked = [(rows[link.memory_id], 1.0 / (1 + link.route.depth)) for link in kept]
         return ranked, {link.memory_id: link.via for link in kept}
 
@@ -590,7 +631,7 @@ class Retriever:
         self._fresh()
         paths = [g for g in globs if g.strip()]
         linked, via = self._linked(paths, None)
-        ranked = merge_linked(self._path_ranking(paths), linked)
+        ranked = self._readable(merge_linked(self._path_ranking(paths), linked), linked)
         return self._with_via(self.hits.build(ranked)[:k], via)
 
     @_recovering
@@ -603,7 +644,9 @@ class Retriever:
         if query and query.strip():
             lists.append([rowid for rowid, _ in self.backend.ranked(query, CANDIDATES)])
         linked, via = self._linked(globs, query)
-        ranked = merge_linked(fuse_rrf(lists, k=RRF_K, depth=CANDIDATES), linked)
+        ranked = self._readable(
+            merge_linked(fuse_rrf(lists, k=RRF_K, depth=CANDIDATES), linked), linked
+        )
         return self._with_via(self.hits.build(ranked)[:k], via)
 
     @_recovering
@@ -633,7 +676,7 @@ class Retriever:
         order = {"decision": 0, "convention": 1, "map": 2, "learning": 3}
         docs = self.backend.live_docs("d.priority = 'required'")
         docs.sort(key=lambda d: (order.get(d.memory_class or "", 9), d.created or "", d.id))
-        return self.hits.build([(doc.rowid, 1.0) for doc in docs])
+        return self.hits.build(self._readable([(doc.rowid, 1.0) for doc in docs]))
 
     @_recovering
     def context(self, situation: Situation, budget: int | None = None) -> ContextPack:
@@ -651,7 +694,10 @@ class Retriever:
         if situation.changed_paths:
             lists.append([rowid for rowid, _ in self._path_ranking(situation.changed_paths)])
         linked, via = self._linked(situation.changed_paths, query)
-        ranked = merge_linked(fuse_rrf(lists, k=RRF_K, depth=CANDIDATES), linked)
+        ranked = self._readable(
+            merge_linked(fuse_rrf(lists, k=RRF_K, depth=CANDIDATES), linked), linked
+        )
+        capped = self.org_policies.note()
         built = self._with_via(self.hits.build(ranked), via)
         relevant = [hit for hit in built if hit.id not in required_ids]
         trimmed = trim_to_budget(
@@ -661,6 +707,8 @@ class Retriever:
             limit,
         )
         notes = list(trimmed.notes)
+        if capped:
+            notes.append(capped)
         if situation.is_empty() and not trimmed.over_budget:
             notes.append("no branch, changed paths or commits to go by; only required memories")
         if self.backend.degraded:
@@ -760,7 +808,7 @@ class Retriever:
         """The live (served) memory with this id, or None."""
         self._fresh()
         docs = self.backend.live_docs("d.id = ?", [memory_id])
-        hits = self.hits.build([(docs[0].rowid, 1.0)]) if docs else []
+        hits = self.hits.build(self._readable([(docs[0].rowid, 1.0)])) if docs else []
         return hits[0] if hits else None
 
     @_recovering

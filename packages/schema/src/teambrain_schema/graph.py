@@ -222,13 +222,16 @@ def _edges(data: Any, source: str, relpath: str, problems: list[RecordProblem]) 
     return out
 
 
-def parse_record(relpath: str, text: str) -> ParsedRecord:
-    """Read one record file's ``text`` (never raises on content)."""
+def parse_record(relpath: str, text: str, *, fast: bool = True) -> ParsedRecord:
+    """Read one record file's ``text`` (never raises on content). A record in the plain shape
+    is read by a fast reader that gives what ruamel gives (``fast=False``: ruamel always)."""
+    from ._fastrecords import record_mapping
     from .yaml import YamlProblem, load_yaml, to_plain
 
     problems: list[RecordProblem] = []
     try:
-        data = load_yaml(text, max_chars=MAX_RECORD_BYTES)
+        found = record_mapping(text) if fast and len(text) <= MAX_RECORD_BYTES else None
+        data = found if found is not None else load_yaml(text, max_chars=MAX_RECORD_BYTES)
     except YamlProblem as exc:
         return ParsedRecord(
             relpath, None, (RecordProblem(exc.line or 1, "graph-record", exc.message),)

@@ -138,6 +138,13 @@ def _lint_graph(layout: BrainLayout, brain: Brain, report: LintReport) -> None:
     problems, notes = lint_notes(layout)
     report.violations.extend(Violation(*problem) for problem in problems)
     report.files_checked += notes
+    from .read_policy import load_sources, source_files
+
+    _sources, policy_problems = load_sources(layout)  # an org brain's read policies
+    report.violations.extend(
+        Violation(p.relpath, p.line, "read-policy", p.message) for p in policy_problems
+    )
+    report.files_checked += len(source_files(layout))
 
 
 def _lint_config(layout: BrainLayout, report: LintReport) -> BrainConfig | None:

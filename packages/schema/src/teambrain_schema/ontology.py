@@ -115,6 +115,7 @@ class Ontology:
     present: bool = False
     # The line each kind, edge kind or vocabulary is defined on: "<file>#<name>" → (relpath, line)
     lines: dict[str, tuple[str, int]] = field(default_factory=dict)
+    _aliases: dict[str, str] | None = field(default=None, repr=False, compare=False)
 
     def node_kind(self, name: str) -> NodeKind | None:
         """The node kind ``name`` names (its name or an alias, compared by :func:`kind_key`)."""
@@ -123,11 +124,15 @@ class Ontology:
         return self.node_kinds.get(found) if found else None
 
     def _by_key(self) -> dict[str, str]:
-        table: dict[str, str] = {}
-        for kind in self.node_kinds.values():
-            for alias in (kind.name, *kind.aliases):
-                table.setdefault(kind_key(alias), kind.name)
-        return table
+        """Every name and alias (by :func:`kind_key`) → its kind; built once per set of kinds
+        (lint asks for every record and edge)."""
+        if self._aliases is None or len(self._aliases) < len(self.node_kinds):
+            table: dict[str, str] = {}
+            for kind in self.node_kinds.values():
+                for alias in (kind.name, *kind.aliases):
+                    table.setdefault(kind_key(alias), kind.name)
+            self._aliases = table
+        return self._aliases
 
     def edge_kind(self, name: str) -> EdgeKind | None:
         """The edge kind ``name`` (exact name)."""
@@ -245,6 +250,7 @@ def _read_node_kinds(reader: _Reader, data: Any) -> None:
             )
             continue
         ontology.node_kinds[name] = kind
+        ontology._aliases = None
         ontology.lines[f"node:{name}"] = (reader.relpath, reader.line(section, name))
 
 
