@@ -107,11 +107,15 @@ def test_grep_only_walks_no_org_graph_and_graph_only_serves_only_what_edges_reac
     setup: tuple[BrainLayout, BrainLayout], open_test_retriever: Callable[..., Retriever]
 ) -> None:
     org, layout = setup
-    _source(org, "shop.yaml", POLICY.replace("graph-and-grep", "grep-only").replace("400", "100000"))
+    _source(
+        org, "shop.yaml", POLICY.replace("graph-and-grep", "grep-only").replace("400", "100000")
+    )
     situation = Situation(repo="shop", changed_paths=["src/payments/api.py"])
     grep = open_test_retriever(layout).context(situation).relevant
     assert all(hit.provenance.via is None for hit in grep)  # the org graph is not walked
-    _source(org, "shop.yaml", POLICY.replace("graph-and-grep", "graph-only").replace("400", "100000"))
+    _source(
+        org, "shop.yaml", POLICY.replace("graph-and-grep", "graph-only").replace("400", "100000")
+    )
     retriever = open_test_retriever(layout)
     found = {h.id for h in retriever.search("rotate credentials", 8)}
     assert found.isdisjoint({SECURITY, RUNBOOK, BIG})  # no edge led to them
@@ -121,7 +125,7 @@ def test_grep_only_walks_no_org_graph_and_graph_only_serves_only_what_edges_reac
 def test_sources_parse_and_add_up(tmp_path: Path) -> None:
     source, problems = parse_source(".teambrain/sources/x.yaml", POLICY)
     assert problems == [] and source is not None and source.applies_to("SHOP")
-    bad, problems = parse_source(
+    _bad, problems = parse_source(
         ".teambrain/sources/x.yaml",
         "kind: AgentMemorySource\nspec:\n  appliesTo: {repositories: []}\n  defaultQueryMode: grep\n"
         "  maxContextBytes: -1\n  include:\n    paths: [../etc]\n  colour: red\n",
@@ -136,7 +140,9 @@ def test_sources_parse_and_add_up(tmp_path: Path) -> None:
     (org.root / "sources").mkdir(parents=True)
     (org.root / "sources" / "a.yaml").write_text(POLICY)
     (org.root / "sources" / "b.yaml").write_text(
-        POLICY.replace("[Service]", "[Runbook]").replace("400", "900").replace("memories/**", "graph/**")
+        POLICY.replace("[Service]", "[Runbook]")
+        .replace("400", "900")
+        .replace("memories/**", "graph/**")
     )
     policy, problems = load_read_policy(org, "shop")
     assert problems == [] and policy is not None

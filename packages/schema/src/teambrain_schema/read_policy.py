@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 __all__ = [
     "QUERY_MODES",
     "PolicyProblem",
-    "ReadPolicy",
     "PolicySource",
+    "ReadPolicy",
     "load_read_policy",
     "load_sources",
     "parse_source",
