@@ -376,3 +376,56 @@ def test_the_org_brains_read_policy_is_enforced_in_relevant_and_shown_by_doctor(
     doctor = json.loads(run_tb("doctor", "--json", cwd=shop).stdout)
     [policy] = [f for f in doctor["findings"] if f["name"] == "org read policy"]
     assert policy["status"] == "problem" and "no read policy names shop" in policy["detail"]
+
+
+def test_import_a_company_brain_as_candidates_records_and_notes(
+    company: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    work = tmp_path / "work"
+    shutil.copytree(company, work, symlinks=True)
+    folder = tmp_path / "acme" / ".company-brain"
+    files = {
+        "graph/services/checkout.yaml": (
+            "nodeKind: Service\nid: service:checkout\nattributes:\n  title: Checkout\n"
+            "  owners: [team:payments]\nedges:\n  depends_on: [service:payments]\n"
+        ),
+        "graph/products/shop.yaml": "nodeKind: Product\nid: product:shop\nattributes: {title: Shop}\n",
+        "runbooks/ci/playwright-flake.md": (
+            "---\nid: runbook:ledger-replay\ntitle: Playwright flakes in CI\n---\n\n"
+            "Rerun the shard once with retries; quarantine the test if it fails again.\n"
+        ),
+        "decisions/cart.md": "---\ntitle: The cart lives server-side\n---\n\nKeep the basket on the server.\n",
+        "notes/meetings/sync.md": "# Weekly sync\n\nStandup moves to ten.\n",
+        "notes/leak.md": "# Leak\n\nkey ghp_abcdefghijklmnopqrstuvwxyz0123456789\n",
+        "indexes/graph-index.json": "{}\n",
+    }
+    for relpath, text in files.items():
+        path = folder / relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    done = run_tb("import", "--company-brain", str(folder.parent), "--json", cwd=work)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert {(r["path"], r["result"]) for r in report["records"]} == {
+        ("graph/services/checkout.yaml", "queued"), ("graph/products/shop.yaml", "skipped"),
+    }  # fmt: skip
+    assert {(n["path"], n["result"]) for n in report["notes"]} == {
+        ("notes/meetings/sync.md", "queued"), ("notes/leak.md", "skipped"),
+    }  # fmt: skip
+    memories = {(m["title"], m["class"], m["result"]) for m in report["results"]}
+    assert ("Playwright flakes in CI", "convention", "queued") in memories
+    assert ("The cart lives server-side", "decision", "queued") in memories
+    runbook = next(m for m in report["results"] if m["title"] == "Playwright flakes in CI")
+    assert "runbook:ledger-replay" in runbook["tags"]  # linked to the node its id names
+    assert {p["path"] for p in report["left_out"]} >= {"indexes", "ontology"}
+    assert git("status", "--porcelain", cwd=work) == ""  # nothing written to the repository
+    proposed = run_tb("propose", "--all", "--no-push", "--json", cwd=work)
+    assert proposed.returncode == 0, proposed.stdout + proposed.stderr
+    records = json.loads(proposed.stdout)["records"]
+    assert sorted((r["kind"], r["path"]) for r in records["results"]) == [
+        ("note", ".teambrain/notes/meetings/sync.md"),
+        ("record", ".teambrain/graph/services/checkout.yaml"),
+    ]
+    assert records["commit"] is not None

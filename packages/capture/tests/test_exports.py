@@ -73,6 +73,7 @@ PUBLIC_API = [
     "prune_sessions",
     "prune_spool",
     "queue_candidate",
+    "queue_note",
     "queue_record",
     "read_feedback",
     "read_jsonl",

@@ -130,6 +130,7 @@ PUBLIC_API = [
     "MemoryRetrievedEvent",
     "MemorySearchInput",
     "MemorySearchResult",
+    "NoteDraft",
     "NoteResult",
     "PlanRevisionData",
     "PlanRevisionEvent",

@@ -49,6 +49,7 @@ _EXPORTS: dict[str, str] = {
     "load_candidate": "_candidates",
     "CandidateList": "_candidates",
     "queue_record": "_records",
+    "queue_note": "_records",
     "save_record": "_records",
     "list_records": "_records",
     "records_dir": "_records",
@@ -108,6 +109,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
     from ._records import (
         RecordList as RecordList,
         list_records as list_records,
+        queue_note as queue_note,
         queue_record as queue_record,
         records_dir as records_dir,
         save_record as save_record,

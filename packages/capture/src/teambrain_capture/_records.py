@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from teambrain_schema import Proposer, RecordCandidate, RecordDraft, ValidationFailure
+from teambrain_schema import NoteDraft, Proposer, RecordCandidate, RecordDraft, ValidationFailure
 from teambrain_schema.atomic import write_text_atomic
 from teambrain_schema.frontmatter import describe_validation_error
 from teambrain_schema.ids import new_ulid
@@ -37,6 +37,7 @@ def queue_record(
     sid: str | None = None,
     repo: str | None = None,
     machine: MachineLayout,
+    reason: str | None = None,
     now: dt.datetime | None = None,
 ) -> tuple[RecordCandidate, bool]:
     """Queue ``record`` for repository ``repo``; (candidate, created). The same record pending
@@ -55,7 +56,34 @@ def queue_record(
             return existing, False
     candidate = RecordCandidate(
         candidate_id=new_ulid(), created=now or dt.datetime.now(dt.UTC), proposer=proposer,
-        record=valid, content_hash=digest, sid=sid, repo=repo,
+        record=valid, content_hash=digest, sid=sid, repo=repo, reason=reason,
+    )  # fmt: skip
+    save_record(candidate, machine=machine)
+    return candidate, True
+
+
+def queue_note(
+    note: NoteDraft,
+    proposer: Proposer,
+    *,
+    repo: str | None = None,
+    machine: MachineLayout,
+    reason: str | None = None,
+    now: dt.datetime | None = None,
+) -> tuple[RecordCandidate, bool]:
+    """Queue a note to add under ``.teambrain/notes/`` for repository ``repo`` (an import);
+    the same note pending for the same repository is the existing candidate."""
+    digest = note.content_hash()
+    for existing in list_records(machine).records:
+        if (
+            existing.content_hash == digest
+            and existing.status == "pending"
+            and existing.repo == repo
+        ):
+            return existing, False
+    candidate = RecordCandidate(
+        candidate_id=new_ulid(), created=now or dt.datetime.now(dt.UTC), proposer=proposer,
+        note=note, content_hash=digest, repo=repo, reason=reason,
     )  # fmt: skip
     save_record(candidate, machine=machine)
     return candidate, True

@@ -54,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "RecordDraft": "_records",
     "RecordEdge": "_records",
     "RecordCandidate": "_records",
+    "NoteDraft": "_records",
     "content_hash": "_memory",
     # _envelope: spool events (pydantic)
     "EVENT_TYPES": "_envelope",
@@ -200,6 +201,7 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         content_hash as content_hash,
     )
     from ._records import (
+        NoteDraft as NoteDraft,
         RecordCandidate as RecordCandidate,
         RecordDraft as RecordDraft,
         RecordEdge as RecordEdge,

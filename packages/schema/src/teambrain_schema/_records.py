@@ -8,7 +8,14 @@ import hashlib
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from ._memory import Proposer, SessionId, Ulid
 
@@ -74,14 +81,49 @@ class RecordDraft(_Strict):
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
+MAX_NOTE_TEXT_BYTES = 256 * 1024
+NotePath = Annotated[
+    str,
+    StringConstraints(min_length=4, max_length=300, pattern=r"^[A-Za-z0-9_][A-Za-z0-9_./ -]*\.md$"),
+]
+
+
+class NoteDraft(_Strict):
+    """A free-form note to add under ``.teambrain/notes/`` (an import of a company brain's
+    notes): its path under ``notes/`` and its text."""
+
+    path: NotePath = Field(description="Where under .teambrain/notes/, e.g. meetings/2026-05-01.md")
+    text: Annotated[str, StringConstraints(min_length=1)]
+
+    @field_validator("path")
+    @classmethod
+    def _inside_notes(cls, value: str) -> str:
+        if any(part in ("", ".", "..") for part in value.split("/")):
+            raise ValueError("must be a relative path under notes/ (no '.', '..' or empty parts)")
+        return value
+
+    @field_validator("text")
+    @classmethod
+    def _bounded_text(cls, value: str) -> str:
+        if len(value.encode("utf-8", "surrogatepass")) > MAX_NOTE_TEXT_BYTES:
+            raise ValueError(f"is larger than {MAX_NOTE_TEXT_BYTES // 1024} KB")
+        return value
+
+    def content_hash(self) -> str:
+        """Identity of the note: its path and text."""
+        return hashlib.sha256(f"{self.path}\x1f{self.text}".encode()).hexdigest()
+
+
 class RecordCandidate(_Strict):
-    """A record draft queued in ``spool/records/``, waiting for ``tb propose``."""
+    """A graph record draft — or a note to add — queued in ``spool/records/``, waiting for
+    ``tb propose``."""
 
     v: Literal[1] = 1
     candidate_id: Ulid
     created: dt.datetime
     proposer: Proposer
-    record: RecordDraft
+    record: RecordDraft | None = None
+    note: NoteDraft | None = None
     content_hash: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
     sid: SessionId | None = None
     repo: Annotated[str, StringConstraints(min_length=1, max_length=256)] | None = None
@@ -89,4 +131,12 @@ class RecordCandidate(_Strict):
     branch: Annotated[str, StringConstraints(max_length=256)] | None = Field(
         default=None, description="The proposal branch, once proposed"
     )
-    note: Annotated[str, StringConstraints(max_length=500)] | None = None
+    reason: Annotated[str, StringConstraints(max_length=500)] | None = Field(
+        default=None, description="Why it was rejected, or where it came from"
+    )
+
+    @model_validator(mode="after")
+    def _one_thing(self) -> RecordCandidate:
+        if (self.record is None) == (self.note is None):
+            raise ValueError("a record candidate holds a record or a note, exactly one")
+        return self

@@ -23,10 +23,12 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class RecordSubmission:
-    """One record to propose: its YAML text and where it came from (a file, a candidate)."""
+    """One record to propose: its YAML text and where it came from (a file, a candidate); or,
+    with ``note_path``, a note to add under ``.teambrain/notes/`` (an import)."""
 
     text: str
     source: str
+    note_path: str | None = None
 
 
 @dataclass
@@ -39,10 +41,11 @@ class ProposedRecord:
     relpath: str | None = None
     action: str = "add"  # "add" or "change"
     problems: list[str] = field(default_factory=list)
+    kind: str = "record"  # "record" or "note"
 
     def to_json(self) -> dict[str, object]:
         return {
-            "source": self.source, "id": self.node_id, "path": self.relpath,
+            "source": self.source, "kind": self.kind, "id": self.node_id, "path": self.relpath,
             "action": self.action, "problems": self.problems,
         }  # fmt: skip
 
@@ -68,11 +71,15 @@ class RecordProposal:
 def _message(proposal: RecordProposal) -> tuple[str, str]:
     records = proposal.records
     if len(records) == 1:
-        title = f"teambrain: {records[0].action} graph record {records[0].node_id}"
+        what = f"graph record {records[0].node_id}" if records[0].kind == "record" else "note"
+        title = f"teambrain: {records[0].action} {what}"
     else:
-        title = f"teambrain: {len(records)} graph records"
-    lines = ["Graph records proposed for review (docs/graph.md); the ontology accepted them.", ""]
-    lines += [f"- {r.action} {r.node_id} ({r.relpath})" for r in records]
+        title = f"teambrain: {len(records)} graph records and notes"
+    lines = [
+        "Graph records and notes proposed for review (docs/graph.md); the ontology accepted them.",
+        "",
+    ]
+    lines += [f"- {r.action} {r.node_id or r.kind} ({r.relpath})" for r in records]
     if proposal.removed:
         lines += ["", "Promoted from notes, removed here:"]
         lines += [f"- {path}" for path in proposal.removed]
@@ -106,9 +113,20 @@ def propose_records(
         before = {v.format() for v in lint_graph(layout, brain).violations}
         graph = load_graph(layout, reference_attributes={})
         placed: dict[str, str] = {}  # node id → where this proposal writes it
+        notes_folder = layout.relative(layout.root / "notes")
         for submission in submissions:
             outcome = ProposedRecord(submission.source)
             proposal.records.append(outcome)
+            if submission.note_path is not None:
+                outcome.kind = "note"
+                outcome.relpath = f"{notes_folder}/{submission.note_path}"
+                outcome.action = "change" if workspace.read(outcome.relpath) is not None else "add"
+                if outcome.relpath in placed.values():
+                    outcome.problems.append(
+                        f"{submission.source}: {outcome.relpath} is proposed twice"
+                    )
+                placed[outcome.relpath] = outcome.relpath
+                continue
             parsed = parse_record(f"{submission.source}", submission.text)
             if parsed.record is None:
                 outcome.problems = [

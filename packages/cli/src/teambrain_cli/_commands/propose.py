@@ -369,9 +369,9 @@ def _mark_record_candidates(
             continue
         update: dict[str, object]
         if found.problems:
-            update = {"status": "rejected", "note": found.problems[0][:500]}
+            update = {"status": "rejected", "reason": found.problems[0][:500]}
         elif run.commit:
-            update = {"status": "proposed", "branch": run.branch, "note": None}
+            update = {"status": "proposed", "branch": run.branch, "reason": None}
         else:
             continue
         save_record(candidate.model_copy(update=update), machine=home)
@@ -408,7 +408,8 @@ def _print_records(run: RecordProposal | None, target: ReviewTarget) -> None:
                 click.echo(f"{'':14}{problem}")
         else:
             label = "would propose" if run.dry_run else "proposed"
-            click.echo(f"{label:<14}record {record.node_id} ({record.action})")
+            what = f"record {record.node_id}" if record.kind == "record" else "note"
+            click.echo(f"{label:<14}{what} ({record.action})")
             click.echo(f"{'':14}{record.relpath}")
     for path in run.removed:
         click.echo(f"{'removes':<14}{path} (promoted)")

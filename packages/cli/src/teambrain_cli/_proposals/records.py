@@ -50,12 +50,13 @@ def record_yaml(data: Any, source: str) -> str:
 
 
 def candidate_submission(candidate: RecordCandidate) -> RecordSubmission:
-    """A queued record draft as a submission named after its candidate."""
+    """A queued record draft (or note) as a submission named after its candidate."""
     from teambrain_sync import RecordSubmission
 
-    return RecordSubmission(
-        record_yaml(candidate.record, candidate.candidate_id), f"candidate {candidate.candidate_id}"
-    )
+    source = f"candidate {candidate.candidate_id}"
+    if candidate.note is not None:
+        return RecordSubmission(candidate.note.text, source, note_path=candidate.note.path)
+    return RecordSubmission(record_yaml(candidate.record, candidate.candidate_id), source)
 
 
 def note_relpath(layout: BrainLayout, given: str) -> str:
