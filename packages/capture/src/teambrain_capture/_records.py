@@ -46,20 +46,10 @@ def queue_record(
         valid = record if isinstance(record, RecordDraft) else RecordDraft.model_validate(record)
     except ValidationError as exc:
         raise ValidationFailure(describe_validation_error(exc)[0]) from None
-    digest = valid.content_hash()
-    for existing in list_records(machine).records:
-        if (
-            existing.content_hash == digest
-            and existing.status == "pending"
-            and existing.repo == repo
-        ):
-            return existing, False
-    candidate = RecordCandidate(
-        candidate_id=new_ulid(), created=now or dt.datetime.now(dt.UTC), proposer=proposer,
-        record=valid, content_hash=digest, sid=sid, repo=repo, reason=reason,
+    return _queue(
+        {"record": valid, "sid": sid}, valid.content_hash(), proposer,
+        repo=repo, machine=machine, reason=reason, now=now,
     )  # fmt: skip
-    save_record(candidate, machine=machine)
-    return candidate, True
 
 
 def queue_note(
@@ -73,7 +63,17 @@ def queue_note(
 ) -> tuple[RecordCandidate, bool]:
     """Queue a note to add under ``.teambrain/notes/`` for repository ``repo`` (an import);
     the same note pending for the same repository is the existing candidate."""
-    digest = note.content_hash()
+    return _queue(
+        {"note": note}, note.content_hash(), proposer,
+        repo=repo, machine=machine, reason=reason, now=now,
+    )  # fmt: skip
+
+
+def _queue(
+    fields: dict[str, Any], digest: str, proposer: Proposer, *, repo: str | None,
+    machine: MachineLayout, reason: str | None, now: dt.datetime | None,
+) -> tuple[RecordCandidate, bool]:  # fmt: skip
+    """The pending candidate of this content for ``repo`` (created False), else a new one."""
     for existing in list_records(machine).records:
         if (
             existing.content_hash == digest
@@ -83,7 +83,7 @@ def queue_note(
             return existing, False
     candidate = RecordCandidate(
         candidate_id=new_ulid(), created=now or dt.datetime.now(dt.UTC), proposer=proposer,
-        note=note, content_hash=digest, repo=repo, reason=reason,
+        content_hash=digest, repo=repo, reason=reason, **fields,
     )  # fmt: skip
     save_record(candidate, machine=machine)
     return candidate, True

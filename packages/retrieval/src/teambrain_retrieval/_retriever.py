@@ -588,9 +588,11 @@ class Retriever:
             )
         found.sort(key=lambda link: link.route.depth)  # stable: this brain's first at each depth
         rows = live_rowids(self.backend, [link.memory_id for link in found])
-        kept = list(
-            {link.memory_id: link for link in reversed(found) if link.memory_id in rows}.values()
-        )[::-1]
+        kept, seen = [], set()
+        for link in found:  # a memory two graphs reach: its first (nearest) route
+            if link.memory_id in rows and link.memory_id not in seen:
+                seen.add(link.memory_id)
+                kept.append(link)
         ranked = [(rows[link.memory_id], 1.0 / (1 + link.route.depth)) for link in kept]
         return ranked, {link.memory_id: link.via for link in kept}
 
