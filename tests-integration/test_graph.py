@@ -429,3 +429,28 @@ def test_import_a_company_brain_as_candidates_records_and_notes(
         ("record", ".teambrain/graph/services/checkout.yaml"),
     ]
     assert records["commit"] is not None
+
+
+def test_lint_on_the_merge_result_catches_what_two_branches_do_together(
+    company: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    work = tmp_path / "work"
+    shutil.copytree(company, work, symlinks=True)
+    services = work / ".teambrain" / "graph" / "services"
+    auth = "nodeKind: service\nid: service:auth\nattributes: {title: Auth, owners: team:payments}\n"
+    for branch, name in (("one", "auth.yaml"), ("two", "auth-service.yaml")):
+        git("checkout", "-q", "-b", branch, "main", cwd=work)
+        (services / name).write_text(auth)
+        assert run_tb("lint", cwd=work).returncode == 0  # each pull request is clean alone
+        git("add", "-A", cwd=work)
+        git("commit", "-qm", f"add auth ({branch})", cwd=work)
+    git("checkout", "-q", "one", cwd=work)
+    git("merge", "-q", "--no-edit", "two", cwd=work)  # CI checks out refs/pull/<n>/merge
+    done = run_tb("lint", cwd=work)
+    assert done.returncode == 3
+    assert (
+        ".teambrain/graph/services/auth.yaml:2: graph-duplicate-id: id service:auth is also used "
+        "by .teambrain/graph/services/auth-service.yaml"
+    ) in done.stdout
