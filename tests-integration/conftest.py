@@ -108,12 +108,11 @@ def _team_seeds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {}
 
 
-@pytest.fixture
-def team_factory(
-    tmp_path: Path, _team_seeds: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+def _team_factory(
+    seeds: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, where: Callable[[int], Path]
 ) -> Callable[..., Team]:
-    """``team_factory(names=("ada", "bob", "cyd"), brain="demo", gh=True, embedder="local")``:
-    a team of developers sharing one bare remote, with a ``gh`` stand-in (see teamharness.py)."""
+    """The ``factory(names, brain=…, gh=…, embedder=…)`` both team fixtures give; team N is
+    made in ``where(N)``."""
     made = 0
 
     def factory(
@@ -125,13 +124,33 @@ def team_factory(
     ) -> Team:
         nonlocal made
         key = f"{brain}-{embedder}"
-        if key not in _team_seeds:
-            where = tmp_path_factory.mktemp("team-seed")
-            _team_seeds[key] = build_seed(where, brain, embedder=embedder)
+        if key not in seeds:
+            seeds[key] = build_seed(tmp_path_factory.mktemp("team-seed"), brain, embedder=embedder)
         made += 1
-        return make_team(tmp_path / f"team{made}", names, seed=_team_seeds[key], gh=gh)
+        return make_team(where(made), names, seed=seeds[key], gh=gh)
 
     return factory
+
+
+@pytest.fixture
+def team_factory(
+    tmp_path: Path, _team_seeds: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Callable[..., Team]:
+    """``team_factory(names=("ada", "bob", "cyd"), brain="demo", gh=True, embedder="local")``:
+    a team of developers sharing one bare remote, with a ``gh`` stand-in (see teamharness.py)."""
+    return _team_factory(_team_seeds, tmp_path_factory, lambda n: tmp_path / f"team{n}")
+
+
+@pytest.fixture(scope="module")
+def module_team_factory(
+    _team_seeds: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Callable[..., Team]:
+    """``team_factory`` for a team the tests of a module share (built once per test process:
+    pytest-xdist may give a module's tests to several, so each test must stand on its own —
+    its own developers, say — whatever ran before it)."""
+    return _team_factory(
+        _team_seeds, tmp_path_factory, lambda n: tmp_path_factory.mktemp(f"module-team{n}")
+    )
 
 
 class AttackerHost:

@@ -15,6 +15,14 @@ and the conflict is recorded in the state file for the test to see. Pull request
 small JSON file (``GH_STANDIN_STATE``), guarded by a lock, so several developers' processes can
 call it at once. Every call is logged there too.
 
+Forks, as GitHub has them: the state's ``repos`` maps ``owner/name`` to the bare repository of
+each fork (``Team.add_fork_developer`` registers them). ``--repo [HOST/]OWNER/NAME`` picks the
+repository a command acts on (default: the project, ``GH_STANDIN_REMOTE``); ``gh pr create
+--head OWNER:BRANCH`` opens a pull request from a fork, whose head GitHub copies into the base
+repository as ``refs/pull/<n>/head`` (again before each merge, so a force-push after review is
+what merges). A ``--head`` without the owner names a branch of the base repository: a branch
+only the fork has is refused as GitHub refuses it ("Head ref must be a branch").
+
 Environment: ``GH_STANDIN_STATE`` (the JSON file; required), ``GH_STANDIN_REMOTE`` (the bare
 repository; default: the ``origin`` URL of the current directory), ``GH_STANDIN_USER`` (the
 login of whoever runs it). The harness (``teamharness.py``) installs it as ``gh`` on ``PATH``.
@@ -39,7 +47,8 @@ from typing import Any
 FIELDS = (
     "number", "state", "title", "body", "url", "headRefName", "baseRefName", "headRefOid",
     "author", "createdAt", "closedAt", "mergedAt", "mergeCommit", "mergedBy", "isDraft",
-    "mergeable", "mergeStyle", "id",
+    "mergeable", "mergeStyle", "id", "headRepositoryOwner", "isCrossRepository",
+    "baseRepository",
 )  # fmt: skip
 BOT = {"GIT_COMMITTER_NAME": "GitHub", "GIT_COMMITTER_EMAIL": "noreply@github.com"}
 
@@ -85,6 +94,7 @@ class Standin:
             raise GhError("none of the git remotes configured for this repository point to a "
                           "known GitHub host")  # fmt: skip
         self.remote = Path(remote)
+        self.project = self.remote  # the repository the team merges into
         self.data: dict[str, Any] = {}
 
     @contextlib.contextmanager
@@ -102,6 +112,7 @@ class Standin:
                 self.data.setdefault("conflicts", [])
                 self.data.setdefault("calls", [])
                 self.data.setdefault("auth", True)
+                self.data.setdefault("repos", {})
                 try:
                     yield self.data
                 finally:  # a refusal (GhError) is recorded too: conflicts, calls
@@ -113,6 +124,46 @@ class Standin:
 
     # -- helpers -------------------------------------------------------------------------------
 
+    def select_repo(self, options: dict[str, Any]) -> str:
+        """Act on the repository ``--repo``/``-R`` names (``[HOST/]OWNER/NAME``); its slug."""
+        raw = options.get("--repo") or options.get("-R")
+        if not raw:
+            return str(self.data["repo"])
+        parts = raw.strip("/").split("/")
+        slug = "/".join(parts[-2:])
+        if len(parts) not in (2, 3) or not all(parts):
+            raise GhError(f'expected the "[HOST/]OWNER/REPO" format, got "{raw}"')
+        if slug != self.data["repo"] and slug not in self.data["repos"]:
+            raise GhError(f"GraphQL: Could not resolve to a Repository with the name '{slug}'.")
+        self.remote = self.repo_path(slug)
+        return slug
+
+    def repo_path(self, slug: str) -> Path:
+        """The bare repository of ``owner/name``."""
+        if slug == self.data["repo"]:
+            return self.project
+        return Path(self.data["repos"][slug])
+
+    def fork_of(self, owner: str) -> str | None:
+        """The slug of ``owner``'s fork of the repository acted on, if they have one."""
+        name = str(self.data["repo"]).split("/")[1]
+        slug = f"{owner}/{name}"
+        return slug if slug in self.data["repos"] or slug == self.data["repo"] else None
+
+    def head_sha(self, pr: dict[str, Any]) -> str | None:
+        """The commit a pull request's head is now: its branch, or for a fork's, the fork's
+        branch copied into ``refs/pull/<n>/head`` (as GitHub does on every push)."""
+        fork = pr.get("headRepository")
+        if not fork or fork == pr.get("baseRepository", self.data["repo"]):
+            return self.ref(pr["headRefName"])
+        where = self.repo_path(fork)
+        ref = f"refs/pull/{pr['number']}/head"
+        done = _git(self.remote, "fetch", "-q", "--no-tags", str(where),
+                    f"+refs/heads/{pr['headRefName']}:{ref}", check=False)  # fmt: skip
+        if done.returncode != 0:
+            return None
+        return _git(self.remote, "rev-parse", ref).stdout.strip() or None
+
     def default_branch(self) -> str:
         done = _git(self.remote, "symbolic-ref", "--short", "HEAD", check=False)
         return done.stdout.strip() or "main"
@@ -122,8 +173,11 @@ class Standin:
                     check=False)  # fmt: skip
         return done.stdout.strip() or None
 
-    def find(self, selector: str | None) -> dict[str, Any]:
-        prs: list[dict[str, Any]] = self.data["prs"]
+    def find(self, selector: str | None, slug: str | None = None) -> dict[str, Any]:
+        slug = slug or str(self.data["repo"])
+        prs: list[dict[str, Any]] = [
+            pr for pr in self.data["prs"] if pr.get("baseRepository", self.data["repo"]) == slug
+        ]
         if selector is None:
             done = subprocess.run(["git", "symbolic-ref", "--quiet", "--short", "HEAD"],
                                   capture_output=True, text=True, check=False)  # fmt: skip
@@ -145,7 +199,7 @@ class Standin:
     def mergeable(self, pr: dict[str, Any]) -> str:
         if pr["state"] != "OPEN":
             return "UNKNOWN"
-        head, base = self.ref(pr["headRefName"]), self.ref(pr["baseRefName"])
+        head, base = self.head_sha(pr), self.ref(pr["baseRefName"])
         if head is None or base is None:
             return "UNKNOWN"
         done = _git(self.remote, "merge-tree", "--write-tree", "--no-messages", base, head,
@@ -168,6 +222,15 @@ class Standin:
                 out[name] = {"oid": pr["mergeCommit"]} if pr.get("mergeCommit") else None
             elif name == "id":
                 out[name] = f"PR_{pr['number']}"
+            elif name == "headRepositoryOwner":
+                owner = str(pr.get("headRepository") or self.data["repo"]).split("/")[0]
+                out[name] = {"login": owner}
+            elif name == "isCrossRepository":
+                out[name] = bool(pr.get("headRepository")) and pr.get("headRepository") != pr.get(
+                    "baseRepository", self.data["repo"]
+                )
+            elif name == "baseRepository":
+                out[name] = {"nameWithOwner": pr.get("baseRepository", self.data["repo"])}
             else:
                 out[name] = pr.get(name)
         return out
@@ -181,12 +244,13 @@ class Standin:
     def merge(self, pr: dict[str, Any], style: str, subject: str | None, body: str | None) -> str:
         """Merge ``pr`` into its base in ``style``; the new tip of the base, or GhError."""
         base_branch, head_branch = pr["baseRefName"], pr["headRefName"]
-        base, head = self.ref(base_branch), self.ref(head_branch)
+        base, head = self.ref(base_branch), self.head_sha(pr)
         if head is None:
             raise GhError(f"head branch {head_branch} of pull request #{pr['number']} is gone")
         if base is None:
             raise GhError(f"base branch {base_branch} does not exist")
         number, title = pr["number"], pr["title"]
+        owner = str(pr.get("headRepository") or self.data["repo"]).split("/")[0]
         if style in ("merge", "squash"):
             done = _git(self.remote, "merge-tree", "--write-tree", "--name-only", "--no-messages", base,
                         head,
@@ -195,10 +259,7 @@ class Standin:
                 self._conflict(pr, style, done.stdout.splitlines()[1:])
             tree = done.stdout.split()[0]
             if style == "merge":
-                message = (
-                    subject
-                    or f"Merge pull request #{number} from {self.data['repo'].split('/')[0]}/{head_branch}"
-                )
+                message = subject or f"Merge pull request #{number} from {owner}/{head_branch}"
                 message += "\n\n" + (body if body is not None else title)
                 parents = ["-p", base, "-p", head]
                 env = dict(BOT)
@@ -254,8 +315,8 @@ class Standin:
             f"created. ({style}; conflicts in {', '.join(f for f in files if f) or 'the tree'})"
         )
 
-    def delete_remote_branch(self, branch: str) -> None:
-        _git(self.remote, "update-ref", "-d", f"refs/heads/{branch}", check=False)
+    def delete_remote_branch(self, branch: str, where: Path | None = None) -> None:
+        _git(where or self.remote, "update-ref", "-d", f"refs/heads/{branch}", check=False)
         local = subprocess.run(
             ["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"],
             capture_output=True, text=True, check=False,
@@ -267,6 +328,11 @@ class Standin:
 
 
 # -- the command line --------------------------------------------------------------------------
+
+
+def data_repo(gh: Standin) -> str:
+    """The slug of the project (the repository forks are made from)."""
+    return str(gh.data["repo"])
 
 
 def _options(
@@ -305,7 +371,6 @@ def pr_create(gh: Standin, args: list[str]) -> str:
         done = subprocess.run(["git", "symbolic-ref", "--quiet", "--short", "HEAD"],
                               capture_output=True, text=True, check=False)  # fmt: skip
         head = done.stdout.strip()
-    base = options.get("--base") or options.get("-B") or gh.default_branch()
     title = options.get("--title") or options.get("-t")
     body = options.get("--body") or options.get("-b")
     body_file = options.get("--body-file") or options.get("-F")
@@ -316,7 +381,23 @@ def pr_create(gh: Standin, args: list[str]) -> str:
             "must provide `--title` and `--body` (or `--fill`) when not running interactively"
         )
     with gh.locked() as data:
-        head_sha, base_sha = gh.ref(head), gh.ref(base)
+        slug = gh.select_repo(options)
+        base = options.get("--base") or options.get("-B") or gh.default_branch()
+        owner, colon, branch = head.rpartition(":")
+        fork = gh.fork_of(owner) if colon else slug
+        if fork is None:
+            raise GhError(f"pull request create failed: GraphQL: Head sha can't be blank, Head "
+                          f"ref must be a branch ({head}: {owner} has no fork of {slug})")  # fmt: skip
+        number = data["next_number"]
+        pr = {
+            "number": number, "state": "OPEN", "title": title, "body": body or "",
+            "url": f"https://github.example/{slug}/pull/{number}", "headRefName": branch,
+            "baseRefName": base, "headRefOid": None, "author": gh.user, "createdAt": _now(),
+            "closedAt": None, "mergedAt": None, "mergeCommit": None, "mergedBy": None,
+            "isDraft": bool(options.get("--draft") or options.get("-d")), "mergeStyle": None,
+            "baseRepository": slug, "headRepository": fork,
+        }  # fmt: skip
+        head_sha, base_sha = gh.head_sha(pr), gh.ref(base)
         if head_sha is None:
             raise GhError(f"pull request create failed: GraphQL: Head sha can't be blank, Head "
                           f"ref must be a branch ({head})")  # fmt: skip
@@ -324,23 +405,18 @@ def pr_create(gh: Standin, args: list[str]) -> str:
             raise GhError(
                 f"pull request create failed: GraphQL: Base ref must be a branch ({base})"
             )
-        for pr in data["prs"]:
-            if pr["headRefName"] == head and pr["baseRefName"] == base and pr["state"] == "OPEN":
+        for other in data["prs"]:
+            if (other["headRefName"], other.get("headRepository", slug), other["baseRefName"],
+                    other.get("baseRepository", data["repo"]), other["state"]) == (
+                    branch, fork, base, slug, "OPEN"):  # fmt: skip
                 raise GhError(f'a pull request for branch "{head}" into branch "{base}" already '
-                              f"exists:\n{pr['url']}")  # fmt: skip
+                              f"exists:\n{other['url']}")  # fmt: skip
         if not _git(gh.remote, "rev-list", f"{base_sha}..{head_sha}").stdout.strip():
             raise GhError(
                 f"pull request create failed: GraphQL: No commits between {base} and {head}"
             )
-        number = data["next_number"]
         data["next_number"] = number + 1
-        pr = {
-            "number": number, "state": "OPEN", "title": title, "body": body or "",
-            "url": f"https://github.example/{data['repo']}/pull/{number}", "headRefName": head,
-            "baseRefName": base, "headRefOid": head_sha, "author": gh.user, "createdAt": _now(),
-            "closedAt": None, "mergedAt": None, "mergeCommit": None, "mergedBy": None,
-            "isDraft": bool(options.get("--draft") or options.get("-d")), "mergeStyle": None,
-        }  # fmt: skip
+        pr["headRefOid"] = head_sha
         data["prs"].append(pr)
     return pr["url"] + "\n"
 
@@ -367,9 +443,11 @@ def pr_list(gh: Standin, args: list[str]) -> str:
     if limit < 1:
         raise GhError(f"invalid value for --limit: {limit}")
     with gh.locked() as data:
+        slug = gh.select_repo(options)
         prs = [
             pr for pr in reversed(data["prs"])
-            if pr["state"] in wanted and (head is None or pr["headRefName"] == head)
+            if pr.get("baseRepository", data["repo"]) == slug
+            and pr["state"] in wanted and (head is None or pr["headRefName"] == head)
             and (base is None or pr["baseRefName"] == base)
             and (author is None or pr["author"] == author)
             and all(pr["headRefName"].startswith(h) for h in heads)
@@ -386,7 +464,7 @@ def pr_view(gh: Standin, args: list[str]) -> str:
     options, positional = _options(args, {"--web", "-w", "--comments", "-c"},
                                    {"--json", "--repo", "-R", "--jq", "-q", "--template", "-t"})  # fmt: skip
     with gh.locked():
-        pr = gh.find(positional[0] if positional else None)
+        pr = gh.find(positional[0] if positional else None, gh.select_repo(options))
         fields = _fields(options)
         if fields is not None:
             return json.dumps(gh.view(pr, fields)) + "\n"
@@ -409,19 +487,20 @@ def pr_merge(gh: Standin, args: list[str]) -> str:
     if options.get("--body-file") or options.get("-F"):
         body = Path(options.get("--body-file") or options["-F"]).read_text("utf-8")
     with gh.locked():
-        pr = gh.find(positional[0] if positional else None)
+        pr = gh.find(positional[0] if positional else None, gh.select_repo(options))
         if pr["state"] != "OPEN":
             raise GhError(f"X Pull request #{pr['number']} was already {pr['state'].lower()}")
         expected = options.get("--match-head-commit")
-        if expected and expected != gh.ref(pr["headRefName"]):
+        if expected and expected != gh.head_sha(pr):
             raise GhError("X Head branch was modified. Review and try the merge again.")
         new = gh.merge(pr, styles[0], options.get("--subject") or options.get("-t"), body)
         pr.update(state="MERGED", mergedAt=_now(), closedAt=_now(), mergeCommit=new,
                   mergedBy=gh.user, mergeStyle=styles[0],
-                  headRefOid=gh.ref(pr["headRefName"]) or pr["headRefOid"])  # fmt: skip
+                  headRefOid=gh.head_sha(pr) or pr["headRefOid"])  # fmt: skip
         deleted = bool(options.get("--delete-branch") or options.get("-d"))
         if deleted:
-            gh.delete_remote_branch(pr["headRefName"])
+            gh.delete_remote_branch(pr["headRefName"], gh.repo_path(pr.get("headRepository")
+                                                                     or data_repo(gh)))  # fmt: skip
         verb = {"merge": "Merged", "squash": "Squashed and merged", "rebase": "Rebased and merged"}
         note = f"\n✓ Deleted branch {pr['headRefName']}" if deleted else ""
         return f"✓ {verb[styles[0]]} pull request #{pr['number']} ({pr['title']}){note}\n"
@@ -431,22 +510,23 @@ def pr_close(gh: Standin, args: list[str]) -> str:
     options, positional = _options(args, {"--delete-branch", "-d"},
                                    {"--comment", "-c", "--repo", "-R"})  # fmt: skip
     with gh.locked():
-        pr = gh.find(positional[0] if positional else None)
+        pr = gh.find(positional[0] if positional else None, gh.select_repo(options))
         if pr["state"] != "OPEN":
             raise GhError(f"! Pull request #{pr['number']} is already {pr['state'].lower()}")
         pr.update(state="CLOSED", closedAt=_now())
         if options.get("--delete-branch") or options.get("-d"):
-            gh.delete_remote_branch(pr["headRefName"])
+            gh.delete_remote_branch(pr["headRefName"], gh.repo_path(pr.get("headRepository")
+                                                                     or data_repo(gh)))  # fmt: skip
         return f"✓ Closed pull request #{pr['number']} ({pr['title']})\n"
 
 
 def pr_reopen(gh: Standin, args: list[str]) -> str:
-    _, positional = _options(args, set(), {"--comment", "-c", "--repo", "-R"})
+    options, positional = _options(args, set(), {"--comment", "-c", "--repo", "-R"})
     with gh.locked():
-        pr = gh.find(positional[0] if positional else None)
+        pr = gh.find(positional[0] if positional else None, gh.select_repo(options))
         if pr["state"] != "CLOSED":
             raise GhError(f"! Pull request #{pr['number']} is {pr['state'].lower()}")
-        if gh.ref(pr["headRefName"]) is None:
+        if gh.head_sha(pr) is None:
             raise GhError(
                 f"X Could not reopen pull request #{pr['number']}: the head branch is gone"
             )
@@ -455,13 +535,16 @@ def pr_reopen(gh: Standin, args: list[str]) -> str:
 
 
 def repo_view(gh: Standin, args: list[str]) -> str:
-    options, _ = _options(args, {"--web", "-w"}, {"--json", "--jq", "-q", "--template", "-t"})
-    with gh.locked() as data:
-        info = {"nameWithOwner": data["repo"], "url": f"https://github.example/{data['repo']}",
-                "defaultBranchRef": {"name": gh.default_branch()}}  # fmt: skip
+    options, positional = _options(args, {"--web", "-w"},
+                                   {"--json", "--jq", "-q", "--template", "-t"})  # fmt: skip
+    with gh.locked():
+        slug = gh.select_repo({"--repo": positional[0]} if positional else {})
+        info = {"nameWithOwner": slug, "url": f"https://github.example/{slug}",
+                "defaultBranchRef": {"name": gh.default_branch()},
+                "isFork": slug != gh.data["repo"]}  # fmt: skip
     fields = _fields(options)
     if fields is None:
-        return f"name:\t{data['repo']}\n"
+        return f"name:\t{slug}\n"
     return json.dumps({k: info.get(k) for k in fields}) + "\n"
 
 

@@ -20,6 +20,15 @@ Use the ``team_factory`` fixture (tests-integration/conftest.py)::
         async with team["ada"].serve() as client:       # `tb serve` in ada's clone, ada's home
             result = await client.call_tool("memory_search", {"query": "checkout"})
 
+Forks: ``team.add_fork_developer("fay", layout="gh")`` gives a developer their own fork of the
+project (a bare repository of its own, registered with the ``gh`` stand-in as ``fay/brain``),
+reached, like the project, through GitHub-style URLs (``https://github.example/team/brain.git``,
+mapped to the bare repositories by the developer's ``url.<path>.insteadOf``). ``layout="gh"``
+is what ``gh repo fork --clone`` makes (``origin`` the fork, ``upstream`` the project, marked
+``gh-resolved = base``); ``layout="push-default"`` keeps ``origin`` for the project and pushes
+to a ``fork`` remote through ``remote.pushDefault``. ``team.rename_default_branch("trunk")``
+renames the project's default branch as GitHub does (open pull requests retargeted).
+
 ``team_factory(names, brain="demo"|"empty", gh=True, embedder="local")``: ``brain="empty"`` is
 a new brain (``tb init`` only, no memories, no code); ``gh=False`` leaves ``gh`` off ``PATH``
 (teambrain then works without a forge); ``embedder="none"`` makes the brain keyword-only, so
@@ -51,7 +60,10 @@ GH_STANDIN = HERE / "gh_standin.py"
 MergeStyle = Literal["merge", "squash", "rebase"]
 STYLES: tuple[MergeStyle, ...] = ("merge", "squash", "rebase")
 BrainKind = Literal["demo", "empty"]
+ForkLayout = Literal["gh", "push-default"]
 TIMEOUT_S = 180
+FORGE = "https://github.example"
+PROJECT = "team/brain"  # the gh stand-in's name of the project
 
 
 def tb_executable() -> str:
@@ -134,6 +146,8 @@ class Developer:
     home: Path  # TEAMBRAIN_HOME
     env: dict[str, str]
     team: Team = field(repr=False)
+    fork: Path | None = None  # a developer with a fork: its bare repository
+    base_remote: str = "origin"  # the remote of the project (``upstream`` in gh's fork layout)
 
     @property
     def email(self) -> str:
@@ -171,13 +185,13 @@ class Developer:
                     input=input)  # fmt: skip
 
     def fetch(self) -> None:
-        """``git fetch --prune``: the remote's branches as they are now."""
-        self.git("fetch", "-q", "--prune", "origin")
+        """``git fetch --prune`` of every remote: the branches as they are now."""
+        self.git("fetch", "-q", "--prune", "--all")
 
     def pull(self) -> None:
-        """Fetch and bring the checked-out default branch up to the remote's."""
+        """Fetch and bring the checked-out branch up to the project's default branch."""
         self.fetch()
-        self.git("merge", "-q", "--ff-only", "origin/main")
+        self.git("merge", "-q", "--ff-only", f"{self.base_remote}/{self.team.default_branch()}")
 
     def draft_file(self, draft: dict[str, Any]) -> Path:
         """``draft`` written as a JSON draft file in this developer's scratch directory."""
@@ -245,6 +259,15 @@ class Team:
 
     def add_developer(self, name: str, *, gh: bool = True) -> Developer:
         """A new machine: its own clone, home, identity and ``gh`` login."""
+        base, env = self._machine(name, gh=gh)
+        clone = base / "clone"
+        _git("clone", "-q", str(self.remote), str(clone), cwd=base, env=env)
+        developer = Developer(name, clone, base / "teambrain", env, self)
+        self.developers[name] = developer
+        return developer
+
+    def _machine(self, name: str, *, gh: bool) -> tuple[Path, dict[str, str]]:
+        """A new machine's folder and environment: home, identity, git config, ``gh``."""
         base = self.root / name
         user_home = base / "user-home"
         user_home.mkdir(parents=True)
@@ -253,6 +276,8 @@ class Team:
         gitconfig.write_text(
             f"[user]\n\tname = {name.title()}\n\temail = {email}\n"
             "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
+            # the forge's URLs, mapped onto the bare repositories on this machine
+            f'[url "{self.remote}"]\n\tinsteadOf = {FORGE}/{PROJECT}.git\n'
         )
         path = os.environ.get("PATH", "")
         env = {
@@ -264,9 +289,42 @@ class Team:
             "PATH": f"{self.gh_bin}{os.pathsep}{path}" if gh and self.gh_bin else _without_gh(path),
         }  # fmt: skip
         env.pop("TEAMBRAIN_DEBUG", None)
+        return base, env
+
+    def add_fork_developer(
+        self, name: str, *, layout: ForkLayout = "gh", gh: bool = True
+    ) -> Developer:
+        """A new machine that works from a fork of the project: the fork is a copy of the
+        project's default branch as it is now (stale from then on), registered with the ``gh``
+        stand-in as ``<name>/brain``; the clone is laid out as ``layout`` says (see the module
+        docstring). Every remote is fetched."""
+        base, env = self._machine(name, gh=gh)
+        fork = self.root / "forks" / f"{name}.git"
+        fork.parent.mkdir(exist_ok=True)
+        default = self.default_branch()
+        _git("init", "-q", "--bare", "-b", default, str(fork), cwd=base, env=env)
+        _git("--git-dir", str(fork), "fetch", "-q", str(self.remote),
+             f"refs/heads/{default}:refs/heads/{default}", cwd=base, env=env)  # fmt: skip
+        fork_url = f"{FORGE}/{name}/brain.git"
+        with open(env["GIT_CONFIG_GLOBAL"], "a", encoding="utf-8") as config:
+            config.write(f'[url "{fork}"]\n\tinsteadOf = {fork_url}\n')
+        data = self.state()
+        data.setdefault("repos", {})[f"{name}/brain"] = str(fork)
+        self.gh_state.write_text(json.dumps(data), "utf-8")
         clone = base / "clone"
-        _git("clone", "-q", str(self.remote), str(clone), cwd=base, env=env)
-        developer = Developer(name, clone, base / "teambrain", env, self)
+        project_url = f"{FORGE}/{PROJECT}.git"
+        if layout == "gh":  # gh repo fork --clone
+            _git("clone", "-q", fork_url, str(clone), cwd=base, env=env)
+            _git("remote", "add", "upstream", project_url, cwd=clone, env=env)
+            _git("config", "--add", "remote.upstream.gh-resolved", "base", cwd=clone, env=env)
+            base_remote = "upstream"
+        else:
+            _git("clone", "-q", project_url, str(clone), cwd=base, env=env)
+            _git("remote", "add", "fork", fork_url, cwd=clone, env=env)
+            _git("config", "remote.pushDefault", "fork", cwd=clone, env=env)
+            base_remote = "origin"
+        _git("fetch", "-q", "--all", cwd=clone, env=env)
+        developer = Developer(name, clone, base / "teambrain", env, self, fork, base_remote)
         self.developers[name] = developer
         return developer
 
@@ -334,16 +392,33 @@ class Team:
 
     # -- the default branch ----------------------------------------------------------------------
 
+    def default_branch(self) -> str:
+        """The name of the remote's default branch (``main``, unless renamed)."""
+        return _git("symbolic-ref", "--short", "HEAD", cwd=self.remote).strip() or "main"
+
     def default_tip(self) -> str:
         """The commit the remote's default branch points at."""
-        return _git("rev-parse", "refs/heads/main", cwd=self.remote).strip()
+        return _git("rev-parse", f"refs/heads/{self.default_branch()}", cwd=self.remote).strip()
 
     def default_checkout(self) -> Path:
         """The maintainer's clone, brought up to the remote's default branch (read-only use)."""
         assert self.maintainer is not None
         self.maintainer.fetch()
-        self.maintainer.git("checkout", "-q", "--detach", "origin/main")
+        self.maintainer.git("checkout", "-q", "--detach", f"origin/{self.default_branch()}")
         return self.maintainer.clone
+
+    def rename_default_branch(self, new: str) -> None:
+        """Rename the remote's default branch, as GitHub's settings do: the branch and the
+        remote's HEAD move, open pull requests are retargeted. Clones learn it when they ask
+        (a plain ``git fetch`` keeps a stale ``origin/<old>`` and ``origin/HEAD``)."""
+        old = self.default_branch()
+        _git("branch", "-m", old, new, cwd=self.remote)
+        _git("symbolic-ref", "HEAD", f"refs/heads/{new}", cwd=self.remote)
+        data = self.state()
+        for pr in data["prs"]:
+            if pr["state"] == "OPEN" and pr["baseRefName"] == old:
+                pr["baseRefName"] = new
+        self.gh_state.write_text(json.dumps(data), "utf-8")
 
     def lint_default(self, *args: str, in_process: bool = False) -> dict[str, Any]:
         """``tb lint --json`` on the remote's default branch as it is now (``in_process``:

@@ -209,8 +209,10 @@ PUBLIC_MODULES = {
     "git": ["GitFailed", "first_line", "git_env", "git_output", "network_timeout", "run_git"],
     "globmatch": ["glob_matcher"],
     "gitdir": [
+        "BASE_REMOTE_NAMES",
         "DEFAULT_BRANCH_NAMES",
         "DETACHED",
+        "config_remote_roles",
         "default_branch",
         "file_stamp",
         "find_git",
@@ -221,6 +223,9 @@ PUBLIC_MODULES = {
         "read_git_file",
         "read_head_sha",
         "read_ref_sha",
+        "remote_default_branch",
+        "remote_roles",
+        "remote_slug",
     ],
     "home": [
         "FETCH_MINUTES_ENV",

@@ -64,6 +64,8 @@ _EXPORTS: dict[str, str] = {
     "prune_spool": "_audit",
     # the digest and metrics aggregation (pydantic, loaded only when used)
     "repo_join_key": "_gitinfo",
+    "RepoKeys": "_repos",
+    "repo_keys": "_repos",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -113,6 +115,10 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         queue_record as queue_record,
         records_dir as records_dir,
         save_record as save_record,
+    )
+    from ._repos import (
+        RepoKeys as RepoKeys,
+        repo_keys as repo_keys,
     )
     from ._spool import (
         JoinKeys as JoinKeys,

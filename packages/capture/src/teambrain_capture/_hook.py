@@ -288,6 +288,11 @@ def _after_open(home: str, state: Mapping[str, object], keys: dict[str, str], no
     from ._spool import JoinKeys
 
     mark_session_active(*_registry_args(home, state), JoinKeys(**keys))
+    common_dir = state.get("common_dir")
+    if isinstance(common_dir, str):  # the key it is filed under, for when its remote changes
+        from ._repos import note_repo_key
+
+        note_repo_key(_registry_args(home, state)[0], common_dir, str(state["repo"]))
     close_idle_sessions(home, now, STALE_AFTER_S, keep=str(state["sid"]))
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from teambrain_capture import list_candidates, queue_candidate, repo_join_key
+from teambrain_capture import list_candidates, queue_candidate, repo_keys
 from teambrain_schema import (
     EnvironmentProblem,
     Evidence,
@@ -325,8 +325,10 @@ def _distill_sessions(
     now: dt.datetime,
 ) -> None:
     memories = _live_memories(layout)
-    repo_key = repo_join_key(layout.repo_root)
-    pending = [c for c in list_candidates(machine).candidates if c.repo in (repo_key, None)]
+    # the keys it was filed under before its remote changed too (a dry run records nothing)
+    keys = repo_keys(layout.repo_root, machine, record=not options.dry_run)
+    repo_key = keys.key
+    pending = [c for c in list_candidates(machine).candidates if keys.holds(c.repo)]
     run = _Run(
         repo_key=repo_key,
         layout=layout,
@@ -376,7 +378,7 @@ def _select_sessions(
     now: dt.datetime,
     report: DistillReport,
 ) -> tuple[list[SessionFacts], set[str]]:
-    identities = repo_identities(layout.repo_root)
+    identities = repo_identities(layout.repo_root, machine, record=not options.dry_run)
     ignored = {"other_repository": 0, "already_distilled": 0, "still_open": 0, "before_since": 0}
     chosen = []
     every = read_sessions(machine)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from teambrain_capture import read_jsonl, repo_join_key, session_files
+from teambrain_capture import read_jsonl, repo_join_key, repo_keys, session_files
 from teambrain_schema import ENVELOPE_ADAPTER, intent_summary
 from teambrain_schema.paths import MachineLayout
 
@@ -171,12 +171,18 @@ def normalise_remote(url: str) -> str:
     return text.removesuffix("/").removesuffix(".git").casefold()
 
 
-def repo_identities(repo_root: Path) -> frozenset[str]:
+def repo_identities(
+    repo_root: Path, machine: MachineLayout | None = None, *, record: bool = True
+) -> frozenset[str]:
     """Every spelling of this repository a session's ``repo`` key may use: the join key capture
-    records (the normalised origin remote, else the folder name) and, for sessions recorded
-    before the origin was set or before capture keyed them, its folder name and its path."""
+    records (the normalised origin remote, else the folder name), with ``machine`` the keys it
+    was filed under before its remote changed (:func:`teambrain_capture.repo_keys`) and, for
+    sessions recorded before the origin was set or before capture keyed them, its folder name
+    and its path."""
     resolved = repo_root.resolve()
     names = {str(repo_root), str(resolved), resolved.name}
+    if machine is not None:
+        names |= repo_keys(repo_root, machine, record=record).names
     key = repo_join_key(repo_root)
     if key is not None:
         names.add(key)

@@ -122,8 +122,30 @@ class BrainService:
                 self._retriever_key = key
                 if previous is not None:
                     previous.close()
+                else:
+                    self._say_default_branch_moved(layout.repo_root, ask=False)
                 self._start_fetching(layout)
             return self._retriever
+
+    def _say_default_branch_moved(self, repo_root: Path, *, ask: bool) -> bool:
+        """One line on stderr (the agent tool's server log) when the remote's default branch is
+        not the one this clone follows (renamed on the remote, a stale ``origin/HEAD``): what
+        is served then lags the team's brain. Known from what ``tb propose``, ``tb retire`` or
+        ``tb doctor --online`` last asked the remote, or asked now (``ask``). True when said."""
+        from teambrain_retrieval import live_settings
+
+        if not live_settings().live:
+            return False  # serving the checkout as it is: the remote's branches do not count
+        try:
+            from teambrain_sync import check_remote_head
+
+            moved = check_remote_head(repo_root, self.machine.proposals, ask=ask)
+        except (TeambrainError, OSError):
+            return False
+        if moved is None:
+            return False
+        print(f"teambrain: {moved.message('serving what it last fetched')}", file=sys.stderr)
+        return True
 
     # -- fetching the default branch (off unless this machine says) --------------------------
 
@@ -154,6 +176,8 @@ class BrainService:
                 failed = str(exc)
             if failed is not None and failed != said:
                 print(f"teambrain: fetching the default branch failed: {failed}", file=sys.stderr)
+                # a branch the remote no longer has: renamed? ask the remote, say what it is now
+                self._say_default_branch_moved(repo_root, ask=True)
             said = failed
             if self._stop.wait(every_s):
                 return
@@ -238,7 +262,7 @@ class BrainService:
 
     def propose(self, draft: MemoryDraft | RecordDraft | dict[str, Any]) -> MemoryProposeResult:
         """Validate ``draft`` and queue it in the local spool; the repository is not touched."""
-        from teambrain_capture import make_event, queue_candidate, repo_join_key
+        from teambrain_capture import make_event, queue_candidate, repo_keys
         from teambrain_sync import cached_pull_requests, check_draft
 
         layout = self.layout()
@@ -253,7 +277,8 @@ class BrainService:
             raise ValidationFailure(f"draft rejected: {verdict.note()}")
         candidate, _created = queue_candidate(
             verdict.draft, "agent", sid=keys.sid if keys else None,
-            repo=repo_join_key(layout.repo_root), machine=self.machine,
+            # filed under the current key, which is recorded for when the remote changes
+            repo=repo_keys(layout.repo_root, self.machine).key, machine=self.machine,
         )  # fmt: skip
         if keys is not None:
             data = {
@@ -274,7 +299,7 @@ class BrainService:
         """A graph record draft: checked against the brain's ontology and graph (as the
         checkout holds them), then queued in ``spool/records/`` for ``tb propose --all``."""
         from pydantic import ValidationError
-        from teambrain_capture import queue_record, repo_join_key
+        from teambrain_capture import queue_record, repo_keys
         from teambrain_schema.frontmatter import describe_validation_error
         from teambrain_schema.graph_lint import check_record
         from teambrain_schema.yaml import dump_yaml
@@ -291,7 +316,7 @@ class BrainService:
         keys = self.session(layout)
         candidate, created = queue_record(
             record, "agent", sid=keys.sid if keys else None,
-            repo=repo_join_key(layout.repo_root), machine=self.machine,
+            repo=repo_keys(layout.repo_root, self.machine).key, machine=self.machine,
         )  # fmt: skip
         note = (
             f"graph record {record.id} queued for {relpath}; a human proposes it with "

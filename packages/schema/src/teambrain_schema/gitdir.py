@@ -11,8 +11,10 @@ from __future__ import annotations
 import os
 
 __all__ = [
+    "BASE_REMOTE_NAMES",
     "DEFAULT_BRANCH_NAMES",
     "DETACHED",
+    "config_remote_roles",
     "default_branch",
     "file_stamp",
     "find_git",
@@ -23,6 +25,9 @@ __all__ = [
     "read_git_file",
     "read_head_sha",
     "read_ref_sha",
+    "remote_default_branch",
+    "remote_roles",
+    "remote_slug",
 ]
 
 DETACHED = "HEAD"  # what ``git rev-parse --abbrev-ref HEAD`` says for a detached HEAD
@@ -143,27 +148,117 @@ def _resolve(git_dir: str, common_dir: str, value: str) -> str | None:
     return None
 
 
-def _config_remotes(common_dir: str) -> tuple[list[str], str | None]:
-    """The remotes ``config`` names (``[remote "origin"]``) and ``remote.pushDefault``."""
+def _config_remotes(
+    common_dir: str,
+) -> tuple[list[str], str | None, dict[str, str], dict[str, str]]:
+    """What ``config`` says of the remotes: their names (``[remote "origin"]``, in order),
+    ``remote.pushDefault``, each remote's ``gh-resolved`` (``gh repo set-default``) and URL."""
     import re
 
     remotes: list[str] = []
     push_default = None
-    section = ""
+    resolved: dict[str, str] = {}
+    urls: dict[str, str] = {}
+    section, name = "", ""
     for raw in (read_git_file(os.path.join(common_dir, "config")) or "").splitlines():
         line = raw.strip()
         header = re.match(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]', line)
         if header:
-            section = header.group(1).lower()
+            section, name = header.group(1).lower(), ""
             if section == "remote" and header.group(2) is not None:
-                remotes.append(header.group(2))
+                name = header.group(2)
+                remotes.append(name)
                 section = "remote."
             line = line[header.end() :].strip()
-        if section == "remote" and "=" in line:
-            key, _, value = line.partition("=")
-            if key.strip().lower() == "pushdefault":
-                push_default = value.strip().strip('"')
-    return list(dict.fromkeys(remotes)), push_default
+        if "=" not in line or line.startswith(("#", ";")):
+            continue
+        key, _, value = line.partition("=")
+        key, value = key.strip().lower(), value.strip().strip('"')
+        if section == "remote" and key == "pushdefault":
+            push_default = value
+        elif section == "remote." and key == "gh-resolved":
+            resolved[name] = value
+        elif section == "remote." and key == "url":
+            urls.setdefault(name, value)  # git uses the first url to fetch
+    return list(dict.fromkeys(remotes)), push_default, resolved, urls
+
+
+def remote_slug(url: str) -> tuple[str, str, str] | None:
+    """``(host, owner, name)`` of a forge repository URL, as ``gh`` reads a remote:
+    ``https://github.com/acme/shop.git``, ``git@github.com:acme/shop.git`` and
+    ``ssh://git@github.com/acme/shop`` are all ``("github.com", "acme", "shop")``. None for a
+    local path or anything that is not ``host/owner/name``."""
+    text = url.strip()
+    if "://" in text:
+        scheme, _, rest = text.partition("://")
+        if scheme.lower() == "file":
+            return None
+        authority, _, path = rest.partition("/")
+        host = authority.rpartition("@")[2].partition(":")[0]
+    elif ":" in text.partition("/")[0]:  # scp-like [user@]host:owner/name
+        authority, _, path = text.partition(":")
+        host = authority.rpartition("@")[2]
+    else:
+        return None
+    parts = path.strip("/").split("/")
+    if not host or len(parts) != 2:
+        return None
+    owner, name = parts[0], parts[1].removesuffix(".git")
+    if not owner or not name or any(c in owner + name for c in " \t\n\\"):
+        return None
+    return host.lower().removeprefix("www."), owner, name
+
+
+# gh's order of preference for the repository a fork is made from (cli/cli context/remote.go).
+BASE_REMOTE_NAMES = ("upstream", "github", "origin")
+
+
+def remote_roles(
+    remotes: list[str],
+    push_default: str | None,
+    resolved: dict[str, str] | None = None,
+    urls: dict[str, str] | None = None,
+) -> tuple[str | None, str | None]:
+    """``(base, push)``: the remote of the repository the team merges into — the brain's source
+    of truth, what is served and what proposals start from — and the remote proposal branches
+    are pushed to. They differ in a fork: ``gh repo fork`` makes ``origin`` the fork and
+    ``upstream`` the project; others keep ``origin`` for the project and push to their fork with
+    ``remote.pushDefault``.
+
+    The base, as ``gh`` resolves it: the remote ``gh repo set-default`` marked
+    (``remote.<name>.gh-resolved``), else ``upstream``, ``github``, ``origin``, else the only
+    remote, else — two remotes and ``remote.pushDefault`` naming one — the other. The push
+    remote, as ``git push`` chooses: ``remote.pushDefault``, else ``origin``, else the base.
+    Either is None when nothing decides it."""
+    resolved, urls = resolved or {}, urls or {}
+    base = None
+    for name in remotes:
+        mark = resolved.get(name, "")
+        if mark == "base":
+            base = name
+            break
+        if "/" in mark:  # "owner/name": the remote whose URL is that repository
+            owner, _, repo = mark.partition("/")
+            for other in remotes:
+                slug = remote_slug(urls.get(other, ""))
+                if slug and (slug[1].lower(), slug[2].lower()) == (owner.lower(), repo.lower()):
+                    base = other
+                    break
+            if base is not None:
+                break
+    if base is None:
+        base = next((name for name in BASE_REMOTE_NAMES if name in remotes), None)
+    if base is None and len(remotes) == 1:
+        base = remotes[0]
+    if base is None and len(remotes) == 2 and push_default in remotes:
+        base = next(name for name in remotes if name != push_default)
+    if push_default in remotes:
+        push: str | None = push_default
+    elif "origin" in remotes:
+        push = "origin"
+    else:
+        push = base
+    return base, push
 
 
 # Names a team's default branch has when the clone does not know the remote's HEAD (a clone
@@ -190,21 +285,27 @@ def _remote_branches(common_dir: str, base: str) -> list[str]:
 def default_branch(work_tree: str) -> tuple[str, str] | None:
     """``(ref, sha)`` of the team's default branch as last fetched — ``refs/remotes/<remote>/HEAD``'s
     target, else ``<remote>/main``, ``master`` or ``trunk``, else the remote's only branch that
-    is not a ``teambrain/`` proposal — for the remote proposals go to (``remote.pushDefault``,
-    else ``origin``, else the only remote). None without a remote or before its first fetch.
-    Read from ``.git`` files: no git process (retrieval asks before every answer)."""
+    is not a ``teambrain/`` proposal — for the remote of the repository the team merges into
+    (:func:`remote_roles`: in a fork, ``upstream``, not the fork), or, before that one is
+    fetched, the remote proposals are pushed to. None without a remote or before its first
+    fetch. Read from ``.git`` files: no git process (retrieval asks before every answer)."""
     found = find_git(work_tree)
     if found is None:
         return None
     _root, git_dir, common_dir = found
-    remotes, push_default = _config_remotes(common_dir)
-    if push_default in remotes:
-        remote: str | None = push_default
-    elif "origin" in remotes:
-        remote = "origin"
-    else:
-        remote = remotes[0] if len(remotes) == 1 else None
-    if remote is None or "/" in remote or remote.startswith("."):
+    remotes, push_default, resolved, urls = _config_remotes(common_dir)
+    base, push = remote_roles(remotes, push_default, resolved, urls)
+    for remote in dict.fromkeys(r for r in (base, push) if r is not None):
+        branch = remote_default_branch(git_dir, common_dir, remote)
+        if branch is not None:
+            return branch
+    return None
+
+
+def remote_default_branch(git_dir: str, common_dir: str, remote: str) -> tuple[str, str] | None:
+    """``(ref, sha)`` of ``remote``'s default branch as last fetched (see
+    :func:`default_branch`), or None when it has no branch fetched that could be it."""
+    if "/" in remote or remote.startswith(".") or not remote:
         return None
     base = f"refs/remotes/{remote}/"
     names = []
@@ -225,3 +326,9 @@ def default_branch(work_tree: str) -> tuple[str, str] | None:
         if sha is not None:
             return others[0], sha
     return None
+
+
+def config_remote_roles(common_dir: str) -> tuple[str | None, str | None]:
+    """:func:`remote_roles` of the repository whose common git directory is ``common_dir``,
+    from its ``config`` file (no git process)."""
+    return remote_roles(*_config_remotes(common_dir))

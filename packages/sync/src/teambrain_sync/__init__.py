@@ -56,6 +56,7 @@ from ._propose import (
 )
 from ._pulls import cached_pull_requests, pull_requests
 from ._records import ProposedRecord, RecordProposal, RecordSubmission, propose_records
+from ._remotes import RemoteHead, RemoteRoles, check_remote_head, remote_roles_of
 from ._review import (
     ReviewRequest,
     ReviewTarget,
@@ -63,8 +64,11 @@ from ._review import (
     gh_ready,
     open_pull_request,
     push_branch,
+    push_refusal,
     push_remote,
+    send_branches,
     send_for_review,
+    unsent_branches,
     write_patch,
 )
 from ._snapshot import (
@@ -110,6 +114,8 @@ __all__ = [
     "PullRequest",
     "RecordProposal",
     "RecordSubmission",
+    "RemoteHead",
+    "RemoteRoles",
     "ResolvedCommit",
     "RetireOutcome",
     "Retirement",
@@ -123,6 +129,7 @@ __all__ = [
     "check_branch_name",
     "check_draft",
     "check_proposal",
+    "check_remote_head",
     "checkout_matches",
     "choose_target",
     "clean_reason",
@@ -152,10 +159,12 @@ __all__ = [
     "prove_user_dir_untouched",
     "pull_requests",
     "push_branch",
+    "push_refusal",
     "push_remote",
     "read_blobs",
     "record_outcomes",
     "regenerate_index_md",
+    "remote_roles_of",
     "require_brain_at",
     "resolve_commit",
     "retire_branch_name",
@@ -164,8 +173,10 @@ __all__ = [
     "retirement_reasons",
     "run_git",
     "run_propose",
+    "send_branches",
     "send_for_review",
     "tidy_branches",
+    "unsent_branches",
     "watch_directory",
     "write_patch",
 ]

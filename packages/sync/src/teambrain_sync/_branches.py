@@ -109,6 +109,9 @@ class _Listing:
     branches: list[ProposalBranch]
     base_blobs: dict[str, str]  # path → blob, under memories/ and retired/ at the base
     base_ids: dict[str, set[str]] = field(default_factory=dict)  # memory id → folders
+    # Memory ids a proposal adds that the base held once and no longer does (a `git revert` of
+    # the merge): memory id → the commit of the base that removed it.
+    removed_ids: dict[str, str] = field(default_factory=dict)
 
 
 _cache: dict[tuple[str, str, str], _Listing] = {}
@@ -151,6 +154,14 @@ def _judge(branch: ProposalBranch, listing: _Listing, pr: PullRequest | None) ->
     branch.pending = tuple(c for c in branch.changes if not _on_base(c, listing))
     branch.pr = pr
     branch.state, branch.why = _state(branch, branch.pending, pr)
+    reverted = sorted({
+        listing.removed_ids[c.memory_id][:12] for c in branch.changes
+        if c.status == "A" and c.memory_id in listing.removed_ids
+    })  # fmt: skip
+    if branch.state == "merged" and reverted:
+        out = f"taken out of the default branch since (commit {', '.join(reverted)})"
+        merged = f"{branch.why}; " if pr is not None and pr.state == "MERGED" else "merged, "
+        branch.why = merged + out
 
 
 def _state(
@@ -180,10 +191,13 @@ def _on_base(change: BranchChange, listing: _Listing) -> bool:
     """True when the base already holds what ``change`` does."""
     memory_id = change.memory_id
     if change.status == "A" and memory_id is not None:
-        # A new memory is merged once its id is in the brain, in whatever state since; a
-        # retirement once the id is in retired/.
+        # A new memory is merged once its id is in the brain, in whatever state since, or was
+        # there and was taken out again (a revert: the proposal is over); a retirement once
+        # the id is in retired/.
         folders = listing.base_ids.get(memory_id, set())
-        return bool(folders) if change.folder == "memories" else "retired" in folders
+        if change.folder == "memories":
+            return bool(folders) or memory_id in listing.removed_ids
+        return "retired" in folders
     if change.status == "D":
         return change.path not in listing.base_blobs
     return listing.base_blobs.get(change.path) == change.blob
@@ -225,7 +239,17 @@ def _listing(repo: GitRepo, base_sha: str) -> _Listing:
             change = BranchChange("A", path, "")
             if change.memory_id is not None:
                 listing.base_ids.setdefault(change.memory_id, set()).add(change.folder)
-        _own_changes(repo, base_sha, listing.branches)
+        oldest = _own_changes(repo, base_sha, listing.branches)
+        added = {
+            c.memory_id for b in listing.branches for c in b.changes
+            if c.status == "A" and c.folder == "memories" and c.memory_id is not None
+            and c.memory_id not in listing.base_ids
+        }  # fmt: skip
+        if added and oldest is not None:
+            removed = removed_memories(
+                repo, base_sha, since=oldest - CLOCK_SKEW_S, present=listing.base_ids
+            )
+            listing.removed_ids = {i: removed[i] for i in added if i in removed}
     with _cache_lock:
         if len(_cache) >= _CACHE_SIZE:
             _cache.pop(next(iter(_cache)))
@@ -250,24 +274,29 @@ def _base_blobs(repo: GitRepo, base_sha: str) -> dict[str, str]:
     return blobs
 
 
-def _own_changes(repo: GitRepo, base_sha: str, branches: Iterable[ProposalBranch]) -> None:
-    """Each branch's own changes (its commits not on the base), from one ``git log``."""
+def _own_changes(repo: GitRepo, base_sha: str, branches: Iterable[ProposalBranch]) -> int | None:
+    """Each branch's own changes (its commits not on the base), from one ``git log``; the
+    commit time of the oldest of those commits (None: none)."""
     by_ref = {ref: branch for branch in branches for ref in branch.tips}
     keyed = {id(branch): branch for branch in by_ref.values()}
     stdin = "".join(f"{ref}\n" for ref in by_ref) + f"^{base_sha}\n"
     out = repo.git(
         "log", "--stdin", "--no-merges", "--source", "--raw", "-z", "--no-renames",
-        "--no-abbrev", "--format=%x01%H %S", "--", *_brain_paths(),
+        "--no-abbrev", "--format=%x01%H %ct %S", "--", *_brain_paths(),
         input=stdin.encode("utf-8"),
     ).stdout.decode("utf-8", "surrogateescape")  # fmt: skip
     seen: dict[int, dict[str, BranchChange]] = {}
     added: dict[int, set[str]] = {}
+    oldest: int | None = None
     for chunk in out.split("\x01"):
         header, _, rest = chunk.partition("\x00")
-        _sha, _, source = header.strip().partition(" ")
+        _sha, _, rest_of_header = header.strip().partition(" ")
+        when, _, source = rest_of_header.partition(" ")
         branch = by_ref.get(source)
         if branch is None:
             continue
+        if when.isdecimal():
+            oldest = int(when) if oldest is None else min(oldest, int(when))
         tokens = rest.lstrip("\n").split("\x00")
         for meta, path in zip(tokens[::2], tokens[1::2], strict=False):
             fields = meta.split()
@@ -285,6 +314,37 @@ def _own_changes(repo: GitRepo, base_sha: str, branches: Iterable[ProposalBranch
             was_added = newest.status != "D" and path in added.get(id(branch), set())
             changes.append(BranchChange("A", path, newest.blob) if was_added else newest)
         branch.changes = tuple(sorted(changes, key=lambda c: c.path))
+    return oldest
+
+
+# A proposal's commit is made on its author's machine; the base's commits that merge it, on
+# the forge or a maintainer's. Their clocks may disagree by this much.
+CLOCK_SKEW_S = 2 * 86_400
+
+
+def removed_memories(
+    repo: GitRepo, base_sha: str, *, since: int | None = None, present: Iterable[str] = ()
+) -> dict[str, str]:
+    """Memory id → the commit of the base's history that took its file out of the brain
+    without retiring it (a ``git revert`` of its merge, a deletion), for the memories the base
+    held once and holds no more (``present``: the ids it holds); one ``git log`` of the brain's
+    folders (``since``: commit time, seconds since the epoch, before which nothing is read)."""
+    args = ["log", "--no-renames", "--name-status", "-z", "--format=%x01%H", base_sha]
+    if since is not None:
+        args.insert(1, f"--since={max(since, 0)}")
+    out = repo.git(*args, "--", *_brain_paths(), check=False).stdout
+    held = set(present)
+    removed: dict[str, str] = {}
+    for chunk in out.decode("utf-8", "surrogateescape").split("\x01"):
+        sha, _, rest = chunk.partition("\x00")
+        tokens = rest.lstrip("\n").split("\x00")
+        for status, path in zip(tokens[::2], tokens[1::2], strict=False):
+            memory_id = BranchChange("D", path, "").memory_id
+            if memory_id is None or memory_id in held:
+                continue
+            if status.strip() == "D":  # newest first: the removal the base ends with
+                removed.setdefault(memory_id, sha.strip())
+    return removed
 
 
 def tidy_branches(repo: GitRepo, branches: Sequence[ProposalBranch]) -> list[ProposalBranch]:

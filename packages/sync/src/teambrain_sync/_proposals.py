@@ -12,7 +12,7 @@ from teambrain_schema import MemoryDraft, UserError, ValidationFailure
 from teambrain_schema.frontmatter import serialise_memory
 from teambrain_schema.ids import new_ulid
 
-from ._branches import ProposalBranch, tidy_branches
+from ._branches import ProposalBranch, proposal_branches, tidy_branches
 from ._git import GitRepo
 from ._memories import (
     NewMemory,
@@ -23,7 +23,13 @@ from ._memories import (
     retire_memory,
 )
 from ._pulls import pull_requests
-from ._review import ReviewRequest, ReviewTarget, send_for_review
+from ._review import (
+    ReviewRequest,
+    ReviewTarget,
+    send_branches,
+    send_for_review,
+    unsent_branches,
+)
 from ._workspace import open_workspace
 
 if TYPE_CHECKING:
@@ -55,6 +61,14 @@ class RetireOutcome:
     check: ProposalCheck
     notes: tuple[str, ...] = ()  # open proposals that edit or supersede the memory
     tidied: tuple[ProposalBranch, ...] = ()  # local proposal branches merged or closed, removed
+    # Other proposal branches whose push failed before (any verb's), sent again; and those
+    # kept local on purpose (--no-push), named.
+    resent: tuple[ReviewRequest, ...] = ()
+    unsent: tuple[str, ...] = ()
+
+    def reviews(self) -> list[ReviewRequest]:
+        """Every branch this run sent for review: its own, then the ones it sent again."""
+        return ([self.review] if self.review else []) + list(self.resent)
 
 
 def propose_branch_name() -> str:
@@ -137,8 +151,9 @@ def propose_retirement(
     file moves to ``retired/`` with ``status: retired`` and the commit message records the
     reason, in one commit; then the branch is sent for review. The user's checkout is never touched."""
     branch = retire_branch_name(memory_id)
+    sending = push and not dry_run and target.remote is not None
     notes, tidied = _open_work_on(
-        repo, target, patch_dir, [memory_id], refresh=push and not dry_run, tidy=not dry_run
+        repo, target, patch_dir, [memory_id], refresh=sending, tidy=not dry_run
     )
     with open_workspace(repo, target.base) as workspace:
         retirement = retire_memory(workspace, memory_id, reason)
@@ -148,9 +163,13 @@ def propose_retirement(
         )  # fmt: skip
         if resent is not None:  # committed here before, never pushed: send it now
             commit, review = resent
-            return RetireOutcome(
-                retirement, target, branch, commit, review, ProposalCheck(), tuple(notes), tidied
+            others, kept = _send_others(
+                repo, target, patch_dir, branch, sending=sending, review=review
             )
+            return RetireOutcome(
+                retirement, target, branch, commit, review, ProposalCheck(), tuple(notes),
+                tidied, others, kept,
+            )  # fmt: skip
         check = check_proposal(workspace)
         # A memory broken before is still retired: only problems the move itself causes count.
         caused = [v for v in check.own if v.path != retirement.new_relpath]
@@ -168,7 +187,34 @@ def propose_retirement(
         repo, target=target, branch=branch, commit=commit, title=title, body=body,
         patch_dir=patch_dir, push=push,
     )  # fmt: skip
-    return RetireOutcome(retirement, target, branch, commit, review, check, tuple(notes), tidied)
+    others, kept = _send_others(repo, target, patch_dir, branch, sending=sending, review=review)
+    return RetireOutcome(
+        retirement, target, branch, commit, review, check, tuple(notes), tidied, others, kept
+    )
+
+
+def _send_others(
+    repo: GitRepo,
+    target: ReviewTarget,
+    patch_dir: Path,
+    own: str,
+    *,
+    sending: bool,
+    review: ReviewRequest | None,
+) -> tuple[tuple[ReviewRequest, ...], tuple[str, ...]]:
+    """What a verb that reaches the remote does for the proposal branches other verbs left
+    unsent (``own``: this verb's branch, sent as ``review`` says): the ones whose push failed,
+    pushed (their pull requests opened); the ones kept local on purpose, named. Nothing is
+    tried when this verb's own push failed (offline: the next run sends them all)."""
+    if not sending or (review is not None and review.push_error is not None):
+        return (), ()
+    pulls = pull_requests(repo, patch_dir, refresh=False)  # as this run's own gh call left it
+    failed, kept = unsent_branches(repo, proposal_branches(repo, target.base.sha, pulls))
+    names = [b for b in failed if b != own]
+    return (
+        tuple(send_branches(repo, target, names, patch_dir)),
+        tuple(b for b in kept if b != own),
+    )
 
 
 def _open_work_on(
@@ -262,6 +308,12 @@ class FixCitationsOutcome:
     review: ReviewRequest | None
     check: ProposalCheck | None
     notes: tuple[str, ...] = ()  # open proposals that edit or supersede an edited memory
+    resent: tuple[ReviewRequest, ...] = ()  # other branches whose push failed, sent again
+    unsent: tuple[str, ...] = ()  # other branches kept local on purpose, named
+
+    def reviews(self) -> list[ReviewRequest]:
+        """Every branch this run sent for review: its own, then the ones it sent again."""
+        return ([self.review] if self.review else []) + list(self.resent)
 
 
 def fix_citations_message(fixes: tuple[CitationFix, ...]) -> tuple[str, str]:
@@ -332,6 +384,7 @@ def propose_citation_fixes(
     from teambrain_schema.staleness import followed_evidence, stale_memories
 
     checker = CitationChecker(repo.root, commit=target.base.sha)
+    sending = push and not dry_run and target.remote is not None
     with open_workspace(repo, target.base) as workspace:
         brain = workspace.load()
         stale = stale_memories(workspace.layout, brain=brain, checker=checker)
@@ -392,9 +445,13 @@ def propose_citation_fixes(
         )  # fmt: skip
         if resent is not None:  # committed here before, never pushed: send it now
             commit, review = resent
-            return FixCitationsOutcome(
-                tuple(fixes), tuple(unfixed), target, branch, commit, review, None
+            others, kept = _send_others(
+                repo, target, patch_dir, branch, sending=sending, review=review
             )
+            return FixCitationsOutcome(
+                tuple(fixes), tuple(unfixed), target, branch, commit, review, None, (),
+                others, kept,
+            )  # fmt: skip
         check = check_proposal(workspace)
         if check.own:
             raise ValidationFailure(f"{check.own[0].format()} (after following moved citations)")
@@ -416,9 +473,11 @@ def propose_citation_fixes(
         repo, target=target, branch=branch, commit=commit, title=title, body=body,
         patch_dir=patch_dir, push=push,
     )  # fmt: skip
+    others, kept = _send_others(repo, target, patch_dir, branch, sending=sending, review=review)
     return FixCitationsOutcome(
-        tuple(fixes), tuple(unfixed), target, branch, commit, review, check, tuple(notes)
-    )
+        tuple(fixes), tuple(unfixed), target, branch, commit, review, check, tuple(notes),
+        others, kept,
+    )  # fmt: skip
 
 
 def _with_evidence(text: str, evidence: tuple[tuple[str, str, str], ...]) -> str:

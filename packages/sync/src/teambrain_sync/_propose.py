@@ -32,7 +32,13 @@ from teambrain_schema.drafts import validate_draft
 from teambrain_schema.injection import find_injections
 from teambrain_schema.paths import BrainLayout
 
-from ._branches import ProposalBranch, PullRequest, tidy_branches
+from ._branches import (
+    CLOCK_SKEW_S,
+    ProposalBranch,
+    PullRequest,
+    removed_memories,
+    tidy_branches,
+)
 from ._git import GitRepo
 from ._memories import (
     KnownMemory,
@@ -47,7 +53,13 @@ from ._memories import (
 )
 from ._proposals import ProposedItem, proposal_message, propose_branch_name
 from ._pulls import pull_requests
-from ._review import ReviewRequest, ReviewTarget, send_for_review
+from ._review import (
+    ReviewRequest,
+    ReviewTarget,
+    send_branches,
+    send_for_review,
+    unsent_branches,
+)
 from ._workspace import BrainWorkspace, open_workspace
 
 Result = Literal["proposed", "would-propose", "already-proposed", "duplicate", "rejected"]
@@ -152,8 +164,10 @@ class ProposeRun:
     review: ReviewRequest | None = None
     inherited_problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    # Proposal branches of an earlier run that were committed but not pushed, sent again.
+    # Proposal branches of an earlier run (of any verb) that were committed but not pushed,
+    # sent again; and those kept local on purpose (--no-push), named.
     resent: list[ReviewRequest] = field(default_factory=list)
+    unsent: list[str] = field(default_factory=list)
     # Every proposal branch of the base and what became of it; the local ones tidied away.
     branches: list[ProposalBranch] = field(default_factory=list)
     tidied: list[ProposalBranch] = field(default_factory=list)
@@ -165,6 +179,10 @@ class ProposeRun:
     def push_errors(self) -> list[str]:
         """One line per branch whose push failed."""
         return [f"{r.branch}: {r.push_error}" for r in self.reviews() if r.push_error is not None]
+
+    def pr_errors(self) -> list[str]:
+        """One line per pushed branch whose pull request ``gh`` failed to open."""
+        return [f"{r.branch}: {r.pr_error}" for r in self.reviews() if r.pr_failed]
 
 
 class CandidateLedger(Protocol):
@@ -379,13 +397,17 @@ def run_propose(
         run.tidied = tidy_branches(repo, proposals.branches)
     with open_workspace(repo, target.base) as workspace:
         known = known_memories(workspace)
+        reverted = _reverted_proposals(repo, target, candidates, workspace, proposals)
         seen: dict[str, Candidate] = {}
         survivors: list[Outcome] = []
         for candidate in candidates:
             outcome = Outcome(candidate, "rejected")
             run.outcomes.append(outcome)
             draft = candidate.draft
-            if candidate.status == "proposed":
+            revert = reverted.get(candidate.candidate_id)
+            if revert is not None:  # merged once, taken out since: the proposal is over
+                outcome.notes.append(revert)
+            elif candidate.status == "proposed":
                 outcome.result, outcome.rule = "already-proposed", "proposed"
                 outcome.memory_id = candidate.proposed_as
                 outcome.reason = f"already proposed as {candidate.proposed_as}" + (
@@ -461,7 +483,7 @@ def run_propose(
             outcome.result = "would-propose" if dry_run else "proposed"
             outcome.memory_id, outcome.path = memory.id, memory.relpath
         if dry_run or not accepted:
-            run.resent = _send_again(repo, target, unsent, patch_dir)
+            run.resent = _send_again(repo, target, unsent, patch_dir, run, sending=sending)
             return run
         proposed = [
             ProposedItem(
@@ -483,30 +505,69 @@ def run_propose(
         repo, target=target, branch=branch, commit=run.commit, title=title, body=body,
         patch_dir=patch_dir, push=push,
     )  # fmt: skip
-    run.resent = _send_again(repo, target, unsent, patch_dir)
+    run.resent = _send_again(repo, target, unsent, patch_dir, run, sending=sending)
     return run
 
 
+def _reverted_proposals(
+    repo: GitRepo,
+    target: ReviewTarget,
+    candidates: Sequence[Candidate],
+    workspace: BrainWorkspace,
+    proposals: ProposalIndex,
+) -> dict[str, str]:
+    """Candidate id → a note, for each candidate marked proposed whose memory the base held
+    once and holds no more — its merge reverted (``git revert``) or its file deleted — and no
+    open proposal adds: the proposal state follows what the default branch holds now, so it
+    is proposed again (one ``git log``, only when a candidate marked proposed is named)."""
+    marked = {
+        c.candidate_id: c.proposed_as for c in candidates
+        if c.status == "proposed" and c.proposed_as
+    }  # fmt: skip
+    if not marked:
+        return {}
+    brain = workspace.load()
+    present = {f.document.front.id for f in brain.files if f.document is not None}
+    held = {m.id for m in proposals.open.values()}
+    wanted = {c: m for c, m in marked.items() if m not in present and m not in held}
+    if not wanted:
+        return {}
+    oldest = min(c.created for c in candidates if c.candidate_id in wanted)
+    since = int(oldest.timestamp()) - CLOCK_SKEW_S
+    removed = removed_memories(repo, target.base.sha, since=since, present=present)
+    base = target.base.requested
+    return {
+        candidate_id: f"memory {memory_id} was merged, then taken out of {base} (commit "
+        f"{removed[memory_id][:12]}, a revert?): proposed again as a new memory"
+        for candidate_id, memory_id in wanted.items()
+        if memory_id in removed
+    }
+
+
 def _send_again(
-    repo: GitRepo, target: ReviewTarget, unsent: dict[str, list[Outcome]], patch_dir: Path
+    repo: GitRepo,
+    target: ReviewTarget,
+    unsent: dict[str, list[Outcome]],
+    patch_dir: Path,
+    run: ProposeRun,
+    *,
+    sending: bool,
 ) -> list[ReviewRequest]:
-    """Push each proposal branch an earlier run committed but did not get to the remote."""
-    sent = []
+    """Push each proposal branch an earlier run committed but did not get to the remote: the
+    ones holding these candidates, and — whichever verb made them (a retirement, a citation
+    fix) — every other one whose push failed; name the ones kept local on purpose."""
     for branch, outcomes in unsent.items():
-        commit = repo.rev_parse(f"refs/heads/{branch}^{{commit}}")
-        if commit is None:  # deleted meanwhile: the candidates stay pending for the next run
+        if repo.rev_parse(f"refs/heads/{branch}^{{commit}}") is None:
+            # deleted meanwhile: the candidates stay pending for the next run
             for outcome in outcomes:
                 outcome.result, outcome.rule = "rejected", "proposed"
                 outcome.reason = f"branch {branch} disappeared while proposing; run it again"
-            continue
-        message = repo.text("log", "-1", "--format=%B", commit)
-        title, _, body = message.partition("\n\n")
-        review = send_for_review(
-            repo, target=target, branch=branch, commit=commit, title=title.strip(), body=body,
-            patch_dir=patch_dir, push=True,
-        )  # fmt: skip
-        sent.append(review)
-    return sent
+    names = [b for b in unsent if repo.rev_parse(f"refs/heads/{b}^{{commit}}") is not None]
+    if sending and not (run.review is not None and run.review.push_error is not None):
+        failed, kept = unsent_branches(repo, run.branches)
+        names += [b for b in failed if b not in names and b != run.branch]
+        run.unsent = [b for b in kept if b not in names and b != run.branch]
+    return send_branches(repo, target, names, patch_dir)
 
 
 def _check_citations(

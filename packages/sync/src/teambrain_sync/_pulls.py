@@ -16,12 +16,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from teambrain_schema.atomic import write_text_atomic
-from teambrain_schema.private_dirs import ensure_private_dir
-
 from ._branches import PROPOSAL_PREFIX, PullRequest
+from ._cachefile import keep_entry
 from ._git import GitRepo
-from ._review import _GH_ENV, GH_TIMEOUT_S, gh_ready
+from ._remotes import remote_roles_of
+from ._review import _GH_ENV, GH_TIMEOUT_S, gh_ready, gh_repo_args
 
 CACHE_NAME = "pull-requests.json"
 LIST_LIMIT = 500  # the newest 500 proposal pull requests; older ones are long decided
@@ -45,7 +44,8 @@ def fetch_pull_requests(repo: GitRepo) -> dict[str, PullRequest] | None:
 
 
 def _gh_list(gh: str, repo: GitRepo, *selection: str) -> list[object] | None:
-    args = [gh, "pr", "list", *selection, "--json", _FIELDS, "--limit", str(LIST_LIMIT)]
+    args = [gh, "pr", "list", *gh_repo_args(remote_roles_of(repo)), *selection, "--json",
+            _FIELDS, "--limit", str(LIST_LIMIT)]  # fmt: skip
     try:
         done = subprocess.run(
             args, cwd=repo.root, env={**os.environ, **_GH_ENV}, capture_output=True,
@@ -120,22 +120,11 @@ def pull_requests(
 
 
 def _save(cache_dir: Path, repo: GitRepo, pulls: dict[str, PullRequest]) -> None:
-    path = cache_dir / CACHE_NAME
-    try:
-        data = json.loads(path.read_text("utf-8")) if path.is_file() else {}
-        if not isinstance(data, dict):
-            data = {}
-    except (OSError, ValueError):
-        data = {}
-    data[_key(repo)] = {
+    entry = {
         "fetched": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "pulls": {
             head: {"number": pr.number, "state": pr.state, "url": pr.url}
             for head, pr in sorted(pulls.items())
         },
     }
-    try:
-        ensure_private_dir(cache_dir)
-        write_text_atomic(path, json.dumps(data, indent=1) + "\n", mode=0o600)
-    except OSError:
-        pass  # a cache that cannot be written only costs the next offline answer
+    keep_entry(cache_dir / CACHE_NAME, _key(repo), entry)

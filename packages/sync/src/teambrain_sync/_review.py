@@ -8,16 +8,19 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from teambrain_schema import EnvironmentProblem, UserError
 from teambrain_schema.atomic import write_bytes_atomic
 from teambrain_schema.git import first_line, network_timeout
-from teambrain_schema.gitdir import DEFAULT_BRANCH_NAMES, default_branch
+from teambrain_schema.gitdir import DEFAULT_BRANCH_NAMES
 from teambrain_schema.private_dirs import ensure_private_dir
 
+from ._branches import ProposalBranch
 from ._git import GitRepo
+from ._remotes import RemoteRoles, check_remote_head, default_branch_name, remote_roles_of
 from ._snapshot import ResolvedCommit, resolve_commit
 
 GH_TIMEOUT_S = 120.0
@@ -27,11 +30,15 @@ _GH_ENV = {"GH_PROMPT_DISABLED": "1", "GH_NO_UPDATE_NOTIFIER": "1", "NO_COLOR": 
 @dataclass(frozen=True)
 class ReviewTarget:
     """Where a proposal starts and goes: the base commit, the branch a pull request would
-    target (None when the base is not a branch) and the remote to push to (None: no remote)."""
+    target (None when the base is not a branch), the remote to push to (None: no remote) and
+    the remote of the repository the team merges into (another one in a fork)."""
 
     base: ResolvedCommit
     base_branch: str | None
     remote: str | None
+    base_remote: str | None = None
+    # What the user should know about the base: the remote's default branch moved.
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,12 @@ class ReviewRequest:
     pr_url: str | None
     pr_error: str | None
     patch: Path | None
+
+    @property
+    def pr_failed(self) -> bool:
+        """True when the branch was pushed and ``gh``, logged in, did not open its pull request
+        (a base branch the remote does not have, a fork it cannot see): not sent for review."""
+        return self.pushed and self.pr_url is None and self.pr_error is not None
 
     def to_json(self) -> dict[str, object]:
         """Plain data for ``--json`` output."""
@@ -62,34 +75,57 @@ class ReviewRequest:
 
 
 def push_remote(repo: GitRepo) -> str | None:
-    """The remote proposals go to: ``remote.pushDefault``, else ``origin``, else the only
-    remote; None without remotes (or with several and no way to choose)."""
-    remotes = repo.remotes()
-    configured = repo.config("remote.pushDefault")
-    if configured in remotes:
-        return configured
-    if "origin" in remotes:
-        return "origin"
-    return remotes[0] if len(remotes) == 1 else None
+    """The remote proposals go to: ``remote.pushDefault``, else ``origin``, else the remote
+    of the repository the team merges into (see :func:`remote_roles_of`); None without
+    remotes (or with several and no way to choose)."""
+    return remote_roles_of(repo).push
 
 
-def choose_target(repo: GitRepo, base: str | None = None) -> ReviewTarget:
-    """The base of a new proposal: ``base`` when given, else the remote's default branch as
-    last fetched, else the local default branch, else HEAD (a detached HEAD included)."""
-    remote = push_remote(repo)
+def choose_target(
+    repo: GitRepo,
+    base: str | None = None,
+    *,
+    ask_remote: bool = False,
+    cache_dir: Path | None = None,
+) -> ReviewTarget:
+    """The base of a new proposal: ``base`` when given, else the default branch, as last
+    fetched, of the repository the team merges into (``upstream`` in a fork), else the local
+    default branch, else HEAD (a detached HEAD included).
+
+    ``ask_remote`` (a run that reaches the remote anyway): ask that remote which branch is its
+    default now; when it moved (``main`` renamed ``trunk``) and this clone has fetched the new
+    one, start there and say so in ``notes``, else stop (:class:`EnvironmentProblem`) with the
+    command that fixes it. The answer is kept in ``cache_dir`` for what stays offline."""
+    roles = remote_roles_of(repo)
+    remote, base_remote = roles.push, roles.base
     if base is not None:
         resolved = resolve_commit(repo, base)
-        return ReviewTarget(resolved, _branch_name(repo, base, remote), remote)
-    for candidate in _default_candidates(repo, remote):
+        branch = _branch_name(repo, base, (base_remote, remote))
+        return ReviewTarget(resolved, branch, remote, base_remote)
+    notes: tuple[str, ...] = ()
+    head = check_remote_head(repo, cache_dir, ask=True) if ask_remote else None
+    if head is not None:
+        if not head.fetched:
+            raise EnvironmentProblem(head.message())
+        notes = (head.message(f"proposing on {head.remote}/{head.branch}"),)
+        resolved = resolve_commit(repo, f"{head.remote}/{head.branch}")
+        return ReviewTarget(resolved, head.branch, remote, base_remote, notes)
+    if base_remote not in (None, remote) and default_branch_name(repo, base_remote) is None:
+        raise EnvironmentProblem(
+            f"{base_remote}, the repository your team merges into, has not been fetched "
+            f"here: run `git fetch {base_remote}`, then propose again"
+        )
+    for candidate in _default_candidates(repo, base_remote):
         if repo.rev_parse(f"{candidate}^{{commit}}") is not None:
             resolved = resolve_commit(repo, candidate)
-            return ReviewTarget(resolved, _branch_name(repo, candidate, remote), remote)
+            branch = _branch_name(repo, candidate, (base_remote, remote))
+            return ReviewTarget(resolved, branch, remote, base_remote)
     if repo.head() is None:
         brain = "commit .teambrain/"
         if not (repo.root / ".teambrain").is_dir():
             brain = "run `tb init`, commit .teambrain/,"
         raise EnvironmentProblem(f"{repo.root} has no commits yet: {brain} then propose or retire")
-    return ReviewTarget(resolve_commit(repo, "HEAD"), repo.current_branch(), remote)
+    return ReviewTarget(resolve_commit(repo, "HEAD"), repo.current_branch(), remote, base_remote)
 
 
 def _default_candidates(repo: GitRepo, remote: str | None) -> list[str]:
@@ -100,22 +136,23 @@ def _default_candidates(repo: GitRepo, remote: str | None) -> list[str]:
         if done.returncode == 0 and target:
             names.append(target.removeprefix("refs/remotes/"))
         names += [f"{remote}/{name}" for name in DEFAULT_BRANCH_NAMES]
-        found = default_branch(str(repo.root))  # the rule agents are served by, remote HEAD unknown
-        if found is not None and found[0].startswith(f"refs/remotes/{remote}/"):
-            names.append(found[0].removeprefix("refs/remotes/"))
+        found = default_branch_name(repo, remote)  # the rule agents are served by
+        if found is not None:
+            names.append(f"{remote}/{found}")
     local = [repo.config("init.defaultBranch"), "main", "master"]
     names += [name for name in local if name and repo.ref_exists(f"refs/heads/{name}")]
     return list(dict.fromkeys(names))
 
 
-def _branch_name(repo: GitRepo, rev: str, remote: str | None) -> str | None:
+def _branch_name(repo: GitRepo, rev: str, remotes: tuple[str | None, ...]) -> str | None:
     """The branch name a pull request would target for ``rev`` (``origin/main`` → ``main``)."""
-    if (
-        remote is not None
-        and rev.startswith(f"{remote}/")
-        and repo.ref_exists(f"refs/remotes/{rev}")
-    ):
-        return rev.removeprefix(f"{remote}/")
+    for remote in remotes:
+        if (
+            remote is not None
+            and rev.startswith(f"{remote}/")
+            and repo.ref_exists(f"refs/remotes/{rev}")
+        ):
+            return rev.removeprefix(f"{remote}/")
     if repo.ref_exists(f"refs/heads/{rev}"):
         return rev
     if rev == "HEAD":
@@ -134,7 +171,9 @@ def write_patch(repo: GitRepo, commit: str, branch: str, patch_dir: Path) -> Pat
 
 def push_branch(repo: GitRepo, remote: str, branch: str, commit: str) -> str | None:
     """Push ``commit`` to ``remote`` as ``branch``; None on success, else the reason (a branch
-    of that name already on the remote, holding other commits, is said so).
+    of that name already on the remote, holding other commits, is said so). A push the server
+    refused (a pre-receive hook, a protected branch) gives every ``remote:`` line it sent, in
+    order, bounded (see :func:`push_refusal`): the actionable one is rarely the first.
 
     A pushed local branch of that name gets ``remote`` as its upstream, so that once the remote
     branch is deleted (the pull request merged or closed) git reports it gone and teambrain
@@ -145,18 +184,89 @@ def push_branch(repo: GitRepo, remote: str, branch: str, commit: str) -> str | N
             timeout=network_timeout(), check=False,
         )  # fmt: skip
     except EnvironmentProblem as exc:
+        mark_unsent(repo, branch, True)
         return exc.message
     if done.returncode != 0:
         out = done.stdout.decode("utf-8", "replace")
         err = done.stderr.decode("utf-8", "replace")
         if "[rejected]" in out and remote_has_branch(repo, remote, branch):
+            # A teammate's branch of the same change: sending this one again cannot work.
             return (
                 f"a branch {branch} already exists on {remote} with other commits "
                 "(the same change proposed from another machine?)"
             )
-        return first_line(err) or f"exit code {done.returncode}"
+        mark_unsent(repo, branch, True)
+        return push_refusal(out, err) or f"exit code {done.returncode}"
+    mark_unsent(repo, branch, False)
     set_upstream(repo, remote, branch)
     return None
+
+
+MAX_REMOTE_LINES = 20
+MAX_REMOTE_LINE_CHARS = 300
+
+
+def _printable(text: str) -> str:
+    """``text`` without control characters (a server's ANSI colours, a stray carriage return):
+    what a remote sends is printed on the user's terminal."""
+    import re
+
+    text = re.sub(r"\x1b\[[0-9;?]*[ -/]*[@-~]", "", text)  # CSI sequences (colours)
+    return "".join(ch if ch.isprintable() or ch == "\t" else " " for ch in text).strip()
+
+
+def push_refusal(stdout: str, stderr: str) -> str:
+    """Why a push failed, from git's output: every ``remote:`` line the server sent (at most
+    :data:`MAX_REMOTE_LINES`, each cut to :data:`MAX_REMOTE_LINE_CHARS` characters, control
+    characters removed), then git's own reason (``! [remote rejected] … (pre-receive hook
+    declined)``); empty when git said nothing."""
+    said: list[str] = []
+    reason = ""
+    dropped = 0
+    for raw in stderr.replace("\r", "\n").splitlines():
+        line = _printable(raw)
+        if line.startswith("remote:"):
+            text = _printable(line.removeprefix("remote:"))
+            if not text:
+                continue
+            if len(said) < MAX_REMOTE_LINES:
+                cut = (
+                    text
+                    if len(text) <= MAX_REMOTE_LINE_CHARS
+                    else text[: MAX_REMOTE_LINE_CHARS - 1] + "…"
+                )
+                said.append(f"remote: {cut}")
+            else:
+                dropped += 1
+        elif not reason and line and not line.startswith(("To ", "hint:")):
+            reason = line.removeprefix("fatal: ").removeprefix("error: ")
+    if dropped:
+        said.append(f"remote: … ({dropped} more line{'s' if dropped != 1 else ''})")
+    for raw in stdout.splitlines():  # --porcelain: "!\t<src>:<dst>\t[remote rejected] (why)"
+        fields = raw.split("\t")
+        if len(fields) >= 3 and fields[0] == "!":
+            reason = _printable(fields[2])[:MAX_REMOTE_LINE_CHARS]
+            break
+    first = reason or (said[0] if said else "")
+    rest = [line for line in said if line != first]
+    return "\n".join([first, *rest]) if first else ""
+
+
+UNSENT_KEY = "teambrain-unsent"
+
+
+def mark_unsent(repo: GitRepo, branch: str, unsent: bool) -> None:
+    """Record on the local proposal branch ``branch`` (when there is one) that it did not reach
+    review — its push, or its pull request, failed — so that the next verb that reaches the
+    remote sends it (see :func:`unsent_branches`); cleared once it is pushed (and its pull
+    request opened, when ``gh`` is logged in)."""
+    if not repo.ref_exists(f"refs/heads/{branch}"):
+        return
+    key = f"branch.{branch}.{UNSENT_KEY}"
+    if unsent:
+        repo.git("config", key, "true", check=False)
+    elif repo.config(key) is not None:
+        repo.git("config", "--unset-all", key, check=False)
 
 
 def set_upstream(repo: GitRepo, remote: str, branch: str) -> None:
@@ -209,24 +319,18 @@ def _gh_logged_in(gh: str, repo: GitRepo) -> bool:
 def open_pull_request(
     repo: GitRepo, *, branch: str, base_branch: str | None, title: str, body: str
 ) -> tuple[str | None, str | None]:
-    """``gh pr create`` for ``branch``; returns (url, None) or (None, gh's reason)."""
+    """``gh pr create`` for ``branch``, against the repository the team merges into (``--repo``
+    and ``--head owner:branch`` when the branch was pushed to a fork); returns (url, None) or
+    (None, gh's reason). A pull request of ``branch`` that is already open is its URL."""
     gh = shutil.which("gh")
     if gh is None:
         return None, "gh is not installed"
+    roles = remote_roles_of(repo)
     with tempfile.TemporaryDirectory(prefix="teambrain-pr-") as scratch:
         body_file = Path(scratch) / "body.md"
         body_file.write_text(body, "utf-8")
-        args = [
-            gh,
-            "pr",
-            "create",
-            "--head",
-            branch,
-            "--title",
-            title,
-            "--body-file",
-            str(body_file),
-        ]
+        args = [gh, "pr", "create", *gh_repo_args(roles), "--head", roles.gh_head(branch),
+                "--title", title, "--body-file", str(body_file)]  # fmt: skip
         if base_branch:
             args += ["--base", base_branch]
         try:
@@ -237,9 +341,65 @@ def open_pull_request(
         except (OSError, subprocess.SubprocessError) as exc:
             return None, f"gh pr create could not run: {exc}"
     if done.returncode != 0:
-        return None, first_line(done.stderr) or f"gh pr create exited {done.returncode}"
+        if "already exists" in done.stderr:
+            urls = [w for w in done.stderr.split() if w.startswith(("https://", "http://"))]
+            if urls:
+                return urls[-1], None
+        return None, _printable(first_line(done.stderr)) or f"gh pr create exited {done.returncode}"
     urls = [line.strip() for line in done.stdout.splitlines() if line.strip().startswith("http")]
     return (urls[-1] if urls else done.stdout.strip() or None), None
+
+
+def gh_repo_args(roles: RemoteRoles) -> list[str]:
+    """``["--repo", "owner/name"]`` naming the repository the team merges into, when a fork
+    makes it worth saying and its URL names it; else nothing (gh resolves it the same way)."""
+    repo = roles.gh_repo() if roles.fork else None
+    return ["--repo", repo] if repo else []
+
+
+def unsent_branches(
+    repo: GitRepo, branches: Sequence[ProposalBranch]
+) -> tuple[list[str], list[str]]:
+    """The proposal branches committed on this machine that never reached review: (those whose
+    push, or pull request, failed — the next verb that reaches the remote sends them, whichever
+    verb made them —, those never pushed otherwise: kept local on purpose, ``--no-push``, named
+    but not sent)."""
+    marked = set()
+    done = repo.git("config", "--get-regexp", rf"^branch\..*\.{UNSENT_KEY}$", check=False)
+    for line in done.stdout.decode("utf-8", "replace").splitlines():
+        key = line.partition(" ")[0]
+        marked.add(key.removeprefix("branch.").removesuffix(f".{UNSENT_KEY}"))
+    send, name = [], []
+    for branch in branches:
+        if not (branch.proposal and branch.local):
+            continue
+        if branch.name in marked and (
+            branch.state == "unpushed" or (branch.state == "open" and branch.pr is None)
+        ):
+            send.append(branch.name)
+        elif branch.state == "unpushed":
+            name.append(branch.name)
+    return send, name
+
+
+def send_branches(
+    repo: GitRepo, target: ReviewTarget, names: Sequence[str], patch_dir: Path
+) -> list[ReviewRequest]:
+    """Push each local proposal branch of ``names`` (and open its pull request), as it was
+    committed: its commit message is the pull request's title and body."""
+    sent = []
+    for branch in names:
+        commit = repo.rev_parse(f"refs/heads/{branch}^{{commit}}")
+        if commit is None:  # deleted meanwhile
+            continue
+        message = repo.text("log", "-1", "--format=%B", commit)
+        title, _, body = message.partition("\n\n")
+        review = send_for_review(
+            repo, target=target, branch=branch, commit=commit, title=title.strip(), body=body,
+            patch_dir=patch_dir, push=True,
+        )  # fmt: skip
+        sent.append(review)
+    return sent
 
 
 def send_for_review(
@@ -266,6 +426,8 @@ def send_for_review(
         pr_url, pr_error = open_pull_request(
             repo, branch=branch, base_branch=target.base_branch, title=title, body=body
         )
+        if pr_url is None:  # pushed, not in review: the next verb that sends tries again
+            mark_unsent(repo, branch, True)
     return ReviewRequest(
         branch=branch,
         commit=commit,

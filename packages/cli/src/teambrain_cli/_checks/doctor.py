@@ -319,6 +319,41 @@ def check_distill_online(ctx: DoctorContext) -> Finding:
     )  # fmt: skip
 
 
+def check_default_branch(ctx: DoctorContext, *, online: bool) -> list[Finding]:
+    """The branch agents are served and proposals start from: the default branch of the
+    repository the team merges into (``upstream`` in a fork) as last fetched — a problem when
+    the remote renamed it (asked of the remote with ``online``, else as ``tb propose`` last
+    asked) or, in a fork, when the project was never fetched."""
+    if ctx.repo is None or ctx.layout is None:
+        return []
+    from teambrain_sync import check_remote_head, open_repo, remote_roles_of
+
+    try:
+        repo = open_repo(ctx.repo)
+        roles = remote_roles_of(repo)
+        if roles.base is None:
+            return []
+        moved = check_remote_head(repo, ctx.machine.proposals, ask=online)
+    except TeambrainError:
+        return []
+    from teambrain_schema.gitdir import remote_default_branch
+
+    fork = f"; proposals are pushed to {roles.push}" if roles.fork else ""
+    if moved is not None:
+        detail = f"{moved.what()}: agents are served, and proposals start from, the old one"
+        return [Finding("default branch", "problem", detail, moved.fix)]
+    found = remote_default_branch(str(repo.git_dir), str(repo.common_dir), roles.base)
+    if found is None:
+        return [Finding(
+            "default branch", "problem",
+            f"nothing fetched from {roles.base}, the repository your team merges into{fork}",
+            f"git fetch {roles.base}",
+        )]  # fmt: skip
+    asked = " (the remote agrees)" if online else ""
+    branch = found[0].removeprefix("refs/remotes/")
+    return [Finding("default branch", "ok", f"{branch} as last fetched{asked}{fork}")]
+
+
 def check_adapters_registry() -> Finding:
     """The bundled adapters.yaml agrees with the code registry."""
     from .._agent_tools.registry import check_adapters
@@ -540,7 +575,8 @@ def check_staleness(ctx: DoctorContext) -> list[Finding]:
 
 def gather(machine: MachineLayout, *, online: bool = False) -> tuple[DoctorContext, list[Finding]]:
     """Run every readiness check available without the optional packages; ``online`` adds the
-    one check that leaves the machine (the distill endpoint answers)."""
+    checks that leave the machine (the distill endpoint answers; the remote says which branch
+    is its default)."""
     repo = find_repo_root()
     layout = BrainLayout(repo) if repo is not None and BrainLayout(repo).root.is_dir() else None
     ctx = DoctorContext(machine=machine, repo=repo, layout=layout, config=None)
@@ -548,7 +584,7 @@ def gather(machine: MachineLayout, *, online: bool = False) -> tuple[DoctorConte
         check_python(), check_git(), *check_repository(ctx), check_home(ctx),
         *check_retrieval(ctx), *check_user_config(ctx), *check_org_brain(ctx), *check_egress(ctx),
         check_adapters_registry(), *check_installed_tools(ctx), check_distill(ctx),
-        check_heartbeat(ctx), *check_staleness(ctx),
+        check_heartbeat(ctx), *check_staleness(ctx), *check_default_branch(ctx, online=online),
     ]  # fmt: skip
     if online:
         findings.append(check_distill_online(ctx))

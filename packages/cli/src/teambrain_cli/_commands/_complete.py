@@ -60,14 +60,14 @@ def _memory_ids() -> list[str]:
 
 def _candidate_ids() -> list[str]:
     """The pending candidates queued for the repository around the current directory."""
-    from teambrain_capture import repo_join_key
+    from teambrain_capture import repo_keys
     from teambrain_schema.paths import find_repo_root
 
     from .._console.context import machine
     from .._proposals.queue import read_queue
 
     root = find_repo_root()
-    queue = read_queue(machine(), repo_join_key(root) if root is not None else None)
+    queue = read_queue(machine(), repo_keys(root, machine()) if root is not None else None)
     return [candidate.candidate_id for candidate in queue.candidates]
 
 

@@ -20,6 +20,7 @@ from .._proposals.queue import (
 from ._complete import complete_candidate_ids
 
 if TYPE_CHECKING:
+    from teambrain_capture import RepoKeys
     from teambrain_schema import Candidate
 
     from .._proposals.queue import CandidateReview
@@ -32,13 +33,16 @@ VERDICT_MARKS = {
 }
 
 
-def _repo_key() -> str | None:
-    """The spool's join key of the repository around the current directory (None outside one)."""
-    from teambrain_capture import repo_join_key
+def _repo_key() -> RepoKeys | None:
+    """The spool's keys of the repository around the current directory (None outside one):
+    its join key and the ones it was filed under before its remote changed (said once)."""
+    from teambrain_capture import repo_keys
     from teambrain_schema.paths import find_repo_root
 
+    from .._console.context import machine
+
     root = find_repo_root()
-    return repo_join_key(root) if root is not None else None
+    return repo_keys(root, machine(), say=say) if root is not None else None
 
 
 def format_row(candidate: Candidate, width: int | None) -> str:

@@ -6,7 +6,7 @@ import dataclasses
 from pathlib import Path
 
 import click
-from teambrain_capture import repo_join_key
+from teambrain_capture import RepoKeys, repo_keys
 from teambrain_schema import UserError
 from teambrain_schema.brain import load_brain
 from teambrain_schema.paths import find_brain
@@ -100,12 +100,13 @@ def command(
       tb digest --format json
     """
     window = resolve_window(since, until)
-    if repo == ".":
-        repo = repo_join_key(Path.cwd())
-        if repo is None:
-            raise UserError("--repo .: not inside a git repository")
     home = machine()
-    report = build_digest(home, window, repo=repo)
+    keys: RepoKeys | str | None = repo
+    if repo == ".":  # this repository, under its current key and the ones it had before
+        keys = repo_keys(Path.cwd(), home, say=say)
+        if keys.key is None:
+            raise UserError("--repo .: not inside a git repository")
+    report = build_digest(home, window, repo=keys)
     titles, stale = brain_facts()
     report = dataclasses.replace(report, stale=stale)
     if out is not None:

@@ -89,6 +89,27 @@ def _lint_hidden_edits(layout: BrainLayout, report: LintReport, brain: Brain) ->
     report.violations.sort(key=lambda v: (v.path, v.line, v.rule))
 
 
+NEAR_DUPLICATE_RULE = "near-duplicate"
+
+
+def _lint_near_duplicates(layout: BrainLayout, report: LintReport, brain: Brain) -> None:
+    """Warnings for live memories that say the same as another live one (the rule `tb
+    propose` refuses a near-duplicate by): a paraphrase two machines proposed without seeing
+    each other's pull request merges cleanly, and CI's lint of the merge result shows it to
+    the reviewer. Only where embeddings are available (the brain's local model, or a remote
+    embedder approved here)."""
+    from .._proposals.guard import live_near_duplicates
+
+    found = live_near_duplicates(layout, brain)
+    relpaths = {f.document.front.id: f.relpath for f in brain.files if f.document is not None}
+    for duplicate in found or ():
+        report.violations.append(
+            Violation(relpaths[duplicate.newer_id], 1, NEAR_DUPLICATE_RULE, duplicate.message(),
+                      "warning")
+        )  # fmt: skip
+    report.violations.sort(key=lambda v: (v.path, v.line, v.rule))
+
+
 EVIDENCE_RULE = "evidence-commit"
 
 
@@ -157,8 +178,9 @@ def _egress_notes(layout: BrainLayout) -> list[Violation]:
 def command(ctx: click.Context, as_json: bool, *, strict: bool = False) -> None:
     """Check the brain. Prints one `path:line: rule: message` line per violation.
 
-    Also warns about memories the code no longer bears out (stale citations, run-out TTLs) and
-    about edits of superseded memories that are never served,
+    Also warns about memories the code no longer bears out (stale citations, run-out TTLs),
+    about edits of superseded memories that are never served and, where embeddings are
+    available, about live memories that say the same as another one (near-duplicates),
     and notes (never a failure) an INDEX.md that the default branch has yet to regenerate,
     evidence commits a squash or rebase merge rewrote (or that are unverifiable here), and
     each brain.yaml setting that sends data off this machine, with its approval here.
@@ -178,6 +200,7 @@ def command(ctx: click.Context, as_json: bool, *, strict: bool = False) -> None:
     _lint_evidence(layout, report, brain)
     _lint_exported_sections(layout, report, brain)
     _lint_hidden_edits(layout, report, brain)
+    _lint_near_duplicates(layout, report, brain)
     report.notes.extend(_egress_notes(layout))
     if as_json:
         emit_json(report.to_json())

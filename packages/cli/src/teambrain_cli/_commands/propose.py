@@ -14,10 +14,17 @@ from .._console.context import machine
 from .._console.output import emit_json, fit, fit_middle, say, terminal_width
 from .._proposals.guard import near_duplicate_guard
 from .._proposals.queue import find_candidate
-from .._proposals.review import open_target, report_review, report_tidied, target_json
+from .._proposals.review import (
+    open_target,
+    report_review,
+    report_tidied,
+    report_unsent,
+    target_json,
+)
 from ._complete import complete_candidate_ids
 
 if TYPE_CHECKING:
+    from teambrain_capture import RepoKeys
     from teambrain_schema import RecordCandidate
     from teambrain_sync import (
         Outcome,
@@ -41,17 +48,18 @@ def _select(
     propose_all: bool,
     drafts: tuple[str, ...],
     home: MachineLayout,
-    repo_key: str | None,
+    keys: RepoKeys,
 ) -> tuple[list[Candidate], list[Candidate]]:
     """(the candidates to propose, this repository's spool) — unknown ids are a user error.
 
-    The spool is machine-wide: ``--all`` takes only candidates queued for this repository (an
-    id named explicitly is taken whatever repository it was queued for)."""
+    The spool is machine-wide: ``--all`` takes only candidates queued for this repository,
+    under its current key or one it had before its remote changed (an id named explicitly is
+    taken whatever repository it was queued for)."""
     from teambrain_capture import list_candidates, load_candidate
 
     listing = list_candidates(home)
-    others = [c for c in listing.candidates if c.repo not in (repo_key, None)]
-    listing.candidates = [c for c in listing.candidates if c.repo in (repo_key, None)]
+    others = [c for c in listing.candidates if not keys.holds(c.repo)]
+    listing.candidates = [c for c in listing.candidates if keys.holds(c.repo)]
     if propose_all and any(c.status == "pending" for c in others):
         say(
             f"tb: leaving {sum(c.status == 'pending' for c in others)} pending candidate(s) of other repositories alone"
@@ -141,7 +149,7 @@ def _line(outcome: Outcome, width: int | None = None) -> str:
 def _exit_code(run: ProposeRun) -> int:
     if any(o.failed for o in run.outcomes):
         return ExitCode.VALIDATION_FAILURE
-    if run.push_errors():
+    if run.push_errors() or run.pr_errors():  # not sent for review: never "ok"
         return ExitCode.ENVIRONMENT_ERROR
     return ExitCode.OK
 
@@ -240,7 +248,7 @@ def command(
       tb propose --record payments.yaml           a graph record, checked by the ontology
       tb propose --promote .teambrain/notes/x.md --class learning
     """
-    from teambrain_capture import SpoolLedger, repo_join_key
+    from teambrain_capture import SpoolLedger, repo_keys
     from teambrain_sync import propose_candidates
 
     home = machine()
@@ -259,7 +267,7 @@ def command(
         )
     if promote and memory_class and drafts:
         raise UserError("--promote NOTE --class CLASS makes the memory from the note: no --draft")
-    repo, target = open_target(base)
+    repo, target = open_target(base, sending=not (dry_run or no_push), cache_dir=home.proposals)
     from teambrain_schema.paths import BrainLayout
 
     from .._console.trust import ask_to_approve
@@ -268,8 +276,9 @@ def command(
 
     layout = BrainLayout(repo.root)
     removal = note_relpath(layout, promote) if promote else None
-    repo_key = repo_join_key(repo.root)
-    submissions, record_candidates = _record_submissions(records, propose_all, home, repo_key)
+    keys = repo_keys(repo.root, home, say=say, record=not dry_run)
+    repo_key = keys.key
+    submissions, record_candidates = _record_submissions(records, propose_all, home, keys)
     memory_drafts = [load_draft_file(source) for source in drafts]
     if removal and memory_class:
         memory_drafts.append(note_draft(layout, removal, memory_class))
@@ -279,7 +288,7 @@ def command(
         if layout.root.is_dir():  # the near-duplicate guard embeds the drafts
             ask_to_approve(layout, home, ("retrieval.embedder", "org_brain"))
         named = (*drafts, *((removal,) if removal and memory_class else ()))
-        chosen, spool = _select(candidate_ids, propose_all, named, home, repo_key)
+        chosen, spool = _select(candidate_ids, propose_all, named, home, keys)
         chosen += [
             c for c in _draft_candidates(memory_drafts, home, spool, dry_run, repo_key)
             if c.candidate_id not in {k.candidate_id for k in chosen}
@@ -321,6 +330,7 @@ def command(
                 "commit": run.commit,
                 "review": run.review.to_json() if run.review else None,
                 "resent": [r.to_json() for r in run.resent],
+                "unsent": list(run.unsent),
                 "warnings": run.warnings,
                 "base_problems": run.inherited_problems,
                 "proposal_branches": [b.to_json() for b in run.branches],
@@ -334,7 +344,7 @@ def command(
 
 
 def _record_submissions(
-    files: tuple[str, ...], propose_all: bool, home: MachineLayout, repo_key: str | None
+    files: tuple[str, ...], propose_all: bool, home: MachineLayout, keys: RepoKeys
 ) -> tuple[list[RecordSubmission], list[RecordCandidate]]:
     """The records to propose: the files named, then (with --all) the record drafts agents
     queued for this repository."""
@@ -348,9 +358,7 @@ def _record_submissions(
         listing = list_records(home)
         for path, reason in listing.broken:
             say(f"tb: skipping unreadable record candidate {path}: {reason}")
-        queued = [
-            c for c in listing.records if c.status == "pending" and c.repo in (repo_key, None)
-        ]
+        queued = [c for c in listing.records if c.status == "pending" and keys.holds(c.repo)]
         submissions += [candidate_submission(c) for c in queued]
     return submissions, queued
 
@@ -430,14 +438,15 @@ def _fix_citations(
     move; never a silent rewrite of the brain."""
     from teambrain_sync import propose_citation_fixes
 
-    repo, target = open_target(base)
+    repo, target = open_target(base, sending=not (dry_run or no_push), cache_dir=home.proposals)
     outcome = propose_citation_fixes(
         repo, target=target, patch_dir=home.proposals, dry_run=dry_run, push=not no_push
     )
     review = outcome.review
-    # A failed push is a failure here as everywhere (exit 2): the branch is kept, and the
-    # next run sends it again.
-    code = ExitCode.ENVIRONMENT_ERROR if review and review.push_error else ExitCode.OK
+    # A failed push, or a pull request gh did not open, is a failure here as everywhere
+    # (exit 2): the branch is kept, and the next run sends it again.
+    failed = any(r.push_error is not None or r.pr_failed for r in outcome.reviews())
+    code = ExitCode.ENVIRONMENT_ERROR if failed else ExitCode.OK
     if as_json:
         emit_json(
             {
@@ -455,6 +464,8 @@ def _fix_citations(
                 "branch": outcome.branch if outcome.fixes else None,
                 "commit": outcome.commit,
                 "review": review.to_json() if review else None,
+                "resent": [r.to_json() for r in outcome.resent],
+                "unsent": list(outcome.unsent),
                 "notes": list(outcome.notes),
             }
         )  # fmt: skip
@@ -471,9 +482,12 @@ def _fix_citations(
         say(f"stale, no rename to follow (edit or retire it by hand): {line}")
     for note in outcome.notes:
         say(f"note: {note}")
+    for sent in outcome.reviews():
+        report_review(sent, target)
+    report_unsent(outcome.unsent, target.remote)
     if review is not None:
-        report_review(review, target)
-    elif not outcome.fixes:
+        return code
+    if not outcome.fixes:
         say("No cited path has moved and no evidence commit was rewritten: nothing to propose.")
     elif dry_run:
         say(f"Dry run: nothing committed (branch would be {outcome.branch}).")
@@ -502,6 +516,7 @@ def _print_human(run: ProposeRun) -> None:
         )
     for review in run.reviews():
         report_review(review, run.target)
+    report_unsent(run.unsent, run.target.remote)
     if run.reviews():
         return
     if run.dry_run:

@@ -10,7 +10,13 @@ from teambrain_schema import ExitCode
 from .._console.context import machine
 from .._console.ids import resolve_id
 from .._console.output import emit_json, say
-from .._proposals.review import open_target, report_review, report_tidied, target_json
+from .._proposals.review import (
+    open_target,
+    report_review,
+    report_tidied,
+    report_unsent,
+    target_json,
+)
 from ._complete import complete_memory_ids
 
 
@@ -64,18 +70,23 @@ def command(
     """
     from teambrain_sync import propose_retirement
 
-    repo, target = open_target(base)
+    home = machine()
+    repo, target = open_target(base, sending=not (dry_run or no_push), cache_dir=home.proposals)
     outcome = propose_retirement(
         repo, _full_id(repo.root, memory_id), " ".join(reason), target=target,
-        patch_dir=machine().proposals, dry_run=dry_run, push=not no_push,
+        patch_dir=home.proposals, dry_run=dry_run, push=not no_push,
     )  # fmt: skip
     retirement = outcome.retirement
     review = outcome.review
     push_failed = review is not None and review.push_error is not None
+    # Not in review (its pull request was not opened), or another branch left unsent still is.
+    not_sent = push_failed or any(
+        r.push_error is not None or r.pr_failed for r in outcome.reviews()
+    )
     if as_json:
         emit_json(
             {
-                "ok": not push_failed,
+                "ok": not not_sent,
                 "dry_run": dry_run,
                 "memory": {
                     "id": retirement.id,
@@ -88,6 +99,8 @@ def command(
                 "branch": outcome.branch,
                 "commit": outcome.commit,
                 "review": review.to_json() if review else None,
+                "resent": [r.to_json() for r in outcome.resent],
+                "unsent": list(outcome.unsent),
                 "warnings": [v.format() for v in outcome.check.warnings],
                 "notes": list(outcome.notes),
                 "tidied": [b.to_json() for b in outcome.tidied],
@@ -100,7 +113,7 @@ def command(
             "Would propose retiring"
             if dry_run
             else "Committed, not yet sent for review: retiring"
-            if push_failed
+            if push_failed or (review is not None and review.pr_failed)
             else "Proposed retiring"
         )
         click.echo(f"{verb} memory {retirement.id} {retirement.title!r}")
@@ -113,8 +126,11 @@ def command(
         report_tidied(outcome.tidied)
         if review is not None:
             report_review(review, target)
-            if not push_failed:
+            if not push_failed and not review.pr_failed:
                 say("It is retired once that review is merged.")
         else:
             say(f"Dry run: nothing committed (branch would be {outcome.branch}).")
-    ctx.exit(ExitCode.ENVIRONMENT_ERROR if push_failed else ExitCode.OK)
+        for sent in outcome.resent:  # branches earlier runs of any verb left unsent
+            report_review(sent, target)
+        report_unsent(outcome.unsent, target.remote)
+    ctx.exit(ExitCode.ENVIRONMENT_ERROR if not_sent else ExitCode.OK)

@@ -29,6 +29,7 @@ from .._console.ids import resolve_id
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from teambrain_capture import RepoKeys
     from teambrain_retrieval import Catalog, Retriever
     from teambrain_schema.paths import BrainLayout
     from teambrain_sync import GitRepo, KnownMemory, ProposalIndex, SimilarMemory
@@ -73,20 +74,22 @@ class Queue:
 
 def read_queue(
     machine: MachineLayout,
-    repo_key: str | None,
+    repo_key: RepoKeys | str | None,
     *,
     statuses: Sequence[CandidateStatus] = ("pending",),
     every_repository: bool = False,
 ) -> Queue:
-    """The spool's candidates queued for ``repo_key`` (capture's join key of the repository;
-    candidates queued for no repository count as this one's), or with ``every_repository``
-    all of them, keeping ``statuses``."""
-    from teambrain_capture import list_candidates
+    """The spool's candidates queued for ``repo_key`` (capture's join key of the repository,
+    or its :class:`~teambrain_capture.RepoKeys`: the keys it was filed under before its remote
+    changed count too; candidates queued for no repository count as this one's), or with
+    ``every_repository`` all of them, keeping ``statuses``."""
+    from teambrain_capture import RepoKeys, list_candidates
 
+    keys = RepoKeys.of(repo_key)
     listing = list_candidates(machine)
     queue = Queue(unreadable=list(listing.broken))
     for candidate in listing.candidates:
-        here = every_repository or candidate.repo in (repo_key, None)
+        here = every_repository or keys.holds(candidate.repo)
         if not here:
             queue.elsewhere += candidate.status == "pending"
         elif candidate.status in statuses:

@@ -16,14 +16,25 @@ if TYPE_CHECKING:
     from teambrain_sync import GitRepo, ProposalBranch, ReviewRequest, ReviewTarget
 
 
-def open_target(base: str | None, start: Path | None = None) -> tuple[GitRepo, ReviewTarget]:
+def open_target(
+    base: str | None,
+    start: Path | None = None,
+    *,
+    sending: bool = False,
+    cache_dir: Path | None = None,
+) -> tuple[GitRepo, ReviewTarget]:
     """The repository around ``start`` (default: the current directory) and the commit a
-    proposal starts from; exit 2 without git, outside a repository, or when that commit has no
-    brain."""
+    proposal starts from — in a fork, the default branch of the repository the team merges
+    into; exit 2 without git, outside a repository, or when that commit has no brain.
+
+    ``sending`` (a run that pushes): the remote is asked whether its default branch moved
+    (renamed), and the answer kept in ``cache_dir`` for ``tb doctor`` and ``tb serve``."""
     from teambrain_sync import choose_target, has_brain, no_brain_reason, open_repo
 
     repo = open_repo(start or Path.cwd())
-    target = choose_target(repo, base)
+    target = choose_target(repo, base, ask_remote=sending and base is None, cache_dir=cache_dir)
+    for note in target.notes:
+        say(f"note: {note}")
     if not has_brain(repo, target.base.sha):
         reason = no_brain_reason(repo, target.base)
         if reason is not None:
@@ -43,6 +54,8 @@ def target_json(target: ReviewTarget) -> dict[str, object]:
         "commit": target.base.sha,
         "branch": target.base_branch,
         "remote": target.remote,
+        "base_remote": target.base_remote,
+        "notes": list(target.notes),
     }
 
 
@@ -52,16 +65,21 @@ def report_review(review: ReviewRequest, target: ReviewTarget) -> None:
     say(f"Branch {review.branch} (commit {short}, based on {target.base.requested}).")
     if review.pr_url:
         say(f"Pull request: {review.pr_url}")
+    elif review.pr_failed:
+        say(f"Pushed to {review.remote}, but no pull request was opened: gh pr create failed: "
+            f"{review.pr_error}")  # fmt: skip
+        say(f"  Open one for {review.branch} yourself; `tb propose` also tries again.")
     elif review.pushed:
         say(f"Pushed to {review.remote}. Open a pull request for {review.branch} to review it.")
-        if review.pr_error:
-            say(f"  (gh pr create failed: {review.pr_error})")
     elif review.push_error and "already exists on" in review.push_error:
         say(f"Push to {target.remote} failed: {review.push_error}")
         say(f"  Review that pull request instead; then delete this one: "
             f"git branch -D {review.branch}")  # fmt: skip
     elif review.push_error:
-        say(f"Push to {target.remote} failed: {review.push_error}")
+        first, *rest = review.push_error.splitlines() or [""]
+        say(f"Push to {target.remote} failed: {first}")
+        for line in rest:  # every line the server sent (a hook's reasons), as it sent them
+            say(f"  {line}")
         say(f"  Run the same command again to send it, or push it yourself: "
             f"git push {target.remote} {review.branch}")  # fmt: skip
     else:
@@ -70,6 +88,15 @@ def report_review(review: ReviewRequest, target: ReviewTarget) -> None:
         say(f"  Merging it into {into} makes it live.")
     if review.patch and not review.pr_url:
         say(f"Patch: {review.patch}")
+
+
+def report_unsent(names: Sequence[str], remote: str | None) -> None:
+    """Name the proposal branches committed here and kept local (``--no-push``): nothing sends
+    them but the user."""
+    for name in names:
+        say(f"note: {name} is committed here and was never pushed (kept local with --no-push?):"
+            f" send it with `git push {remote or '<remote>'} {name}`, or drop it with "
+            f"`git branch -D {name}`")  # fmt: skip
 
 
 def report_tidied(tidied: Sequence[ProposalBranch]) -> None:

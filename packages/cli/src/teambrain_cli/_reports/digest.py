@@ -18,6 +18,7 @@ from typing import Any
 from teambrain_capture import (
     NO_END,
     FeedbackVote,
+    RepoKeys,
     SessionSummary,
     read_feedback,
     read_jsonl,
@@ -52,9 +53,10 @@ class SpoolScan:
 
 
 def scan_sessions(
-    machine: MachineLayout, window: ReportWindow, *, repo: str | None = None
+    machine: MachineLayout, window: ReportWindow, *, repo: RepoKeys | str | None = None
 ) -> SpoolScan:
-    """Every spool session that started inside ``window`` (and in ``repo``, when given).
+    """Every spool session that started inside ``window`` (and in ``repo``, when given: a
+    repository's keys take the sessions filed under its earlier names too).
 
     Files last written before the window opened cannot hold a session that started in it and
     are not read. Torn lines and invalid events of the files read are counted."""
@@ -73,7 +75,7 @@ def scan_sessions(
         scan.invalid_events += invalid
         if summary is None or summary.is_empty or not window.contains(summary.started):
             continue
-        if repo is not None and summary.repo != repo:
+        if repo is not None and not RepoKeys.of(repo).holds(summary.repo):
             continue
         scan.sessions.append(summary)
     scan.sessions.sort(key=lambda s: (s.started, s.sid))
@@ -362,9 +364,11 @@ def build_digest(
     machine: MachineLayout,
     window: ReportWindow,
     *,
-    repo: str | None = None,
+    repo: RepoKeys | str | None = None,
     now: dt.datetime | None = None,
 ) -> DigestReport:
-    """Scan the spool and the feedback votes of this machine and aggregate them for ``window``."""
+    """Scan the spool and the feedback votes of this machine and aggregate them for ``window``
+    (``repo``: one repository's sessions, named in the report by its current key)."""
     scan = scan_sessions(machine, window, repo=repo)
-    return aggregate(scan, window, read_feedback(machine), repo=repo, generated=now)
+    name = repo.key if isinstance(repo, RepoKeys) else repo
+    return aggregate(scan, window, read_feedback(machine), repo=name, generated=now)

@@ -221,7 +221,7 @@ class Pages:
         since = request.query_params.get("since") or WINDOWS[0]
         everywhere = request.query_params.get("repo") == "all"
         data = usage_page(
-            self.ctx.machine, since=since, repo=None if everywhere else self.ctx.repo_key,
+            self.ctx.machine, since=since, repo=None if everywhere else self.ctx.repo_keys,
             this_repo=self.ctx.repo_key, titles_of=self.titles_of,
             link=lambda memory_id: self.link(f"/memory/{memory_id}"),
         )  # fmt: skip
@@ -239,7 +239,7 @@ class Pages:
         from .sessions import list_sessions
 
         everywhere = request.query_params.get("repo") == "all"
-        rows = list_sessions(self.ctx.machine, None if everywhere else self.ctx.repo_key)
+        rows = list_sessions(self.ctx.machine, None if everywhere else self.ctx.repo_keys)
         return self.render("sessions.html", request, rows=rows, everywhere=everywhere)
 
     def session(self, request: Request) -> Response:
@@ -361,7 +361,7 @@ class Pages:
 
         browsed = self.ctx.listing()  # the index's catalog: the brain's contents, no file read
         view = queue_view(
-            self.ctx.machine, self.ctx.layout, self.ctx.repo_key, retriever=self.ctx.retriever(),
+            self.ctx.machine, self.ctx.layout, self.ctx.repo_keys, retriever=self.ctx.retriever(),
             catalog=browsed.catalog, titles={row.id: row.title for row in browsed.listing.memories},
         )  # fmt: skip
         proposals = proposals_view(
@@ -381,7 +381,7 @@ class Pages:
         from .queue import propose_chosen
 
         result = propose_chosen(
-            self.ctx.machine, self.ctx.repo_root, self.ctx.repo_key, form.get("id", []),
+            self.ctx.machine, self.ctx.repo_root, self.ctx.repo_keys, form.get("id", []),
             allow_similar=bool(form.get("allow_similar")),
         )  # fmt: skip
         return RedirectResponse(self.link("/queue", result=self.ctx.remember(result)), 303)
@@ -390,7 +390,7 @@ class Pages:
         from .queue import drop_chosen
 
         reason = (form.get("reason") or [""])[0].strip() or None
-        result = drop_chosen(self.ctx.machine, self.ctx.repo_key, form.get("id", []), reason)
+        result = drop_chosen(self.ctx.machine, self.ctx.repo_keys, form.get("id", []), reason)
         return RedirectResponse(self.link("/queue", result=self.ctx.remember(result)), 303)
 
     def warm(self) -> None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from teambrain_schema.paths import BrainLayout, MachineLayout
 
 if TYPE_CHECKING:
+    from teambrain_capture import RepoKeys
     from teambrain_retrieval import Catalog, Retriever
     from teambrain_schema.citation_checker import CitationChecker
     from teambrain_sync import ResolvedCommit
@@ -79,7 +80,9 @@ class UiContext:
 
     layout: BrainLayout
     machine: MachineLayout
-    repo_key: str | None
+    # the repository's keys in the spool: its current one and those it was filed under before
+    # its remote changed (see teambrain_capture.repo_keys)
+    repo_keys: RepoKeys
     secret: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     port: int = 0
     _lock: threading.RLock = field(default_factory=threading.RLock)
@@ -92,6 +95,11 @@ class UiContext:
     @property
     def repo_root(self) -> Path:
         return self.layout.repo_root
+
+    @property
+    def repo_key(self) -> str | None:
+        """The repository's current key in the spool."""
+        return self.repo_keys.key
 
     @property
     def base(self) -> str:

@@ -23,6 +23,7 @@ from .._proposals.queue import (
 )
 
 if TYPE_CHECKING:
+    from teambrain_capture import RepoKeys
     from teambrain_retrieval import Catalog, Retriever
     from teambrain_sync import GitRepo, ProposalBranch
 
@@ -48,7 +49,7 @@ def _repo(root: Path) -> GitRepo | None:
 
 
 def queue_view(
-    machine: MachineLayout, layout: BrainLayout, repo_key: str | None, *,
+    machine: MachineLayout, layout: BrainLayout, repo_key: RepoKeys | str | None, *,
     retriever: Retriever | None = None, catalog: Catalog | None = None,
     titles: Mapping[str, str] | None = None,
 ) -> QueueView:  # fmt: skip
@@ -78,7 +79,7 @@ def queue_view(
     return view
 
 
-def _chosen(machine: MachineLayout, repo_key: str | None, ids: Sequence[str], verb: str) -> list[Candidate]:  # fmt: skip
+def _chosen(machine: MachineLayout, repo_key: RepoKeys | str | None, ids: Sequence[str], verb: str) -> list[Candidate]:  # fmt: skip
     if not ids:
         raise UserError(f"tick at least one candidate to {verb}")
     queue = read_queue(machine, repo_key, statuses=("pending", "proposed", "rejected"))
@@ -102,7 +103,7 @@ class ProposeResult:
 
 
 def propose_chosen(
-    machine: MachineLayout, repo_root: Path, repo_key: str | None, ids: Sequence[str],
+    machine: MachineLayout, repo_root: Path, repo_key: RepoKeys | str | None, ids: Sequence[str],
     *, allow_similar: bool = False,
 ) -> ProposeResult:  # fmt: skip
     """``tb propose <ids> [--allow-similar]``: the same service, gates and review."""
@@ -114,7 +115,7 @@ def propose_chosen(
 
     chosen = _chosen(machine, repo_key, ids, "propose")
     spool = read_queue(machine, repo_key, statuses=("pending", "proposed", "rejected")).candidates
-    repo, target = open_target(None, repo_root)
+    repo, target = open_target(None, repo_root, sending=True, cache_dir=machine.proposals)
     run = propose_candidates(
         chosen, repo=repo, target=target, ledger=SpoolLedger(machine),
         patch_dir=machine.proposals, spool=spool, push=True, allow_similar=allow_similar,
@@ -137,7 +138,7 @@ class DropResult:
 
 
 def drop_chosen(
-    machine: MachineLayout, repo_key: str | None, ids: Sequence[str], reason: str | None
+    machine: MachineLayout, repo_key: RepoKeys | str | None, ids: Sequence[str], reason: str | None
 ) -> DropResult:
     """``tb candidates drop <ids> [--reason TEXT]``: out of the queue, under propose's lock."""
     chosen = _chosen(machine, repo_key, ids, "drop")

@@ -125,7 +125,7 @@ def run_ui(
     address (``echo``, stdout) and what happens (``say``, stderr)."""
     from urllib.parse import urlencode
 
-    from teambrain_capture import repo_join_key
+    from teambrain_capture import repo_keys
     from teambrain_sync import open_repo, require_brain_at
 
     from .._console.context import machine, require_brain
@@ -142,7 +142,7 @@ def run_ui(
         say(f"tb ui: starting at {describe_moment(commit)}")
         query = {k: v for k, v in (("ref", ref), ("at", at)) if v is not None}
         start += "?" + urlencode(query)
-    ctx = UiContext(layout, machine(), repo_join_key(layout.repo_root))
+    ctx = UiContext(layout, machine(), repo_keys(layout.repo_root, machine(), say=say))
     sock = bind_loopback(port)
     ctx.port = sock.getsockname()[1]
     url = f"http://{LOOPBACK}:{ctx.port}{ctx.base}/{start}"

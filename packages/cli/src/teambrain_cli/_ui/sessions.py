@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 from teambrain_capture import (
+    RepoKeys,
     SessionSummary,
     read_jsonl,
     safe_sid,
@@ -70,12 +71,18 @@ def _row(key: str, summary: SessionSummary) -> SessionRow:
     )  # fmt: skip
 
 
-def list_sessions(machine: MachineLayout, repo: str | None) -> list[SessionRow]:
-    """This repository's sessions (every one when ``repo`` is None), newest first."""
+def list_sessions(machine: MachineLayout, repo: RepoKeys | str | None) -> list[SessionRow]:
+    """This repository's sessions (every one when ``repo`` is None; a repository's keys take
+    those filed under its earlier names too), newest first."""
+    keys = RepoKeys.of(repo) if repo is not None else None
     rows = []
     for path in reversed(session_files(machine)):
         summary, _ = summarise_session(read_jsonl(path).records)
-        if summary is None or summary.is_empty or (repo is not None and summary.repo != repo):
+        if (
+            summary is None
+            or summary.is_empty
+            or (keys is not None and not keys.holds(summary.repo))
+        ):
             continue
         rows.append(_row(path.stem, summary))
         if len(rows) >= MAX_LISTED:

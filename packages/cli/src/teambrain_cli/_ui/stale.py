@@ -85,7 +85,7 @@ def open_fix_review(repo_root: Path, patch_dir: Path) -> FixResult:
 
     from .._proposals.review import open_target
 
-    repo, target = open_target(None, repo_root)
+    repo, target = open_target(None, repo_root, sending=True, cache_dir=patch_dir)
     outcome = propose_citation_fixes(
         repo, target=target, patch_dir=patch_dir, dry_run=False, push=True
     )

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from teambrain_capture import RepoKeys
 from teambrain_schema.paths import MachineLayout
 
 from .._reports.digest import build_digest
@@ -71,17 +72,19 @@ def usage_page(
     machine: MachineLayout,
     *,
     since: str,
-    repo: str | None,
+    repo: RepoKeys | str | None,
     this_repo: str | None,
     titles_of: Callable[[list[str]], Mapping[str, str]],
     link: Callable[[str], str],
     now: dt.datetime | None = None,
 ) -> UsagePage:
-    """The usage page for the window ``since``..now over ``repo`` (None: every repository):
-    the digest of this machine's spool, as its JSON report, drawn by :func:`usage_from_json`."""
+    """The usage page for the window ``since``..now over ``repo`` (None: every repository; a
+    repository's keys take its sessions filed under earlier names too): the digest of this
+    machine's spool, as its JSON report, drawn by :func:`usage_from_json`."""
     window = resolve_window(since, None, now=now)
     data = build_digest(machine, window, repo=repo, now=now).to_json()
-    return usage_from_json(data, since=since, repo=repo, this_repo=this_repo, titles_of=titles_of, link=link)  # fmt: skip
+    shown = repo.key if isinstance(repo, RepoKeys) else repo
+    return usage_from_json(data, since=since, repo=shown, this_repo=this_repo, titles_of=titles_of, link=link)  # fmt: skip
 
 
 def usage_from_json(
