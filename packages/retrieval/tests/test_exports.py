@@ -64,6 +64,7 @@ PUBLIC_API = [
     "LiveView",
     "LocalModel",
     "LocalOnnxEmbedder",
+    "NoteHit",
     "PARAPHRASE_COSINE",
     "PARAPHRASE_TERM_OVERLAP",
     "PathMatcher",

@@ -48,6 +48,12 @@ _EXPORTS: dict[str, str] = {
     "list_candidates": "_candidates",
     "load_candidate": "_candidates",
     "CandidateList": "_candidates",
+    "queue_record": "_records",
+    "queue_note": "_records",
+    "save_record": "_records",
+    "list_records": "_records",
+    "records_dir": "_records",
+    "RecordList": "_records",
     "run_capture_hook": "_hook",
     "close_idle_sessions": "_hook",
     "summarise_intent": "_intent",
@@ -101,6 +107,14 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
     from ._lite import (
         UNKNOWN_MODEL as UNKNOWN_MODEL,
         safe_sid as safe_sid,
+    )
+    from ._records import (
+        RecordList as RecordList,
+        list_records as list_records,
+        queue_note as queue_note,
+        queue_record as queue_record,
+        records_dir as records_dir,
+        save_record as save_record,
     )
     from ._repos import (
         RepoKeys as RepoKeys,

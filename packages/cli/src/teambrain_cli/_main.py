@@ -41,6 +41,7 @@ SUMMARIES = {
     "distill": "Turn captured sessions into memory candidates (the only step that calls a model)",
     "doctor": "Is teambrain ready here? Each problem comes with a one-line fix",
     "export": "Write the required memories into a marked section of AGENTS.md",
+    "graph": "The brain's graph: its nodes, or one node with its neighbours and memories",
     "import": "Turn CLAUDE.md, AGENTS.md, rules files… into candidates for review",
     "init": "Create .teambrain/ in this repository and the machine-local folders",
     "install": "Wire teambrain's MCP server and capture hooks into an agent tool",

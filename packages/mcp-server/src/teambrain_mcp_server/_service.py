@@ -22,6 +22,7 @@ from teambrain_schema import (
     MemoryFeedbackResult,
     MemoryProposeResult,
     MemorySearchResult,
+    RecordDraft,
     TeambrainError,
     UserError,
     ValidationFailure,
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
     from teambrain_sync import GitRepo
 
 DEFAULT_SEARCH_K = 8
+# Free-form notes a search lists after its memories, at most (docs/graph.md#notes).
+NOTES_K = 3
 # While memories wait to be embedded (a first start on a large brain, a big pull), the server
 # embeds them between answers in slices this long; an answer waits at most one slice.
 EMBED_SLICE_S = 0.25
@@ -226,13 +229,17 @@ class BrainService:
         return result
 
     def search(self, query: str, k: int) -> MemorySearchResult:
-        """The ``k`` memories that best match ``query``, best first."""
+        """The ``k`` memories that best match ``query``, best first; then up to three free-form
+        notes that match too (a source of their own, never required)."""
         layout = self.layout()
         with self._lock:
             retriever = self.retriever()
             hits = retriever.search(query, k)
+            notes = retriever.search_notes(query, (), min(k, NOTES_K))
             result = MemorySearchResult(
-                results=[hit.to_result() for hit in hits], coverage=retriever.coverage()
+                results=[hit.to_result() for hit in hits],
+                coverage=retriever.coverage(),
+                notes=[note.to_result() for note in notes] or None,
             )
             commit = retriever.commit
         self._record_retrieved(layout, [m.id for m in result.results], commit=commit, via="search")
@@ -269,12 +276,14 @@ class BrainService:
                 return
             time.sleep(0.01)  # an answer waiting for the lock gets it
 
-    def propose(self, draft: MemoryDraft | dict[str, Any]) -> MemoryProposeResult:
+    def propose(self, draft: MemoryDraft | RecordDraft | dict[str, Any]) -> MemoryProposeResult:
         """Validate ``draft`` and queue it in the local spool; the repository is not touched."""
         from teambrain_capture import make_event, queue_candidate, repo_keys
         from teambrain_sync import cached_pull_requests, check_draft
 
         layout = self.layout()
+        if isinstance(draft, RecordDraft) or (isinstance(draft, dict) and "nodeKind" in draft):
+            return self._propose_record(layout, draft)
         keys = self.session(layout)
         repo = self._repo(layout)
         # Pull requests as `tb propose` last saw them: the server never reaches the network.
@@ -298,6 +307,40 @@ class BrainService:
             candidate_id=candidate.candidate_id,
             duplicate_of=holder.id if holder is not None else None,
             note=verdict.note(),
+        )
+
+    def _propose_record(
+        self, layout: BrainLayout, draft: RecordDraft | dict[str, Any]
+    ) -> MemoryProposeResult:
+        """A graph record draft: checked against the brain's ontology and graph (as the
+        checkout holds them), then queued in ``spool/records/`` for ``tb propose --all``."""
+        from pydantic import ValidationError
+        from teambrain_capture import queue_record, repo_keys
+        from teambrain_schema.frontmatter import describe_validation_error
+        from teambrain_schema.graph_lint import check_record
+        from teambrain_schema.yaml import dump_yaml
+
+        try:
+            record = draft if isinstance(draft, RecordDraft) else RecordDraft.model_validate(draft)
+        except ValidationError as exc:
+            raise ValidationFailure(f"draft: {describe_validation_error(exc)[0]}") from None
+        relpath, problems = check_record(layout, dump_yaml(record.as_yaml_data()))
+        errors = [v.format() for v in problems if v.severity == "error"]
+        if errors:
+            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+            raise ValidationFailure(f"record rejected by the ontology: {errors[0]}{more}")
+        keys = self.session(layout)
+        candidate, created = queue_record(
+            record, "agent", sid=keys.sid if keys else None,
+            repo=repo_keys(layout.repo_root, self.machine).key, machine=self.machine,
+        )  # fmt: skip
+        note = (
+            f"graph record {record.id} queued for {relpath}; a human proposes it with "
+            "`tb propose --all`"
+        )
+        return MemoryProposeResult(
+            candidate_id=candidate.candidate_id,
+            note=note if created else f"already queued: {note}",
         )
 
     def _repo(self, layout: BrainLayout) -> GitRepo | None:

@@ -15,6 +15,7 @@ from teambrain_schema import (
     MemoryProposeResult,
     MemoryResult,
     MemorySearchResult,
+    NoteResult,
 )
 from teambrain_schema.render import MEMORY_NOTICE, one_line
 
@@ -35,8 +36,9 @@ def _memory(number: int, memory: MemoryResult, *, why: bool = False) -> str:
         )
     title = _line(memory.title) or "(untitled)"
     stale = f"\nmay be stale: {_line('; '.join(memory.stale))}" if memory.stale else ""
+    via = f"\nlinked in the team's graph, {_line(provenance.via)}" if provenance.via else ""
     reasons = f"\nwhy: {_line('; '.join(memory.why))}" if why and memory.why else ""
-    return f"### {number}. {title}\n{' · '.join(facts)}{stale}{reasons}\n\n{memory.body}"
+    return f"### {number}. {title}\n{' · '.join(facts)}{via}{stale}{reasons}\n\n{memory.body}"
 
 
 def _section(
@@ -62,14 +64,29 @@ def context_text(result: MemoryContextResult) -> str:
     return "\n\n".join(parts)
 
 
+def _note(number: int, note: NoteResult) -> str:
+    where = _line(note.path) + (f" @ {note.commit[:12]}" if note.commit else "")
+    return f"### {number}. {_line(note.title) or '(untitled)'}\nteam note · {where}\n\n{note.body}"
+
+
+def _notes_section(notes: list[NoteResult] | None) -> list[str]:
+    if not notes:
+        return []
+    return [
+        "## Team notes (free-form, not reviewed as memories; ranked below them)",
+        *(_note(i + 1, note) for i, note in enumerate(notes)),
+    ]
+
+
 def search_text(result: MemorySearchResult) -> str:
-    """``memory_search`` as markdown, best match first."""
-    if not result.results:
+    """``memory_search`` as markdown, best match first; matching notes after the memories."""
+    if not result.results and not result.notes:
         partial = f"\n\nNote: {_line(result.coverage.note)}" if result.coverage else ""
         return "No team memory matches this query." + partial
     count = len(result.results)
     lines = [MEMORY_NOTICE, f"{count} matching memor{'y' if count == 1 else 'ies'}, best first."]
     lines += [_memory(i + 1, memory) for i, memory in enumerate(result.results)]
+    lines += _notes_section(result.notes)
     if result.coverage is not None:
         lines.append(f"Note: {_line(result.coverage.note)}")
     return "\n\n".join(lines)

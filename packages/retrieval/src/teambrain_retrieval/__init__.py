@@ -23,6 +23,7 @@ _EXPORTS: dict[str, str] = {
     "Retriever": "_retriever",
     "RetrieverOptions": "_retriever",
     "Hit": "_hits",
+    "NoteHit": "_notes",
     "Similar": "_hits",
     "ContextPack": "_hits",
     "RefreshReport": "_refresher",
@@ -139,6 +140,7 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         LocalModel as LocalModel,
         LocalOnnxEmbedder as LocalOnnxEmbedder,
     )
+    from ._notes import NoteHit as NoteHit
     from ._pathmatch import (
         PathMatcher as PathMatcher,
         defined_symbols as defined_symbols,

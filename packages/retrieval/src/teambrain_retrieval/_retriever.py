@@ -11,6 +11,7 @@ damaged one aside and rebuilding it, is done here too.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import functools
 import threading
@@ -29,10 +30,13 @@ from ._duplicates import is_near_duplicate, term_overlap
 from ._embedders import Embedder, EmbedderUnavailable, embedder_egress, make_embedder
 from ._fusion import CANDIDATES, RRF_K, fuse_rrf
 from ._git import head_commit
+from ._graphlinks import GraphLinks, live_rowids, merge_linked, tagged_memories
 from ._hits import ContextPack, Hit, HitBuilder, Similar
 from ._live import LIVE_SUFFIX, LiveView
+from ._notes import NoteHit, NoteIndex
 from ._notices import say_once
 from ._numpy import prepare_numpy
+from ._policy import OrgPolicies
 from ._query import query_terms
 from ._refresher import BrainSource, Refresher, RefreshReport
 from ._situation import Situation, ambiguous_paths, file_symbols
@@ -48,6 +52,8 @@ if TYPE_CHECKING:
     from ._embedding import Progress
 
 TRUST_HINT = "`tb trust` shows it and asks"
+# Notes an answer lists after its memories, at most.
+NOTES_K = 3
 ORG_BRAIN_SENDS = "its org-scoped memories, served to this repository's agents"
 
 _WILDCARDS = frozenset("*?[")
@@ -238,6 +244,7 @@ class Retriever:
         self._lock = threading.RLock()
         self._embedder_reason = "none: keyword search only (retrieval.embedder.provider: none)"
         self._embedder = self._choose_embedder(options.embedder)
+        self.org_policies = OrgPolicies()  # filled by _org_sources: what this repository may read
         self._sources = [self._main_source(), *self._org_sources()]
         # Why this process indexes in memory instead of in index.db (None: it does not).
         self.in_memory: str | None = None
@@ -253,6 +260,9 @@ class Retriever:
             locks=WorkLocks(home.home, self._shares_work),
             prepare=self._prepare_live if self.live is not None else None,
         )
+        self._notes: NoteIndex | None = None
+        self._graph_links: list[GraphLinks] | None = None
+        self._refresh_interval = options.refresh_interval
         self.hits = HitBuilder(
             self.backend.store,
             self._sources,
@@ -351,7 +361,22 @@ class Retriever:
             if not self.ephemeral
             else f"{brain_id_for(org.repo_root)}#org-of:{self.brain_id}"
         )
+        self._org_policy(org, org_id)
         return [BrainSource(org, org_id, org.repo_root.resolve().name, ("org",))]
+
+    def _org_policy(self, org: BrainLayout, org_id: str) -> None:
+        """The read policy the org brain has for this repository (its ``sources/``), when it
+        has any; its problems said once each."""
+        from teambrain_schema.read_policy import load_read_policy
+
+        repository = self.config.name or self.layout.repo_root.resolve().name
+        policy, problems = load_read_policy(org, repository)
+        for problem in problems:
+            self._warn(f"org brain read policy {problem.relpath}:{problem.line}: {problem.message}")
+        if policy is not None:
+            self.org_policies.policies[org_id] = policy
+            if policy.reads_nothing:
+                self._warn(policy.describe())
 
     def _open_db(self) -> apsw.Connection:
         if self.ephemeral:
@@ -392,6 +417,7 @@ class Retriever:
             self.db, self._vectors_table = db, "vectors"
             self.backend = self._make_backend()
             self.hits.store = self.backend.store
+            self._notes = None
             self.refresher.reattach(self.db, self.backend)
 
     def _copy_vectors(self, source: apsw.Connection | None, target: apsw.Connection) -> None:
@@ -468,6 +494,7 @@ class Retriever:
             self.db = connect(self.home.index_db)
             self.backend = self._make_backend()
             self.hits.store = self.backend.store
+            self._notes = None
             self.refresher.reopen(self.db, self.backend)
 
     def _make_backend(self) -> SqliteBackend:
@@ -524,8 +551,67 @@ class Retriever:
         reciprocal rank (k=60), filtered; fresh (the files are checked first). Never raises
         on odd query text. Each hit says which of the query's words it holds."""
         self._fresh()
-        ranked = self.backend.ranked(query, max(k, 0))[:k]
-        return self.hits.build(ranked, self._query_why(query, [rowid for rowid, _ in ranked]))
+        direct = self.backend.ranked(query, max(k, 0))
+        linked, via = self._linked((), query)
+        ranked = self._readable(merge_linked(direct, linked), linked)
+        why = self._query_why(query, [rowid for rowid, _ in direct])
+        return self._with_via(self.hits.build(ranked, why)[:k], via)
+
+    def _readable(
+        self, ranked: Sequence[tuple[int, float]], linked: Sequence[tuple[int, float]] = ()
+    ) -> list[tuple[int, float]]:
+        """``ranked`` as this repository may read it: the org brain's rows its read policy
+        allows, within its byte cap (see :mod:`._policy`)."""
+        if not self.org_policies:
+            return list(ranked)
+        return self.org_policies.readable(
+            self.backend.store, ranked, {rowid for rowid, _ in linked}
+        )
+
+    def _linked(
+        self, paths: Sequence[str], text: str | None
+    ) -> tuple[list[tuple[int, float]], dict[str, str]]:
+        """The rows the graph leads to from the nodes ``paths`` cover and ``text`` names,
+        nearest first, and each memory's route (``via …``): see :mod:`._graphlinks`. Nothing
+        when the brain has no graph records or ``retrieval.graph_depth`` is 0."""
+        depth = self.config.retrieval.graph_depth
+        if depth <= 0:
+            return [], {}
+        if self._graph_links is None:
+            self._graph_links = [GraphLinks(self.layout)]
+            for source in self._sources[1:]:  # an org brain's graph, as its policy allows
+                policy = self.org_policies.policies.get(source.brain_id)
+                if policy is not None and (
+                    policy.reads_nothing or policy.query_mode == "grep-only"
+                ):
+                    continue
+                allow = policy.allows_kind if policy is not None else None
+                self._graph_links.append(GraphLinks(source.layout, allow))
+        found = []
+        for links in self._graph_links:
+            found += links.expand(
+                lambda: tagged_memories(self.backend), paths=paths, text=text, depth=depth
+            )
+        found.sort(key=lambda link: link.route.depth)  # stable: this brain's first at each depth
+        rows = live_rowids(self.backend, [link.memory_id for link in found])
+        kept, seen = [], set()
+        for link in found:  # a memory two graphs reach: its first (nearest) route
+            if link.memory_id in rows and link.memory_id not in seen:
+                seen.add(link.memory_id)
+                kept.append(link)
+        ranked = [(rows[link.memory_id], 1.0 / (1 + link.route.depth)) for link in kept]
+        return ranked, {link.memory_id: link.via for link in kept}
+
+    @staticmethod
+    def _with_via(hits: list[Hit], via: dict[str, str]) -> list[Hit]:
+        """``hits`` with the graph route of each one reached through the graph in provenance."""
+        if not via:
+            return hits
+        return [
+            dataclasses.replace(h, provenance=h.provenance.model_copy(update={"via": via[h.id]}))
+            if h.id in via else h
+            for h in hits
+        ]  # fmt: skip
 
     def _query_why(self, query: str, rowids: Sequence[int]) -> dict[int, tuple[str, ...]]:
         """For each of ``rowids``: the query's words it holds, or that it matched by meaning."""
@@ -551,10 +637,10 @@ class Retriever:
         among equals), best first, each saying which path and mention matched."""
         self._fresh()
         paths = [g for g in globs if g.strip()]
-        ranked = rank_paths(self.backend, paths, *self._path_facts(paths))[:k]
-        return self.hits.build(
-            [(r.rowid, r.score) for r in ranked], {r.rowid: r.why for r in ranked}
-        )
+        direct = rank_paths(self.backend, paths, *self._path_facts(paths))[:k]
+        linked, via = self._linked(paths, None)
+        ranked = self._readable(merge_linked([(r.rowid, r.score) for r in direct], linked), linked)
+        return self._with_via(self.hits.build(ranked, {r.rowid: r.why for r in direct})[:k], via)
 
     def _path_facts(self, paths: Sequence[str]) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
         """What the files among ``paths`` define, and which of them share their name with
@@ -581,7 +667,31 @@ class Retriever:
             lists.append(by_query)
             for rowid, reasons in self._query_why(query, by_query).items():
                 why[rowid] = (*why.get(rowid, ()), *reasons)
-        return self.hits.build(fuse_rrf(lists, k=RRF_K, depth=CANDIDATES)[:k], why)
+        linked, via = self._linked(globs, query)
+        ranked = self._readable(
+            merge_linked(fuse_rrf(lists, k=RRF_K, depth=CANDIDATES), linked), linked
+        )
+        return self._with_via(self.hits.build(ranked, why)[:k], via)
+
+    @_recovering
+    def search_notes(
+        self, query: str | None, globs: Sequence[str] = (), k: int = NOTES_K
+    ) -> list[NoteHit]:
+        """The free-form notes (``.teambrain/notes/``) best matching ``query`` and/or
+        ``globs``: a source of their own, listed after memories, never required. Only this
+        repository's notes (an org brain's are not searched)."""
+        from ._notes import NoteIndex
+
+        with self._lock:
+            if self._notes is None:
+                self._notes = NoteIndex(
+                    self.db, self.layout, self.brain_id, self._sources[0].display, self._embedder,
+                    vectors_table=self._vectors_table, warn=self._warn, today=self._today,
+                    locks=WorkLocks(self.home.home, self._shares_work),
+                    matrix_cache=None if self.ephemeral or self.in_memory else self.home.home / "cache",
+                    commit=self._commit_override, interval=self._refresh_interval,
+                )  # fmt: skip
+            return self._notes.search(query, [g for g in globs if g.strip()], k)
 
     @_recovering
     def required(self) -> list[Hit]:
@@ -590,7 +700,7 @@ class Retriever:
         order = {"decision": 0, "convention": 1, "map": 2, "learning": 3}
         docs = self.backend.live_docs("d.priority = 'required'")
         docs.sort(key=lambda d: (order.get(d.memory_class or "", 9), d.created or "", d.id))
-        return self.hits.build([(doc.rowid, 1.0) for doc in docs])
+        return self.hits.build(self._readable([(doc.rowid, 1.0) for doc in docs]))
 
     @_recovering
     def context(self, situation: Situation, budget: int | None = None) -> ContextPack:
@@ -613,11 +723,12 @@ class Retriever:
             and self.backend.embedder is not None
             and not self.backend.embeddings.ready()
         )
-        ranked = rank_situation(self.backend, situation, semantic=not loading)
-        ranked = ranked[: CONTEXT_CANDIDATES + len(required_ids)]
-        built = self.hits.build(
-            [(r.rowid, r.score) for r in ranked], {r.rowid: r.why for r in ranked}
-        )
+        direct = rank_situation(self.backend, situation, semantic=not loading)
+        direct = direct[: CONTEXT_CANDIDATES + len(required_ids)]
+        linked, via = self._linked(situation.changed_paths, situation.query_text() or None)
+        ranked = self._readable(merge_linked([(r.rowid, r.score) for r in direct], linked), linked)
+        capped = self.org_policies.note()
+        built = self._with_via(self.hits.build(ranked, {r.rowid: r.why for r in direct}), via)
         relevant = [hit for hit in built if hit.id not in required_ids]
         trimmed = trim_to_budget(
             required,
@@ -626,6 +737,8 @@ class Retriever:
             limit,
         )
         notes = list(trimmed.notes)
+        if capped:
+            notes.append(capped)
         if situation.is_empty() and not trimmed.over_budget:
             notes.append("no branch, changed paths or commits to go by; only required memories")
         if self.backend.degraded:
@@ -749,7 +862,7 @@ class Retriever:
         """The live (served) memory with this id, or None."""
         self._fresh()
         docs = self.backend.live_docs("d.id = ?", [memory_id])
-        hits = self.hits.build([(docs[0].rowid, 1.0)]) if docs else []
+        hits = self.hits.build(self._readable([(docs[0].rowid, 1.0)])) if docs else []
         return hits[0] if hits else None
 
     @_recovering

@@ -53,6 +53,11 @@ _EXPORTS: dict[str, str] = {
     "Memory": "_memory",
     "MemoryDraft": "_memory",
     "Candidate": "_memory",
+    # _records: graph records proposed for review (pydantic)
+    "RecordDraft": "_records",
+    "RecordEdge": "_records",
+    "RecordCandidate": "_records",
+    "NoteDraft": "_records",
     "content_hash": "_memory",
     # _envelope: spool events (pydantic)
     "EVENT_TYPES": "_envelope",
@@ -85,8 +90,10 @@ _EXPORTS: dict[str, str] = {
     "MemoryContextResult": "_mcp",
     "MemorySearchInput": "_mcp",
     "MemorySearchResult": "_mcp",
+    "NoteResult": "_mcp",
     "SearchCoverage": "_mcp",
     "MemoryProposeInput": "_mcp",
+    "ProposedDraft": "_mcp",
     "MemoryProposeResult": "_mcp",
     "MemoryFeedbackInput": "_mcp",
     "MemoryFeedbackResult": "_mcp",
@@ -175,6 +182,8 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         MemoryResult as MemoryResult,
         MemorySearchInput as MemorySearchInput,
         MemorySearchResult as MemorySearchResult,
+        NoteResult as NoteResult,
+        ProposedDraft as ProposedDraft,
         Provenance as Provenance,
         SearchCoverage as SearchCoverage,
     )
@@ -196,6 +205,12 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         Scope as Scope,
         Status as Status,
         content_hash as content_hash,
+    )
+    from ._records import (
+        NoteDraft as NoteDraft,
+        RecordCandidate as RecordCandidate,
+        RecordDraft as RecordDraft,
+        RecordEdge as RecordEdge,
     )
     from .ids import (
         ULID_PATTERN as ULID_PATTERN,

@@ -128,8 +128,29 @@ def lint_brain(
     _lint_index(brain, report)
     if config is not None:
         _lint_budget(brain, config, report, today)
+    _lint_graph(layout, brain, report)
     report.violations.sort(key=lambda v: (v.path, v.line, v.rule))
     return report
+
+
+def _lint_graph(layout: BrainLayout, brain: Brain, report: LintReport) -> None:
+    """The graph's records against the ontology, and the notes' scans (docs/graph.md)."""
+    from .graph_lint import lint_graph
+    from .notes import lint_notes
+
+    found = lint_graph(layout, brain)
+    report.violations.extend(found.violations)
+    report.files_checked += found.files_checked
+    problems, notes = lint_notes(layout)
+    report.violations.extend(Violation(*problem) for problem in problems)
+    report.files_checked += notes
+    from .read_policy import load_sources, source_files
+
+    _sources, policy_problems = load_sources(layout)  # an org brain's read policies
+    report.violations.extend(
+        Violation(p.relpath, p.line, "read-policy", p.message) for p in policy_problems
+    )
+    report.files_checked += len(source_files(layout))
 
 
 def _lint_config(layout: BrainLayout, report: LintReport) -> BrainConfig | None:

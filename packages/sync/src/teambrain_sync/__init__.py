@@ -63,6 +63,7 @@ from ._propose import (
     run_propose,
 )
 from ._pulls import cached_pull_requests, pull_requests
+from ._records import ProposedRecord, RecordProposal, RecordSubmission, propose_records
 from ._remotes import RemoteHead, RemoteRoles, check_remote_head, remote_roles_of
 from ._review import (
     ReviewRequest,
@@ -117,7 +118,10 @@ __all__ = [
     "ProposalIndex",
     "ProposeRun",
     "ProposedItem",
+    "ProposedRecord",
     "PullRequest",
+    "RecordProposal",
+    "RecordSubmission",
     "RemoteHead",
     "RemoteRepository",
     "RemoteRoles",
@@ -163,6 +167,7 @@ __all__ = [
     "propose_branch_name",
     "propose_candidates",
     "propose_citation_fixes",
+    "propose_records",
     "propose_retirement",
     "prove_user_dir_untouched",
     "pull_requests",

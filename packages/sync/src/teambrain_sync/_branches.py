@@ -48,7 +48,8 @@ class PullRequest:
 
 @dataclass(frozen=True)
 class BranchChange:
-    """One file a branch changes under ``.teambrain/memories`` or ``.teambrain/retired``:
+    """One file a branch changes under ``.teambrain/memories``, ``retired``, ``graph`` or
+    ``notes``:
     ``A`` added, ``M`` modified or ``D`` deleted, with the blob it leaves (zeros for ``D``)."""
 
     status: str
@@ -258,7 +259,9 @@ def _listing(repo: GitRepo, base_sha: str) -> _Listing:
 
 
 def _brain_paths() -> list[str]:
-    return [f"{BRAIN_DIRNAME}/memories", f"{BRAIN_DIRNAME}/retired"]
+    # graph/ and notes/ too: a record proposal (and a note it promotes) brings no memory file,
+    # and judged on memories alone it looked merged at once and was tidied away unreviewed.
+    return [f"{BRAIN_DIRNAME}/{folder}" for folder in ("memories", "retired", "graph", "notes")]
 
 
 def _base_blobs(repo: GitRepo, base_sha: str) -> dict[str, str]:

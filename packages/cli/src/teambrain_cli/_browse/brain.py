@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from teambrain_schema.frontmatter import MemoryDocument
     from teambrain_sync import GitRepo, HistoryEntry
 
+    from .graph import NodeLink
+
 StatusFilter = Literal["active", "retired", "all"]
 _CLASS_ORDER = {name: position for position, name in enumerate(MEMORY_CLASSES)}
 
@@ -435,6 +437,7 @@ class MemoryDetail:
     supersedes: tuple[MemoryRef, ...] = ()
     superseded_by: tuple[MemoryRef, ...] = ()
     ttl_days: int | None = None
+    nodes: tuple[NodeLink, ...] = ()  # the graph's nodes it is linked to (docs/graph.md)
     history_more: bool = False  # older commits than ``history`` holds were left out
 
     @property
@@ -459,6 +462,7 @@ class MemoryDetail:
             "history_more": self.history_more,
             "supersedes": [ref.to_json() for ref in self.supersedes],
             "superseded_by": [ref.to_json() for ref in self.superseded_by],
+            "nodes": [node.to_json() for node in self.nodes],
         }
 
 
@@ -574,6 +578,8 @@ def _detail(
     from teambrain_schema.render import render_memory
     from teambrain_sync import memory_history, open_repo
 
+    from .graph import memory_nodes
+
     front = document.front
     history: list[HistoryEntry] = []
     uncommitted = False
@@ -610,4 +616,5 @@ def _detail(
         supersedes=tuple(ref(old) for old in front.supersedes),
         superseded_by=tuple(ref(new) for new in row.superseded_by),
         ttl_days=front.ttl_days,
+        nodes=memory_nodes(view.layout, front.id, list(front.tags)),
     )

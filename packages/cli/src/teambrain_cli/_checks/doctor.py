@@ -279,7 +279,38 @@ def check_org_brain(ctx: DoctorContext) -> list[Finding]:
     if not (path / BRAIN_DIRNAME).is_dir():
         fix = f"git clone <the org brain's URL> {path}, or export {ORG_BRAIN_ENV}=<where it is>"
         return [Finding("org brain", "problem", org_brain_missing(path, source), fix)]
-    return [Finding("org brain", "ok", f"{path} (from {source})")]
+    return [Finding("org brain", "ok", f"{path} (from {source})"), _org_read_policy(ctx, path)]
+
+
+def _org_read_policy(ctx: DoctorContext, path: Path) -> Finding:
+    """What this repository may read from the org brain: the read policies (AgentMemorySource)
+    the org brain keeps under ``.teambrain/sources/`` that name it (docs/graph.md)."""
+    from teambrain_schema.paths import BrainLayout
+    from teambrain_schema.read_policy import load_read_policy
+
+    assert ctx.layout is not None and ctx.config is not None
+    repository = ctx.config.name or ctx.layout.repo_root.resolve().name
+    policy, problems = load_read_policy(BrainLayout(path), repository)
+    if problems:
+        first = problems[0]
+        return Finding(
+            "org read policy", "problem",
+            f"{first.relpath}:{first.line}: {first.message}"
+            + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""),
+            "fix it in the org brain (`tb lint` there names every problem)",
+        )  # fmt: skip
+    if policy is None:
+        return Finding(
+            "org read policy", "ok",
+            "none: every org-scoped memory and the whole org graph are served here",
+        )  # fmt: skip
+    if policy.reads_nothing:
+        return Finding(
+            "org read policy", "problem", policy.describe(),
+            f"ask the org brain's owners to name {repository} in a source "
+            "(.teambrain/sources/*.yaml there)",
+        )  # fmt: skip
+    return Finding("org read policy", "ok", policy.describe())
 
 
 def check_distill_online(ctx: DoctorContext) -> Finding:

@@ -16,7 +16,9 @@ from .._console.output import emit_json, fit, fit_middle, paint, say, terminal_w
 from .._console.travel import open_brain, open_served_brain
 
 if TYPE_CHECKING:
-    from teambrain_retrieval import Hit, Situation
+    from collections.abc import Sequence
+
+    from teambrain_retrieval import Hit, NoteHit, Situation
 
 MAX_K = 50
 
@@ -63,6 +65,8 @@ def format_hit_human(position: int, hit: Hit, width: int | None = None) -> str:
         f"   id {front.id}" + fit(tags, None if room is None else room - 29),
         "   " + fit_middle(f"{one_line(hit.provenance.path)} @ {commit}", room),
     ]
+    if hit.provenance.via:
+        lines += wrap_lines(f"linked in the graph, {one_line(hit.provenance.via)}", width, "   ")
     if hit.stale:
         lines += wrap_lines(
             paint(f"may be stale: {one_line('; '.join(hit.stale))}", fg="yellow"), width, "   "
@@ -94,10 +98,32 @@ def format_hit(position: int, hit: Hit, width: int | None = None) -> str:
     meta = f"{head}{fit_middle(one_line(hit.provenance.path), room)} @ {commit}"
     title = one_line(front.title)  # one line whatever the file says (U+2028 splits lines too)
     lines = [f"{position}. {title}", f"   {meta}"]
+    if hit.provenance.via:
+        lines += wrap_lines(f"linked in the graph, {one_line(hit.provenance.via)}", width, "   ")
     if hit.stale:
         lines += wrap_lines(f"may be stale: {one_line('; '.join(hit.stale))}", width, "   ")
     lines += _why_lines(hit, width)
     return "\n".join([*lines, render_memory(front.id, hit.memory.body)])
+
+
+# Free-form notes listed after the memories, at most (docs/graph.md#notes).
+NOTES_K = 3
+
+
+def format_note(position: int, note: NoteHit, width: int | None, view: str) -> str:
+    """One matching note: its title, that it is a note and where, then its body fenced (agent
+    view) or plain (human view)."""
+    from teambrain_schema.notes import render_note
+    from teambrain_schema.render import one_line, sanitise_body
+
+    commit = (note.commit or "uncommitted")[:12]
+    lines = [
+        f"n{position}. {one_line(note.title)}",
+        f"   team note · {fit_middle(one_line(note.path), None if width is None else width - 30)} @ {commit}",
+    ]
+    if view == "human":
+        return "\n".join([*lines, "", *wrap_lines(sanitise_body(note.body), width, "   ")])
+    return "\n".join([*lines, render_note(note.path, note.body)])
 
 
 @click.command("relevant")
@@ -119,20 +145,28 @@ def format_hit(position: int, hit: Hit, width: int | None = None) -> str:
     show_default=True,
     help="agent: each body fenced exactly as an agent is given it; human: plain, to read.",
 )
+@click.option(
+    "--no-notes",
+    "no_notes",
+    is_flag=True,
+    help="Memories only: leave out the free-form notes (.teambrain/notes/) listed after them.",
+)
 @click.option("--ref", metavar="REF", help="Answer from the brain at this commit, tag or branch.")
 @click.option("--at", metavar="ISO", help="Answer from the brain at this moment (latest commit at or before).")  # fmt: skip
 def command(
     query: str | None, paths: tuple[str, ...], more_paths: tuple[str, ...], k: int | None,
     as_json: bool, *, view: str = "agent", ref: str | None = None, at: str | None = None,
+    no_notes: bool = False,
 ) -> None:  # fmt: skip
     """Print the live team memories most relevant to --query TEXT and/or --paths GLOB…, or,
     with neither, what an agent starting a session here is told now (memory_context).
 
     Ranked by hybrid keyword + semantic search (or, for paths, by the files, folders, modules
     and names the memories cite), filtered to active, in-scope, unexpired, unsuperseded
-    memories; each says why it was chosen. With --ref or --at, the answer comes from the brain
-    as it was at that commit or moment. Each body is printed fenced, exactly as an agent is
-    given it; --view human prints it plain.
+    memories; each says why it was chosen. Up to three free-form team notes (.teambrain/notes/)
+    that match follow the memories, marked as notes (--no-notes leaves them out). With --ref or
+    --at, the answer comes from the brain as it was at that commit or moment. Each body is
+    printed fenced, exactly as an agent is given it; --view human prints it plain.
 
     \b
     Examples:
@@ -167,27 +201,35 @@ def command(
             hits = retriever.search_paths(globs, limit)
         else:
             hits = retriever.search(text, limit)
+        notes = [] if no_notes else retriever.search_notes(text or None, globs, min(limit, NOTES_K))
     from teambrain_retrieval import terms_note
 
     from .. import _main
 
     _main.quick_exit_ok = True  # read-only but for committed index writes
-    note = terms_note(text) if text else None
-    if note:
-        say(f"note: {note}")  # a cap is said, never silent (stderr: --json stays data)
+    capped = terms_note(text) if text else None
+    if capped:
+        say(f"note: {capped}")  # a cap is said, never silent (stderr: --json stays data)
     if as_json:
-        emit_json([hit.to_result().model_dump(mode="json", by_alias=True) for hit in hits])
+        emit_json(
+            [hit.to_result().model_dump(mode="json", by_alias=True) for hit in hits]
+            + [note.to_result().model_dump(mode="json") for note in notes]
+        )
         return
-    if not hits:
+    if not hits and not notes:
         say("no live memory matches")
         return
-    _print_hits(hits, view)
+    _print_hits(hits, view, notes=notes)
 
 
-def _print_hits(hits: list[Hit], view: str, start: int = 1) -> None:
+def _print_hits(hits: list[Hit], view: str, start: int = 1, notes: Sequence[NoteHit] = ()) -> None:
     width = terminal_width()
     shown = format_hit_human if view == "human" else format_hit
-    click.echo("\n\n".join(shown(i, hit, width) for i, hit in enumerate(hits, start=start)))
+    texts = [shown(i, hit, width) for i, hit in enumerate(hits, start=start)]
+    if notes:
+        texts.append(paint("Team notes (free-form, not reviewed as memories):", bold=True))
+        texts += [format_note(i, note, width, view) for i, note in enumerate(notes, start=1)]
+    click.echo("\n\n".join(texts))
 
 
 def _describe_situation(situation: Situation) -> str:

@@ -55,6 +55,7 @@ class EditResult:
 
 NAV = (
     ("brain", "Brain"),
+    ("graph", "Graph"),
     ("queue", "Review queue"),
     ("stale", "Stale"),
     ("usage", "Usage"),
@@ -408,6 +409,34 @@ class Pages:
         detail = dataclasses.replace(detail, summary=marked(detail.summary, browsed.stale))
         return self.render("memory.html", request, m=detail, travel=travel, keep=self.keep(request))  # fmt: skip
 
+    # ------------------------------------------------------------------ the graph
+
+    def _graph_layout(self, request: Request) -> Any:
+        travel = self.travel(request)
+        layout = self.ctx.past(travel.commit).view.layout if travel else self.ctx.layout
+        return travel, layout
+
+    def graph(self, request: Request) -> Response:
+        from .._browse.graph import list_nodes, load_brain_graph
+
+        travel, layout = self._graph_layout(request)
+        nodes = list_nodes(load_brain_graph(layout))
+        return self.render("graph.html", request, nodes=nodes, travel=travel, keep=self.keep(request))  # fmt: skip
+
+    def node(self, request: Request) -> Response:
+        from .._browse.graph import load_brain_graph, node_view
+        from .graph import draw
+
+        travel, layout = self._graph_layout(request)
+        try:
+            depth = int(request.query_params.get("depth") or 1)
+        except ValueError:
+            depth = 1
+        view = node_view(
+            load_brain_graph(layout), request.path_params["node_id"], max(1, min(depth, 4))
+        )
+        return self.render("node.html", request, view=view, drawing=draw(view), travel=travel, keep=self.keep(request))  # fmt: skip
+
     # ------------------------------------------------------------------ the queue
 
     def queue(self, request: Request) -> Response:
@@ -499,6 +528,8 @@ class Pages:
             Route("/", page(self.home)),
             Route("/brain", page(self.brain)),
             Route("/memory/{memory_id}", page(self.memory)),
+            Route("/graph", page(self.graph)),
+            Route("/graph/{node_id:path}", page(self.node)),
             Route("/stale", page(self.stale)),
             Route("/stale/fix", action(self.fix_citations), methods=["POST"]),
             Route("/usage", page(self.usage)),

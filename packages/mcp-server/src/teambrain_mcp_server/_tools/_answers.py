@@ -34,7 +34,10 @@ def describe_arguments_error(exc: ValidationError) -> str:
     """Every problem of ``exc`` as ``field: what is wrong (got value)``, joined by ``; ``."""
     problems = []
     for error in exc.errors(include_url=False):
-        where = ".".join(str(part) for part in error.get("loc", ()))
+        loc = list(error.get("loc", ()))
+        if loc[:1] == ["draft"] and loc[1:2] in (["memory"], ["record"]):
+            del loc[1]  # which kind of draft: a union's tag, not a field the agent wrote
+        where = ".".join(str(part) for part in loc)
         kind = error.get("type", "")
         if kind == "missing":
             message = "required"
