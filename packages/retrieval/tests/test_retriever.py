@@ -957,3 +957,11 @@ def test_a_server_answers_before_its_model_loads_and_says_so(
     model.loaded = False
     retriever.embeds_in_background = False
     assert retriever.context(situation).coverage is None
+    # a server that starts the load itself once the answer is written is told what to embed
+    model.loaded = False
+    retriever.embeds_in_background = True
+    deferred = retriever.context(situation, load_model=False)
+    assert deferred.coverage is not None and deferred.model_to_load == "zanzibar refunds"
+    time.sleep(0.2)
+    assert not model.loaded  # nothing loads behind the answer's back
+    assert retriever.context(situation).model_to_load is None  # loading it here, as before

@@ -593,14 +593,19 @@ class Retriever:
         return self.hits.build([(doc.rowid, 1.0) for doc in docs])
 
     @_recovering
-    def context(self, situation: Situation, budget: int | None = None) -> ContextPack:
+    def context(
+        self, situation: Situation, budget: int | None = None, *, load_model: bool = True
+    ) -> ContextPack:
         """Every required memory (force-included, never dropped), then the memories most
         relevant to ``situation`` — the paths this session changed, its branch's name and
         commits, then the default branch's recent history — trimmed to the budget.
 
         In a server (:attr:`embeds_in_background`) the semantic half joins once the embedding
         model is loaded: until then (its first call) the answer comes from paths and keywords
-        at once, is marked partial (``coverage``), and the model loads in the background."""
+        at once, is marked partial (``coverage``), and the model loads in the background —
+        started here, or, with ``load_model=False``, by the caller once the answer is out
+        (``model_to_load``: a server starts it after writing the answer, so the load's
+        imports do not hold the interpreter while the answer is sent)."""
         from teambrain_schema.tokens import memory_token_cost
 
         limit = effective_budget(budget, self.config.retrieval.budget_tokens)
@@ -635,11 +640,14 @@ class Retriever:
             coverage = self._loading_coverage()
         if coverage is not None:
             notes.append(coverage.note)
-        if loading:  # after the answer's own work: the load never slows this answer down
+        to_load = None
+        if loading and load_model:  # after the answer's own work: it never waits for the load
             self.warm_up(semantic_text(situation) or None)
+        elif loading:
+            to_load = semantic_text(situation)
         return ContextPack(
             trimmed.required, trimmed.relevant, trimmed.tokens, trimmed.budget,
-            trimmed.over_budget, notes, coverage,
+            trimmed.over_budget, notes, coverage, to_load,
         )  # fmt: skip
 
     @_recovering
