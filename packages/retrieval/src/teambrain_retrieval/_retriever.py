@@ -523,9 +523,23 @@ class Retriever:
         """The best ``k`` live memories for ``query``: BM25 top-40 ∪ vector top-40, fused by
         reciprocal rank (k=60), filtered; fresh (the files are checked first). Never raises
         on odd query text. Each hit says which of the query's words it holds."""
+        self._model_before_search()
         self._fresh()
         ranked = self.backend.ranked(query, max(k, 0))[:k]
         return self.hits.build(ranked, self._query_why(query, [rowid for rowid, _ in ranked]))
+
+    def _model_before_search(self) -> None:
+        """A search waits for the embedding model anyway (its query is embedded): in a server
+        whose model has not loaded yet, load it before the refresh, so what the refresh finds
+        changed (a pulled or edited memory) is embedded for this answer, not found by keywords
+        alone. A failure is reported by the query's own embedding."""
+        embeddings = self.backend.embeddings
+        if not self.embeds_in_background or embeddings.embedder is None or embeddings.ready():
+            return
+        loader = getattr(embeddings.embedder, "load", None)
+        if callable(loader):
+            with contextlib.suppress(Exception):
+                embeddings.worker().submit(loader).result()
 
     def _query_why(self, query: str, rowids: Sequence[int]) -> dict[int, tuple[str, ...]]:
         """For each of ``rowids``: the query's words it holds, or that it matched by meaning."""
@@ -569,6 +583,8 @@ class Retriever:
     @_recovering
     def search_combined(self, query: str | None, globs: Sequence[str], k: int = 8) -> list[Hit]:
         """Query and path results fused by reciprocal rank (either may be empty)."""
+        if query and query.strip():
+            self._model_before_search()
         self._fresh()
         lists: list[list[int]] = []
         why: dict[int, tuple[str, ...]] = {}
