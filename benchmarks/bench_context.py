@@ -316,7 +316,7 @@ def main() -> int:
         outcomes: list[Outcome] = []
         for kind, seed in worlds:
             world = build_world(kind, seed)
-            root = CACHE / "repos" / f"{kind.name}-{seed}"
+            root = CACHE / "repos" / tag / f"{kind.name}-{seed}"  # two installations at once
             shutil.rmtree(root, ignore_errors=True)
             started = time.perf_counter()
             found = run_world(world, root, base)

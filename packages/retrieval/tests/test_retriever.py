@@ -959,3 +959,28 @@ def test_a_server_answers_before_its_model_loads_and_says_so(
     model.loaded = False
     retriever.embeds_in_background = False
     assert retriever.context(situation).coverage is None
+    # a server that starts the load itself once the answer is written is told what to embed
+    model.loaded = False
+    retriever.embeds_in_background = True
+    deferred = retriever.context(situation, load_model=False)
+    assert deferred.coverage is not None and deferred.model_to_load == "zanzibar refunds"
+    time.sleep(0.2)
+    assert not model.loaded  # nothing loads behind the answer's back
+    assert retriever.context(situation).model_to_load is None  # loading it here, as before
+
+
+def test_a_server_search_embeds_an_edited_memory_before_answering(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    """A server's search waits for its model anyway: a memory edited before the model loaded
+    is embedded for that search (complete, no partial coverage), not left to keywords."""
+    path = make_memory("Discounts round down", "`apply_discount()` rounds down to the cent.")
+    make_memory("Where checkout lives", "Checkout: cart totals, discounts, the flow.")
+    model = _SlowModel()
+    retriever = open_test_retriever(layout, embedder=model)
+    retriever.rebuild()
+    model.loaded = False  # a server whose model has not loaded yet
+    retriever.embeds_in_background = True
+    path.write_text(path.read_text().replace("to the cent", "to the cent, never up"))
+    retriever.search("discounts round down", 3)
+    assert model.loaded and retriever.coverage() is None

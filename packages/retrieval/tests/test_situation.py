@@ -2,7 +2,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from teambrain_retrieval import Situation, gather_situation
+from hypothesis import example, given, settings, strategies as st
+from teambrain_retrieval import Situation, _situation as situation_module, gather_situation
+from teambrain_retrieval._situation import NOISE_WORDS
 
 
 def git(root: Path, *args: str) -> None:
@@ -178,3 +180,27 @@ def test_recently_committed_names_with_accents_are_not_quoted(tmp_path: Path) ->
 )
 def test_branch_words_weigh_the_last_segment(branch: str, words: dict[str, float]) -> None:
     assert dict(Situation("r", branch).branch_words()) == words
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=80))
+def test_any_branch_name_gives_weighted_words_and_never_raises(branch: str) -> None:
+    words = Situation("r", branch, [branch]).branch_words()
+    assert all(weight in (0.3, 1.0) for _, weight in words)
+    for word, _ in words:
+        assert word.lower() not in NOISE_WORDS and not word.isdigit() and len(word) >= 2
+    Situation("r", branch, [branch]).query_text()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=40), max_size=12))
+@example([" M /", "R  x", ".teambrain//", "?? .teambrain/m.md"])
+def test_any_git_status_output_is_read_without_raising(entries: list[str]) -> None:
+    """Whatever `git status -z` prints (odd names, a rename's missing second path, codes of
+    one letter), its reading keeps only paths outside the brain and never raises."""
+    from unittest import mock
+
+    changes: dict[str, str] = {}
+    with mock.patch.object(situation_module, "_git", return_value="\0".join(entries)):
+        situation_module._status(Path("."), changes)
+    assert all(path and not path.startswith(".teambrain/") for path in changes)

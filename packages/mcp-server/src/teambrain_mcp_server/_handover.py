@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import anyio
@@ -121,10 +121,14 @@ class _WireOut:
     """The SDK's stdout: each line goes to the wire, except the answer to a replayed
     ``initialize`` (the client had its answer from the fast path)."""
 
-    def __init__(self, wire: StdioWire, drop_id: str | None, in_flight: _InFlight) -> None:
+    def __init__(
+        self, wire: StdioWire, drop_id: str | None, in_flight: _InFlight,
+        on_sent: Callable[[], None] | None = None,
+    ) -> None:  # fmt: skip
         self._wire = wire
         self._drop_id = drop_id
         self._in_flight = in_flight
+        self._on_sent = on_sent  # told after each line is written (the service's answered)
 
     async def write(self, text: str) -> None:
         line = text.rstrip("\n")
@@ -136,6 +140,8 @@ class _WireOut:
         except ClientGone:
             self._wire.mark_gone()
         self._in_flight.answered(line)
+        if self._on_sent is not None:
+            self._on_sent()
 
     async def flush(self) -> None:
         return None
@@ -159,7 +165,9 @@ def serve_on_wire(
     async def run() -> None:
         in_flight = _InFlight()
         stdin: Any = _WireLines(wire, replay, in_flight, pending)
-        stdout: Any = _WireOut(wire, REPLAYED_ID if replay else None, in_flight)
+        stdout: Any = _WireOut(
+            wire, REPLAYED_ID if replay else None, in_flight, server.service.answered
+        )
         async with stdio_server(stdin, stdout) as (read_stream, write_stream):
             await server.run_streams(read_stream, write_stream)
 

@@ -44,6 +44,9 @@ NOTES_K = 3
 # While memories wait to be embedded (a first start on a large brain, a big pull), the server
 # embeds them between answers in slices this long; an answer waits at most one slice.
 EMBED_SLICE_S = 0.25
+# A first answer given while the embedding model had not loaded starts the load once it has
+# been written (BrainService.answered); a server that never says so starts it this much later.
+LOAD_AFTER_ANSWER_S = 1.0
 RetrieverFactory = Callable[[BrainLayout, MachineLayout], "Retriever"]
 
 
@@ -87,6 +90,8 @@ class BrainService:
         self._embedding: threading.Thread | None = None
         self._fetching: threading.Thread | None = None
         self._stop = threading.Event()
+        self._after_answer: Callable[[], None] | None = None
+        self._after_lock = threading.Lock()
 
     # -- where -------------------------------------------------------------------------------
 
@@ -214,11 +219,15 @@ class BrainService:
         layout = self.layout()
         from teambrain_retrieval import gather_situation
 
+        self.answered()  # a load still waiting for an answer to be written starts now
         with self._lock:
             retriever = self.retriever()
-            pack = retriever.context(gather_situation(layout.repo_root))
+            pack = retriever.context(gather_situation(layout.repo_root), load_model=False)
             result = pack.to_result()
             commit = retriever.commit
+        if pack.model_to_load is not None:
+            text = pack.model_to_load or None
+            self._after(lambda: self._load_model(retriever, text))
         ids = [memory.id for memory in (*result.required, *result.relevant)]
         self._record_retrieved(
             layout, ids, commit=commit, via="context", token_estimate=result.token_estimate
@@ -247,6 +256,31 @@ class BrainService:
         if result.coverage is not None:
             self._embed_in_background(retriever)
         return result
+
+    # -- after an answer is out ---------------------------------------------------------------
+
+    def answered(self) -> None:
+        """The server wrote an answer: start what waited for it (the embedding model's load
+        after a first ``memory_context`` that did without it), on a thread of its own. The
+        load's imports would otherwise hold the interpreter while the answer is serialised and
+        written: on a busy machine, about a second more for the first answer."""
+        with self._after_lock:
+            action, self._after_answer = self._after_answer, None
+        if action is not None:
+            threading.Thread(target=action, name="after-answer", daemon=True).start()
+
+    def _load_model(self, retriever: Retriever, text: str | None) -> None:
+        with self._lock:  # beside answers, never inside one
+            retriever.warm_up(text)
+
+    def _after(self, action: Callable[[], None]) -> None:
+        """Run ``action`` once the answer being built is written (:meth:`answered`), at the
+        next call, or after :data:`LOAD_AFTER_ANSWER_S` at the latest."""
+        with self._after_lock:
+            self._after_answer = action
+        timer = threading.Timer(LOAD_AFTER_ANSWER_S, self.answered)
+        timer.daemon = True
+        timer.start()
 
     # -- embedding what a partial answer could not -------------------------------------------
 

@@ -90,6 +90,9 @@ class ContextPack:
     over_budget: bool = False
     notes: list[str] = field(default_factory=list)
     coverage: SearchCoverage | None = None  # while some memories are not embedded yet
+    # The answer came without the embedding model (it had not loaded) and the load was left
+    # to the caller (``Retriever.context(load_model=False)``): the text to embed meanwhile.
+    model_to_load: str | None = None
 
     def to_result(self) -> MemoryContextResult:
         """The MCP result model."""

@@ -550,6 +550,7 @@ class Retriever:
         """The best ``k`` live memories for ``query``: BM25 top-40 ∪ vector top-40, fused by
         reciprocal rank (k=60), filtered; fresh (the files are checked first). Never raises
         on odd query text. Each hit says which of the query's words it holds."""
+        self._model_before_search()
         self._fresh()
         direct = self.backend.ranked(query, max(k, 0))
         linked, via = self._linked((), query)
@@ -613,6 +614,19 @@ class Retriever:
             for h in hits
         ]  # fmt: skip
 
+    def _model_before_search(self) -> None:
+        """A search waits for the embedding model anyway (its query is embedded): in a server
+        whose model has not loaded yet, load it before the refresh, so what the refresh finds
+        changed (a pulled or edited memory) is embedded for this answer, not found by keywords
+        alone. A failure is reported by the query's own embedding."""
+        embeddings = self.backend.embeddings
+        if not self.embeds_in_background or embeddings.embedder is None or embeddings.ready():
+            return
+        loader = getattr(embeddings.embedder, "load", None)
+        if callable(loader):
+            with contextlib.suppress(Exception):
+                embeddings.worker().submit(loader).result()
+
     def _query_why(self, query: str, rowids: Sequence[int]) -> dict[int, tuple[str, ...]]:
         """For each of ``rowids``: the query's words it holds, or that it matched by meaning."""
         from ._query import keyword_terms
@@ -655,6 +669,8 @@ class Retriever:
     @_recovering
     def search_combined(self, query: str | None, globs: Sequence[str], k: int = 8) -> list[Hit]:
         """Query and path results fused by reciprocal rank (either may be empty)."""
+        if query and query.strip():
+            self._model_before_search()
         self._fresh()
         lists: list[list[int]] = []
         why: dict[int, tuple[str, ...]] = {}
@@ -703,14 +719,19 @@ class Retriever:
         return self.hits.build(self._readable([(doc.rowid, 1.0) for doc in docs]))
 
     @_recovering
-    def context(self, situation: Situation, budget: int | None = None) -> ContextPack:
+    def context(
+        self, situation: Situation, budget: int | None = None, *, load_model: bool = True
+    ) -> ContextPack:
         """Every required memory (force-included, never dropped), then the memories most
         relevant to ``situation`` — the paths this session changed, its branch's name and
         commits, then the default branch's recent history — trimmed to the budget.
 
         In a server (:attr:`embeds_in_background`) the semantic half joins once the embedding
         model is loaded: until then (its first call) the answer comes from paths and keywords
-        at once, is marked partial (``coverage``), and the model loads in the background."""
+        at once, is marked partial (``coverage``), and the model loads in the background —
+        started here, or, with ``load_model=False``, by the caller once the answer is out
+        (``model_to_load``: a server starts it after writing the answer, so the load's
+        imports do not hold the interpreter while the answer is sent)."""
         from teambrain_schema.tokens import memory_token_cost
 
         limit = effective_budget(budget, self.config.retrieval.budget_tokens)
@@ -748,11 +769,14 @@ class Retriever:
             coverage = self._loading_coverage()
         if coverage is not None:
             notes.append(coverage.note)
-        if loading:  # after the answer's own work: the load never slows this answer down
+        to_load = None
+        if loading and load_model:  # after the answer's own work: it never waits for the load
             self.warm_up(semantic_text(situation) or None)
+        elif loading:
+            to_load = semantic_text(situation)
         return ContextPack(
             trimmed.required, trimmed.relevant, trimmed.tokens, trimmed.budget,
-            trimmed.over_budget, notes, coverage,
+            trimmed.over_budget, notes, coverage, to_load,
         )  # fmt: skip
 
     @_recovering

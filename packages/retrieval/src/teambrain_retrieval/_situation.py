@@ -172,8 +172,9 @@ def _status(repo_root: Path, changes: dict[str, str]) -> None:
         else:
             how = MODIFIED
         for name, what in ((path, how), (old, RENAMED_FROM)):
-            if name and _keep_path(name.rstrip("/")):
-                changes.setdefault(name if what == UNTRACKED else name.rstrip("/"), what)
+            key = (name if what == UNTRACKED else name.rstrip("/")) if name else None
+            if key and key.rstrip("/") and _keep_path(key.rstrip("/")):
+                changes.setdefault(key, what)
 
 
 def _default_branch(repo_root: Path) -> tuple[str, str] | None:
