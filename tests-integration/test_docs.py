@@ -68,6 +68,6 @@ def test_readme_quick_start_is_the_two_commands() -> None:
     assert [
         line for line in ci.splitlines() if line and not line.startswith(("#", "set ", "cd "))
     ] == [
-        "make test", "make lint", "make types", "make imports", "make build-check",
+        "make test", "make test-versions", "make lint", "make types", "make imports", "make build-check",
         "make changelog-check",
     ]  # fmt: skip
