@@ -95,6 +95,11 @@ class Adapter:
     user_steps: Callable[[ToolContext], list[UserStep]] | None = field(default=None, compare=False)
     # How tb doctor tells the tool is installed here (None: it cannot, and assumes it is).
     presence: Presence | None = field(default=None, compare=False)
+    # For the docs' generated tables (`make adapters`), not adapters.yaml: one more sentence for
+    # the row of docs/cli/install.md, and why the real-agent suite (tests-integration/agents/)
+    # does not drive the tool ("" when it does: then the suite has a CLI entry for it).
+    summary: str = field(default="", compare=False)
+    not_driven: str = field(default="", compare=False)
 
     @property
     def hook_command(self) -> str:
@@ -188,6 +193,22 @@ def plugin_adapters() -> dict[str, Adapter]:
 def plugin_adapter_problems() -> list[tuple[str, str]]:
     """(entry point name, one line) for each adapter plugin left out, sorted by name."""
     return _load_plugin_adapters()[1]
+
+
+def plugin_distribution(name: str) -> str | None:
+    """The installed package (distribution name) whose ``teambrain.adapters`` entry point
+    ``name`` is the plugin in use (the first found, as :func:`plugin_adapters` takes it), or
+    None. Read only when something about the plugin must be reported."""
+    from importlib.metadata import entry_points
+
+    from teambrain_schema.plugins import ADAPTERS_GROUP, OWN_DISTRIBUTIONS
+
+    for entry in entry_points(group=ADAPTERS_GROUP):
+        distribution = getattr(entry.dist, "name", None)
+        own = (distribution or "").replace("_", "-").lower() in OWN_DISTRIBUTIONS
+        if entry.name == name and distribution and not own:
+            return str(distribution)
+    return None
 
 
 def plugin_adapters_loaded() -> bool:

@@ -119,6 +119,7 @@ def adapter() -> Adapter:
             matchers={"PostToolUse": ".*"},
             handler={"type": "command", "timeout": 10000},  # milliseconds
         ),
+        summary="Its hooks run only when your Augment account enables them",
         notes=(
             "Auggie runs hooks only when your Augment account has them enabled (a flag its server "
             "sends); without it teambrain still serves memory, and sessions are not captured."

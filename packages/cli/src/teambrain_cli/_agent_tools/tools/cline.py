@@ -108,6 +108,7 @@ def adapter() -> Adapter:
             ("TaskStart", "UserPromptSubmit", "PostToolUse", "TaskComplete", "TaskCancel"),
             shape="script",
         ),
+        summary="MCP servers only per user; one hook file per event",
         notes=(
             "Cline reads MCP servers only from your user settings, so the teambrain entry serves "
             "every repository you open once installed. Its hooks are one executable per event: an "

@@ -39,6 +39,7 @@ def adapter() -> Adapter:
             servers="list",
             file_defaults={"name": "teambrain", "version": "0.0.1", "schema": "v1"},
         ),
+        summary="The IDE extension and `cn`. No hooks fire in cn 1.5.47",
         notes=(
             "The Continue IDE extension loads .continue/mcpServers/teambrain.yaml by itself. The "
             "Continue CLI (cn 1.5.47) reads MCP servers only from ~/.continue/config.yaml or "

@@ -27,6 +27,8 @@ def adapter() -> Adapter:
         title="Crush",
         docs=("https://github.com/charmbracelet/crush#configuration",),
         mcp=McpTarget(".crush.json", "json", "mcp", entry_type="stdio"),
+        summary="Its only hook, PreToolUse, says too little to capture",
+        not_driven="@charmland/crush 0.96.1 downloads its binary from github.com when installed (offline here)",
         notes=(
             "MCP only: Crush's one hook event (PreToolUse) carries no session start, prompt or "
             "result, so Crush sessions are not captured. Crush reads .crush.json as trusted code, "

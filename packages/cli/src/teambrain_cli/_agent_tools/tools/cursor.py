@@ -90,6 +90,7 @@ def adapter() -> Adapter:
             handler={"timeout": 10},
             file_defaults={"version": 1},
         ),
+        not_driven="an editor, not on npm",
         notes=(
             "Cloud agents run neither sessionStart nor sessionEnd; their sessions open with the "
             "first event and close when idle."

@@ -32,6 +32,8 @@ def adapter() -> Adapter:
             "https://www.jetbrains.com/help/ai-assistant/mcp.html",
         ),
         mcp=McpTarget(".junie/mcp/mcp.json", "json", "mcpServers"),
+        summary="AI Assistant by hand, below. No repository hooks",
+        not_driven="@jetbrains/junie downloads its binary from github.com when installed (offline here)",
         notes=(
             "MCP only: Junie has no session hooks a repository can set, so its sessions are not "
             "captured. JetBrains AI Assistant keeps MCP servers in the IDE's settings, not in a "

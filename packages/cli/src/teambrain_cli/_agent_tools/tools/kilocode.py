@@ -38,6 +38,7 @@ def adapter() -> Adapter:
         ),
         mcp=mcp,
         hooks=hooks,
+        summary="An opencode fork: the same capture plugin",
         notes=(
             "Kilo Code, like opencode, has no command hooks: tb install writes the same small "
             "plugin, .kilo/plugins/teambrain.js, which hands session events to tb-capture "

@@ -25,5 +25,6 @@ def adapter() -> Adapter:
         title="Kiro",
         docs=("https://kiro.dev/docs/mcp/configuration",),
         mcp=McpTarget(".kiro/settings/mcp.json", "json", "mcpServers"),
+        not_driven="an editor, not on npm",
         notes=("MCP only: agents read the brain, but Kiro sessions are not captured."),
     )

@@ -97,6 +97,7 @@ def adapter() -> Adapter:
         docs=("https://opencode.ai/docs/mcp-servers", "https://opencode.ai/docs/plugins"),
         mcp=mcp,
         hooks=hooks,
+        summary="No command hooks: a capture plugin",
         notes=(
             "opencode has no command hooks, only JavaScript plugins: tb install writes a small "
             "one, .opencode/plugins/teambrain.js, that hands session events to tb-capture "

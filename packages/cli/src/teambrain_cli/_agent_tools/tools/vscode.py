@@ -84,6 +84,7 @@ def adapter() -> Adapter:
             shape="flat",
             handler={"type": "command", "timeout": 10},
         ),
+        not_driven="an editor, not on npm",
         notes=(
             "Agent hooks are a VS Code preview feature and may be disabled by your organisation. "
             "Hook payloads carry no model name."

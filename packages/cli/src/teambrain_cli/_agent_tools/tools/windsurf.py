@@ -80,6 +80,7 @@ def adapter() -> Adapter:
             shape="flat",
             handler={"show_output": False},
         ),
+        not_driven="an editor, not on npm",
         notes=(
             "Windsurf has no project MCP file: the teambrain server is registered for your user "
             "and serves the repository of the session your hooks opened. No session-end hook: "

@@ -27,6 +27,8 @@ def adapter() -> Adapter:
         title="Zed",
         docs=("https://zed.dev/docs/ai/mcp", "https://zed.dev/docs/worktree-trust"),
         mcp=McpTarget(".zed/settings.json", "jsonc", "context_servers"),
+        summary="No hooks",
+        not_driven="an editor, not on npm",
         notes=(
             "MCP only: Zed's agent has no hooks, so Zed sessions are not captured. Zed opens "
             "every folder in Restricted Mode and applies .zed/settings.json only once you trust "
