@@ -197,12 +197,13 @@ def plugin_adapter_problems() -> list[tuple[str, str]]:
 
 def plugin_distribution(name: str) -> str | None:
     """The installed package (distribution name) whose ``teambrain.adapters`` entry point
-    ``name`` is the plugin in use (the first found, as :func:`plugin_adapters` takes it), or
+    ``name`` (or the one that gave adapter ``name``) is the plugin in use (the first found, as :func:`plugin_adapters` takes it), or
     None. Read only when something about the plugin must be reported."""
     from importlib.metadata import entry_points
 
     from teambrain_schema.plugins import ADAPTERS_GROUP, OWN_DISTRIBUTIONS
 
+    name = PLUGIN_ENTRY_POINTS.get(name, name)
     for entry in entry_points(group=ADAPTERS_GROUP):
         distribution = getattr(entry.dist, "name", None)
         own = (distribution or "").replace("_", "-").lower() in OWN_DISTRIBUTIONS
@@ -248,7 +249,13 @@ def _load_plugin_adapters() -> tuple[dict[str, Adapter], list[tuple[str, str]]]:
             problems.append((name, f"{label} takes the name {adapter.name!r}, already in use"))
         else:
             found[adapter.name] = adapter
+            PLUGIN_ENTRY_POINTS[adapter.name] = name
     return found, problems
+
+
+# A plugin adapter's name -> the entry point that gave it (tb-capture finds a tool's hook reader
+# by an entry point of the tool's own name, so the two should agree).
+PLUGIN_ENTRY_POINTS: dict[str, str] = {}
 
 
 def resolve_adapter(name: str) -> Adapter:

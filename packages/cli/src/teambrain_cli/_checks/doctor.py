@@ -407,7 +407,6 @@ def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
         hook_reader_problem,
         plugin_adapter_problems,
         plugin_adapters,
-        plugin_distribution,
     )
 
     if ctx.repo is None:
