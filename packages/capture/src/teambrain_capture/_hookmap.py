@@ -362,29 +362,41 @@ def _entry_points_in(path: str, group: str) -> list[tuple[str, str]]:
     return found
 
 
-def own_tools() -> dict[str, str]:
-    """Tool name -> ``module:attribute`` of each agent tool teambrain's own distributions
-    declare (their ``entry_points.txt``, read directly: importlib.metadata costs the hook more
-    than the rest of it). The first copy of a distribution on ``sys.path`` counts, as for
+def _own_entry_points(tool: str | None) -> dict[str, str]:
+    """Name -> ``module:attribute`` of the agent tools teambrain's own distributions declare
+    (their ``entry_points.txt``, read directly: importlib.metadata costs the hook more than the
+    rest of it); with ``tool``, stops at the first that declares it. Installers put ``.dist-info``
+    folders in ``site-packages``, so those folders of ``sys.path`` are read first, the others only
+    when they did not tell. The first copy of a distribution on the path counts, as for
     importlib.metadata."""
     found: dict[str, str] = {}
     seen: set[str] = set()
-    for folder in sys.path:
-        try:
-            entries = os.listdir(folder or ".")
-        except OSError:
-            continue
-        for entry in entries:
-            if not entry.endswith(".dist-info"):
+    folders = [folder for folder in sys.path if folder.endswith(("site-packages", "dist-packages"))]
+    for group in (folders, [folder for folder in sys.path if folder not in folders]):
+        for folder in group:
+            try:
+                entries = os.listdir(folder or ".")
+            except OSError:
                 continue
-            distribution = entry.split("-", 1)[0].replace(".", "_").lower()
-            if distribution not in OWN_DISTRIBUTIONS or distribution in seen:
-                continue
-            seen.add(distribution)
-            path = os.path.join(folder, entry, "entry_points.txt")
-            for name, value in _entry_points_in(path, ADAPTERS_GROUP):
-                found.setdefault(name, value)
+            for entry in entries:
+                if not entry.endswith(".dist-info"):
+                    continue
+                distribution = entry.split("-", 1)[0].replace(".", "_").lower()
+                if distribution not in OWN_DISTRIBUTIONS or distribution in seen:
+                    continue
+                seen.add(distribution)
+                path = os.path.join(folder, entry, "entry_points.txt")
+                for name, value in _entry_points_in(path, ADAPTERS_GROUP):
+                    found.setdefault(name, value)
+                if tool is not None and tool in found:
+                    return found
     return found
+
+
+def own_tools() -> dict[str, str]:
+    """Tool name -> ``module:attribute`` of each agent tool teambrain's own distributions
+    declare."""
+    return _own_entry_points(None)
 
 
 def _plugin_tool(tool: str) -> str | None:
@@ -407,10 +419,9 @@ def hook_module(tool: str) -> ModuleType:
     """The module of agent tool ``tool``, whose ``read_hook`` reads its payloads: found by the
     ``teambrain.adapters`` entry point that declares the tool (teambrain's own first, then other
     installed packages'), imported by name. :class:`UnknownTool` says why there is none."""
-    own = own_tools()
-    target = own.get(tool) or _plugin_tool(tool)
+    target = _own_entry_points(tool).get(tool) or _plugin_tool(tool)
     if target is None:
-        known = ", ".join(sorted(own)) or "none"
+        known = ", ".join(sorted(own_tools())) or "none"
         raise UnknownTool(
             f"unknown tool; no installed package declares it ({ADAPTERS_GROUP}: {known})"
         )
