@@ -2,8 +2,8 @@
 
 The table of supported tools in the install page (cli/install.md), the per-tool wiring table of
 the capture page and the agents page's list of the tools the real-agent suite does not drive
-are each the text between a pair of markers, generated from the registry (:data:`.registry.ADAPTERS`): adding a tool adds its
-rows. A test fails while the committed docs differ from what this writes.
+are each the text between a pair of markers, generated from the registry
+(:data:`.registry.ADAPTERS`): adding a tool adds its rows. A test fails while the committed docs differ from what this writes.
 """
 
 from __future__ import annotations
