@@ -142,8 +142,9 @@ bench: venv ## Benchmarks: numbers side by side with their baselines
 schemas: venv ## Regenerate docs/schemas from the models
 	$(BIN)/python -m teambrain_schema._schemas docs/schemas
 
-adapters: venv ## Regenerate adapters.yaml from the agent-tool modules (cli _agent_tools/tools/)
-	$(BIN)/python -m teambrain_cli._agent_tools.adapters_yaml
+adapters: venv ## Regenerate adapters.yaml and the docs' tables of tools from the agent-tool modules (cli _agent_tools/tools/)
+	$(BIN)/python -m teambrain_cli._agent_tools.adapters_yaml --docs docs
+	$(BIN)/python -m teambrain_cli._help.sync docs
 
 help-pages: venv ## Copy docs/*.md and docs/cli/*.md into the cli package, where `tb help` reads them
 	$(BIN)/python -m teambrain_cli._help.sync docs

@@ -1,8 +1,8 @@
 """teambrain capture: privacy-safe session events from agent hooks, the local spool and the
 personal data under ``user/``.
 
-Names load lazily so the hook path (``append_event`` and friends) imports only the standard
-library; candidate handling and the digest aggregation need pydantic and load it when first used.
+Names load lazily so the hook path (``append_event`` and friends, and the agent tools' hook
+readers, written with :class:`Hook` and its kit) imports only the standard library; candidate handling and the digest aggregation need pydantic and load it when first used.
 """
 
 from __future__ import annotations
@@ -14,7 +14,24 @@ from teambrain_schema.lazy import lazy_exports
 TYPE_CHECKING = False
 
 _EXPORTS: dict[str, str] = {
-    "NORMALISERS": "_hookmap",
+    # the kit agent tools' hook readers are written with, and how tb-capture finds them
+    "Hook": "_hookmap",
+    "START": "_hookmap",
+    "PROMPT": "_hookmap",
+    "TOOL": "_hookmap",
+    "PLAN": "_hookmap",
+    "END": "_hookmap",
+    "IGNORE": "_hookmap",
+    "tool_hook": "_hookmap",
+    "claude_shaped": "_hookmap",
+    "payload_text": "_hookmap",
+    "payload_object": "_hookmap",
+    "first_root": "_hookmap",
+    "is_test_command": "_hookmap",
+    "exit_code_of": "_hookmap",
+    "tool_path": "_hookmap",
+    "hook_module": "_hookmap",
+    "hook_reader": "_hookmap",
     "NO_END": "_summary",
     "SessionSummary": "_summary",
     "summarise_session": "_summary",
@@ -99,7 +116,25 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``) for type checkers
         close_idle_sessions as close_idle_sessions,
         run_capture_hook as run_capture_hook,
     )
-    from ._hookmap import NORMALISERS as NORMALISERS
+    from ._hookmap import (
+        END as END,
+        IGNORE as IGNORE,
+        PLAN as PLAN,
+        PROMPT as PROMPT,
+        START as START,
+        TOOL as TOOL,
+        Hook as Hook,
+        claude_shaped as claude_shaped,
+        exit_code_of as exit_code_of,
+        first_root as first_root,
+        hook_module as hook_module,
+        hook_reader as hook_reader,
+        is_test_command as is_test_command,
+        payload_object as payload_object,
+        payload_text as payload_text,
+        tool_hook as tool_hook,
+        tool_path as tool_path,
+    )
     from ._intent import (
         summarise_intent as summarise_intent,
     )

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from teambrain_schema.lazy import lazy_exports
 
-from ._main import cli, main
-
+# ``cli`` and ``main`` load lazily too: tb-capture imports agent-tool modules from this package
+# (their hook readers) and must not pay for click and the verbs.
 _EXPORTS: dict[str, str] = {
+    "cli": "_main",
+    "main": "_main",
     "Adapter": "_agent_tools.registry",
     "HookTarget": "_agent_tools.registry",
     "McpTarget": "_agent_tools.registry",
@@ -20,7 +22,7 @@ _EXPORTS: dict[str, str] = {
     "resolve_adapter": "_agent_tools.registry",
     "supported_tools": "_agent_tools.registry",
 }
-__all__ = sorted(["cli", "main", *_EXPORTS])
+__all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 TYPE_CHECKING = False
@@ -35,3 +37,4 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         resolve_adapter as resolve_adapter,
         supported_tools as supported_tools,
     )
+    from ._main import cli as cli, main as main

@@ -380,10 +380,20 @@ def check_adapters_registry() -> Finding:
         return Finding(
             "adapters.yaml",
             "problem",
-            f"{len(problems)} disagreement(s) with the code registry: {first}",
-            "reinstall teambrain-capture",
+            f"{len(problems)} disagreement(s) with the code registry: {first.message}",
+            "reinstall teambrain-cli (it ships adapters.yaml and the tool modules)",
         )
     return Finding("adapters.yaml", "ok", "bundled adapters.yaml matches the code registry")
+
+
+def _fix_plugin(name: str) -> str:
+    """The fix for a broken adapter plugin, naming the package that declares it."""
+    from .._agent_tools.registry import plugin_distribution
+
+    package = plugin_distribution(name)
+    if package is None:
+        return "fix or uninstall the package that declares it"
+    return f"fix or uninstall {package} (`pip uninstall {package}`)"
 
 
 def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
@@ -392,14 +402,25 @@ def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
     from teambrain_schema import EnvironmentProblem
 
     from .._agent_tools.install import plan_install
-    from .._agent_tools.registry import ADAPTERS, plugin_adapter_problems, plugin_adapters
+    from .._agent_tools.registry import (
+        ADAPTERS,
+        hook_reader_problem,
+        plugin_adapter_problems,
+        plugin_adapters,
+    )
 
     if ctx.repo is None:
         return []
     findings = [
-        Finding(f"adapter plugin {name}", "problem", problem, "fix or uninstall the package")
+        Finding(f"adapter plugin {name}", "problem", problem, _fix_plugin(name))
         for name, problem in plugin_adapter_problems()
     ]
+    for name, adapter in sorted(plugin_adapters().items()):
+        problem = hook_reader_problem(adapter)
+        if problem:
+            findings.append(
+                Finding(f"adapter plugin {name}", "problem", problem, _fix_plugin(name))
+            )
     unwired: list[str] = []
     missing_commands = [name for name in ("tb", "tb-capture") if shutil.which(name) is None]
     for name, adapter in sorted({**plugin_adapters(), **ADAPTERS}.items()):
