@@ -302,8 +302,10 @@ def test_another_ids_cancellation_leaves_the_call_answered(server: TeambrainServ
     conversation = Conversation(server, fast=True, context=gate)
     conversation.send(initialize(), INITIALIZED, CALL)
     assert gate.entered.wait(END_S)
-    conversation.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                       "params": {"requestId": 7}}, {"jsonrpc": "2.0", "id": 2, "method": "ping"})
+    conversation.send(
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}},
+        {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+    )
     assert conversation.read_line()["id"] == 0
     assert conversation.read_line()["id"] == 2
     gate.release.set()

@@ -129,7 +129,6 @@ class Handshake:
         result: dict[str, Any] = json.loads(text)
         return result
 
-
     def answer(self, answer: ToolAnswer) -> dict[str, Any]:
         """A tool's answer as the SDK writes it (the recorded shape, its marks filled)."""
         if answer.error:
