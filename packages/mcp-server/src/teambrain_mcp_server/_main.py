@@ -101,6 +101,7 @@ def serve(repo: Path | None = None, *, log_level: str = "WARNING") -> int:
             apply_machine_settings()  # the org brain's location on this machine, for retrieval
             service = build_service(repo)
             built["service"] = service
+            ending.heartbeat = service.heartbeat  # a fast answer announces the server
             # The brain opens while the SDK loads: the first memory_context finds it ready,
             # and is answered before the SDK has loaded.
             opening = threading.Thread(target=service.prepare, name="prepare-brain", daemon=True)
