@@ -69,6 +69,21 @@ class _Ending:
         os._exit(0)
 
 
+def _situation_early(repo: Path | None) -> None:
+    """Ask git about the session served (branch, changes, history; kept for the process) before
+    the first ``memory_context`` needs it. A head start only: never raises."""
+    try:
+        from teambrain_retrieval import gather_situation
+
+        from ._target import resolve_target
+
+        root = resolve_target(repo).repo_root
+        if root is not None:
+            gather_situation(root)
+    except Exception:  # the first call asks again and reports any problem itself
+        return
+
+
 def serve(repo: Path | None = None, *, log_level: str = "WARNING") -> int:
     """Serve the brain of ``repo`` (default: the current directory's repository) over stdio
     until the client closes the connection; returns the exit code."""
@@ -93,6 +108,11 @@ def serve(repo: Path | None = None, *, log_level: str = "WARNING") -> int:
 
     def build() -> None:  # the SDK and the server load while the handshake is answered
         try:
+            # git's answers about the session (a tenth of a second of waiting on git) while
+            # the service's models are imported beside them
+            threading.Thread(
+                target=_situation_early, args=(repo,), name="situation", daemon=True
+            ).start()
             from teambrain_capture import apply_machine_settings
 
             from ._fastcall import context_answer
