@@ -131,9 +131,9 @@ class Handshake:
 
     def answer(self, answer: ToolAnswer) -> dict[str, Any]:
         """A tool's answer as the SDK writes it (the recorded shape, its marks filled)."""
-        if answer.error:
-            return fill(self.call_error, answer.text, None)
-        return fill(self.call_result, answer.text, answer.structured)
+        template = self.call_error if answer.error else self.call_result
+        result: dict[str, Any] = fill(template, answer.text, answer.structured)
+        return result
 
 
 def fill(template: Any, text: str, structured: dict[str, Any] | None) -> Any:
