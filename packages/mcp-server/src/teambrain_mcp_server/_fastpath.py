@@ -345,10 +345,10 @@ def _serve_fast(
             if not done_call.cancelled and handshake is not None:
                 result = handshake.answer(done_call.answer)
                 _send(wire, {"jsonrpc": "2.0", "id": done_call.item.id, "result": result})
-                if tools is not None:
-                    tools.want_sdk()
-                if done_call.answer.after_sent is not None:
-                    done_call.answer.after_sent()
+            if tools is not None:
+                tools.want_sdk()  # the first answer is out (or dropped): the SDK may load
+            if done_call.answer.after_sent is not None:
+                done_call.answer.after_sent()
             continue
         if held:
             item = held.popleft()
