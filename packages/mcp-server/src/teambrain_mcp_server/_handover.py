@@ -85,12 +85,13 @@ class _WireLines:
 
     def __init__(
         self, wire: StdioWire, replay: Sequence[str], in_flight: _InFlight,
-        pending: Incoming | None = None,
+        pending: Sequence[Incoming | None] = (),
     ) -> None:  # fmt: skip
         self._wire = wire
         self._replay = list(replay)
         self._in_flight = in_flight
-        self._pending = pending  # the client's message the fast path handed over unanswered
+        # The client's messages the fast path handed over unanswered (None: stdin closed).
+        self._pending = list(pending)
 
     def __aiter__(self) -> _WireLines:
         return self
@@ -100,8 +101,8 @@ class _WireLines:
             if self._replay:
                 return self._replay.pop(0)
             item: Incoming | None
-            if self._pending is not None:
-                item, self._pending = self._pending, None
+            if self._pending:
+                item = self._pending.pop(0)
             else:
                 item = await anyio.to_thread.run_sync(self._wire.receive, abandon_on_cancel=True)
             if item is None:
@@ -157,10 +158,11 @@ def _answers(line: str, request_id: str) -> bool:
 
 def serve_on_wire(
     server: TeambrainServer, wire: StdioWire, replay: Sequence[str] = (),
-    pending: Incoming | None = None,
+    pending: Sequence[Incoming | None] = (),
 ) -> None:  # fmt: skip
     """Run ``server`` on ``wire`` until the client closes stdin (in-flight calls finish):
-    ``replay`` first (lines the fast path answered), then ``pending``, then the wire."""
+    ``replay`` first (lines the fast path answered), then ``pending`` (messages it handed
+    over, in order), then the wire."""
 
     async def run() -> None:
         in_flight = _InFlight()

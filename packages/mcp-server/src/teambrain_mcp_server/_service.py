@@ -48,6 +48,9 @@ EMBED_SLICE_S = 0.25
 # been written (BrainService.answered); a server that never says so starts it this much later.
 LOAD_AFTER_ANSWER_S = 1.0
 RetrieverFactory = Callable[[BrainLayout, MachineLayout], "Retriever"]
+# Where teambrain-sync keeps what the remote last said its default branch is (its HEADS_CACHE,
+# in the machine's proposals folder; a test checks the two agree).
+REMOTE_HEADS_CACHE = "remote-heads.json"
 
 
 def open_default_retriever(layout: BrainLayout, machine: MachineLayout) -> Retriever:
@@ -141,6 +144,10 @@ class BrainService:
 
         if not live_settings().live:
             return False  # serving the checkout as it is: the remote's branches do not count
+        if not ask and not (self.machine.proposals / REMOTE_HEADS_CACHE).is_file():
+            # Nothing was ever asked of the remote on this machine, so nothing to say: known
+            # without importing teambrain-sync (a third of a second, on the first answer's path).
+            return False
         try:
             from teambrain_sync import check_remote_head
 
