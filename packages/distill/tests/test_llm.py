@@ -197,3 +197,30 @@ def test_the_built_in_drivers_are_this_package_s_entry_points() -> None:
     assert set(builtin_names(DRIVERS_GROUP, "teambrain-distill")) == built_in
     assert load_builtin(DRIVERS_GROUP, "teambrain-distill", "fake") is fake_driver
     assert not built_in & set(plugin_names(DRIVERS_GROUP))
+
+
+def test_the_config_model_names_exactly_the_built_in_drivers_and_each_builds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new built-in driver is an entry point, a name `distill.driver` accepts and a factory
+    that builds it (docs/contributing.md, "Adding an LLM driver"): the config model's closed
+    list and the entry points say the same thing, and every one builds without its SDK or the
+    network."""
+    from typing import get_args
+
+    from teambrain_distill import BuiltinDriver, builtin_driver
+    from teambrain_schema.plugins import DRIVERS_GROUP, builtin_names, load_builtin
+
+    names = set(builtin_names(DRIVERS_GROUP, "teambrain-distill"))
+    accepted = set(get_args(DistillConfig.model_fields["driver"].annotation)) - {"none"}
+    assert accepted == names, "distill.driver's Literal and the teambrain.drivers entry points"
+    monkeypatch.setenv("TB_TEST_DRIVER_KEY", "not-a-real-key")
+    for name in sorted(names):
+        config = DistillConfig(driver=name, model="m", api_key_env="TB_TEST_DRIVER_KEY")
+        built_in = load_builtin(DRIVERS_GROUP, "teambrain-distill", name)
+        assert isinstance(built_in, BuiltinDriver) and builtin_driver(name) is built_in, name
+        driver = built_in(config, tmp_path)
+        assert driver.name == name and callable(driver.generate), name
+        # what doctor and the egress list ask come from the entry, not from tables by name
+        assert (built_in.default_url is None) == (built_in.client is None) == (name == "fake")
+    assert builtin_driver("none") is None and builtin_driver("nope") is None
