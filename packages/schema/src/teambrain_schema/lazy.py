@@ -1,8 +1,10 @@
 """Lazy package exports (PEP 562), shared by every teambrain package's ``__init__``.
 
-A package lists ``name -> private module`` and gets a module ``__getattr__`` that imports the
-module on first use, so importing a package costs nothing until a name is used (the capture
-hook relies on it to stay near bare interpreter start-up). Stdlib only.
+A package lists ``name -> private module`` once, in its ``_EXPORTS`` table, and gets a module
+``__getattr__`` that imports the module on first use, so importing a package costs nothing until
+a name is used (the capture hook relies on it to stay near bare interpreter start-up). The same
+table gives ``__all__`` and, through ``make exports``, the re-exports type checkers read; the
+package's test_exports checks all three with :func:`export_problems`. Stdlib only.
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ def lazy_exports(
     package: str, exports: dict[str, str], *, before: Callable[[], object] | None = None
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``(__getattr__, __dir__)`` for ``package``: each name in ``exports`` is imported from its
-    module (the package's own, or another ``teambrain_`` package's) when first used, then cached in the package namespace.
-    ``before`` runs before each first import (e.g. to make plugins register themselves)."""
+    module (the package's own, or another ``teambrain_`` package's) when first used, then
+    cached in the package namespace. ``before`` runs before each first import (e.g. to make
+    plugins register themselves)."""
     names = sorted(exports)
 
     def __getattr__(name: str) -> Any:

@@ -5,6 +5,9 @@ tree, index or HEAD: proposals are committed with a temporary index onto a new b
 brains are read from git's object store into temporary directories. Sync imports only
 ``teambrain_schema``, whose machine layout has no ``user/`` directory; :func:`prove_user_dir_untouched`
 turns that into evidence with an audit hook.
+
+Names load lazily, like every teambrain package's: ``import teambrain_sync`` imports none of its
+modules until a name is used.
 """
 
 from __future__ import annotations
