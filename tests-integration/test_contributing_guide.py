@@ -148,13 +148,11 @@ def copy(base: Path) -> Copy:
 
 
 def named_in(text: str, path: str) -> bool:
-    """Whether the section names ``path``: itself, its folder, or (a shipped help page) the
-    ``make help-pages`` that writes it."""
-    if path in text or Path(path).name in text.split("`"):
+    """Whether the section names ``path``: in full, by its file name alone (``_handshake.json``),
+    or, for a shipped help page, by the ``make help-pages`` that writes it."""
+    if path in text or f"`{Path(path).name}`" in text:
         return True
-    if "/_help/pages/" in path:
-        return "make help-pages" in text
-    return any(f"{parent}/" in text for parent in map(str, Path(path).parents) if parent != ".")
+    return "/_help/pages/" in path and "make help-pages" in text
 
 
 @dataclass
