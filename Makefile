@@ -20,7 +20,7 @@ export TOKENIZERS_PARALLELISM := false
 # worker takes which test, and in what order).
 PYTEST := $(BIN)/python -m pytest -n auto
 
-.PHONY: help uv venv install inspector agents browser lock demo test test-unit test-integration test-versions test-models lint format types imports build-check changelog-check release-check check bench schemas adapters help-pages handshake clean
+.PHONY: help uv venv install inspector agents browser lock demo test test-unit test-integration test-versions test-models lint format types imports build-check changelog-check release-check check bench schemas exports adapters help-pages handshake clean
 
 help: ## Show the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}'
@@ -141,6 +141,13 @@ bench: venv ## Benchmarks: numbers side by side with their baselines
 
 schemas: venv ## Regenerate docs/schemas from the models
 	$(BIN)/python -m teambrain_schema._schemas docs/schemas
+
+# Each package's public names are its __init__.py's _EXPORTS table; this writes the re-exports
+# type checkers read below it (ruff then orders and formats them).
+exports: venv ## Regenerate each package's TYPE_CHECKING re-exports from its _EXPORTS table
+	$(BIN)/python -c 'import sys, teambrain_schema.lazy as l; l.write_reexports(sys.argv[1:])' packages/*/src/*/__init__.py
+	@$(BIN)/ruff check --quiet --fix --select I packages/*/src/*/__init__.py
+	@$(BIN)/ruff format --quiet packages/*/src/*/__init__.py
 
 adapters: venv ## Regenerate adapters.yaml and the docs' tables of tools from the agent-tool modules (cli _agent_tools/tools/)
 	$(BIN)/python -m teambrain_cli._agent_tools.adapters_yaml --docs docs

@@ -164,8 +164,8 @@ def main(argv: list[str] | None = None) -> None:
     """Console-script entry point of ``teambrain-mcp-server``."""
     parser = argparse.ArgumentParser(
         prog="teambrain-mcp-server",
-        description="The teambrain MCP server (stdio): memory_context, memory_search, "
-        "memory_propose, memory_feedback.",
+        description="The teambrain MCP server (stdio): the team brain's memory tools "
+        "(`tb help mcp` describes each).",
     )
     parser.add_argument(
         "--repo",

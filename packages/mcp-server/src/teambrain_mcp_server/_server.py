@@ -1,4 +1,4 @@
-"""The MCP server ``teambrain``: exactly the contract's four tools, over stdio by default."""
+"""The MCP server ``teambrain``: the tools of ``_tools.MODULES``, over stdio by default."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +19,13 @@ from teambrain_schema.paths import MachineLayout
 
 from ._meta import LogLevel, package_version
 from ._service import BrainService, RetrieverFactory, build_service, open_default_retriever
-from ._tools import context, feedback, propose, search
+from ._tools import MODULES
 from ._tools._answers import describe_arguments_error
 
 SERVER_NAME = "teambrain"
-TOOL_NAMES = ("memory_context", "memory_search", "memory_propose", "memory_feedback")
+# The tools, in the order tools/list gives them: each module of _tools.MODULES adds its NAME.
+TOOLS = tuple(import_module(f"._tools.{module}", __package__) for module in MODULES)
+TOOL_NAMES: tuple[str, ...] = tuple(tool.NAME for tool in TOOLS)
 
 INSTRUCTIONS = """\
 teambrain serves this repository's shared, human-reviewed team memory. Call memory_context once \
@@ -73,10 +76,8 @@ class TeambrainServer(MCPServer[dict[str, Any]]):
             log_level=log_level,
             lifespan=lifespan,
         )
-        context.register(self, service)
-        search.register(self, service)
-        propose.register(self, service)
-        feedback.register(self, service)
+        for tool in TOOLS:
+            tool.register(self, service)
 
     async def run_streams(self, read_stream: Any, write_stream: Any) -> None:
         """Serve one connection over SDK streams (the stdio wire's, see ``_handover``)."""

@@ -151,10 +151,6 @@ def check_home(ctx: DoctorContext) -> Finding:
     return Finding("teambrain home", "ok", f"{home} (mode 700)")
 
 
-# The library each built-in driver imports when it sends (teambrain-cli's extra of its name).
-DRIVER_CLIENTS = {"anthropic": "anthropic", "openai": "openai", "ollama": "openai"}
-
-
 def _client_problem(module: str) -> str | None:
     """Why the model client ``module`` cannot be used here (not installed, or its import fails),
     or None when it imports. Imported by name: only distill uses it (the layering rule)."""
@@ -186,7 +182,11 @@ def check_distill(ctx: DoctorContext) -> Finding:
             "note",
             f"driver fake (recorded fixtures), model {distill.model}: no model is called",
         )
-    client = DRIVER_CLIENTS.get(distill.driver) if distill.plugin is None else None
+    from teambrain_distill import builtin_driver
+
+    # The library the built-in driver imports when it sends (teambrain-cli's extra of its name).
+    built_in = builtin_driver(distill.driver) if distill.plugin is None else None
+    client = built_in.client if built_in is not None else None
     missing = _client_problem(client) if client is not None else None
     if missing is not None:
         return Finding(

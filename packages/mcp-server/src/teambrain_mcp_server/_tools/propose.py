@@ -13,6 +13,7 @@ from .._service import BrainService
 from .._text import propose_text
 from ._answers import answer, reply
 
+NAME = "memory_propose"
 DESCRIPTION = """\
 Propose a new team memory when you learned something durable that future sessions should know \
 (a decision and its reason, a convention, where something lives, a pitfall and its fix). The \
@@ -35,7 +36,7 @@ def register(server: MCPServer, service: BrainService) -> None:
     """Add ``memory_propose`` to ``server``."""
 
     @server.tool(
-        name="memory_propose",
+        name=NAME,
         title="Propose a team memory",
         description=DESCRIPTION,
         annotations=ToolAnnotations(

@@ -15,6 +15,7 @@ from ._answers import answer, contract, reply
 
 MAX_QUERY_CHARS = 2000
 
+NAME = "memory_search"
 DESCRIPTION = """\
 Search the team brain (decisions, conventions, map, learnings) whenever you need to know how \
 this team does something, why the code is the way it is, or where something lives. Returns up \
@@ -42,7 +43,7 @@ def register(server: MCPServer, service: BrainService) -> None:
     """Add ``memory_search`` to ``server``."""
 
     @server.tool(
-        name="memory_search",
+        name=NAME,
         title="Search team memory",
         description=DESCRIPTION,
         annotations=ToolAnnotations(
