@@ -543,9 +543,8 @@ def _marked(result: dict[str, Any]) -> dict[str, Any]:
 
 def _empty_brain(repo: Path) -> Path:
     """A git repository holding an empty brain (keywords only), as ``tb init`` makes one."""
-    import subprocess
-
     from teambrain_schema import BRAIN_YAML_TEMPLATE, MEMORY_CLASSES
+    from teambrain_schema.git import run_git
     from teambrain_schema.paths import BrainLayout
 
     layout = BrainLayout(repo)
@@ -558,7 +557,7 @@ def _empty_brain(repo: Path) -> Path:
     for args in (["init", "-q", "-b", "main"], ["add", "-A"],
                  ["-c", "user.name=record", "-c", "user.email=record@example.invalid",
                   "commit", "-qm", "brain"]):  # fmt: skip
-        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+        run_git(args, cwd=repo)
     return repo
 
 
