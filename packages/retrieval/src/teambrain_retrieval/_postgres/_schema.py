@@ -1,0 +1,118 @@
+"""The shared index's tables, as numbered migrations applied by CI only.
+
+A reader never changes the schema: it checks :func:`schema_version` and, when that is not
+:data:`SCHEMA_VERSION`, falls back to the local index (said once). ``tb reindex --shared``, run
+by the brain's CI, calls :func:`migrate`, which applies the missing steps in order, each in
+one transaction, under an advisory lock so two CI jobs never migrate at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SCHEMA = "teambrain"
+# pg_advisory_xact_lock key for migrations and fills ("tb" in ASCII, then 1).
+MIGRATION_LOCK = 0x746201
+
+MIGRATIONS: list[tuple[int, str]] = [
+    (
+        1,
+        f"""
+        CREATE EXTENSION IF NOT EXISTS vector;
+        CREATE SCHEMA IF NOT EXISTS {SCHEMA};
+        CREATE TABLE {SCHEMA}.schema_version (
+            only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+            version integer NOT NULL
+        );
+        INSERT INTO {SCHEMA}.schema_version(version) VALUES (0);
+        -- One row per document of a brain (a memory file, or a code-map entry), keyed like the
+        -- SQLite index: (brain, source, path). A retired memory stays as a tombstone without
+        -- title, body or tags, so the served rule still knows it.
+        CREATE TABLE {SCHEMA}.docs (
+            rowid bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            brain text NOT NULL,
+            source text NOT NULL,
+            path text NOT NULL,
+            id text NOT NULL,
+            title text NOT NULL,
+            body text NOT NULL,
+            tags text NOT NULL,
+            class text,
+            scope text NOT NULL,
+            status text NOT NULL,
+            priority text NOT NULL,
+            retired boolean NOT NULL,
+            created date,
+            expires date,
+            supersedes jsonb NOT NULL,
+            doc text NOT NULL,
+            content_hash text NOT NULL,
+            embed_key text NOT NULL,
+            commit text,
+            indexed_at timestamptz NOT NULL DEFAULT now(),
+            tsv tsvector GENERATED ALWAYS AS (
+                setweight(to_tsvector('english', title), 'A')
+                || setweight(to_tsvector('english', tags), 'B')
+                || setweight(to_tsvector('english', body), 'C')
+            ) STORED,
+            UNIQUE (brain, source, path)
+        );
+        CREATE INDEX docs_tsv ON {SCHEMA}.docs USING gin (tsv);
+        CREATE INDEX docs_by_id ON {SCHEMA}.docs (brain, id);
+        CREATE INDEX docs_by_embed_key ON {SCHEMA}.docs (embed_key);
+        -- The few rows the served rule reads on every search: superseders and non-served copies.
+        CREATE INDEX docs_not_plain ON {SCHEMA}.docs (brain)
+            WHERE supersedes <> '[]'::jsonb OR retired OR status <> 'active';
+        -- Embeddings by the text they embed and the embedder that made them: an unchanged text
+        -- is never embedded twice, and a machine with another embedder finds none of them.
+        CREATE TABLE {SCHEMA}.vectors (
+            embedder text NOT NULL,
+            embed_key text NOT NULL,
+            dim integer NOT NULL,
+            vec vector NOT NULL,
+            PRIMARY KEY (embedder, embed_key)
+        );
+        -- What each brain's index was last filled from: the commit and the embedder.
+        CREATE TABLE {SCHEMA}.brains (
+            brain text PRIMARY KEY,
+            commit text,
+            embedder text,
+            indexed_at timestamptz NOT NULL DEFAULT now()
+        );
+        """,
+    ),
+]
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
+def schema_version(conn: Any) -> int:
+    """The version the database's schema is at (0: no teambrain schema yet)."""
+    row = conn.execute(
+        "SELECT to_regclass(%s) IS NOT NULL", [f"{SCHEMA}.schema_version"]
+    ).fetchone()
+    if not row or not row[0]:
+        return 0
+    found = conn.execute(f"SELECT version FROM {SCHEMA}.schema_version").fetchone()
+    return int(found[0]) if found else 0
+
+
+def migrate(conn: Any) -> list[int]:
+    """Apply the migrations the database lacks, in order; returns the versions applied."""
+    applied: list[int] = []
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", [MIGRATION_LOCK])
+        current = schema_version(conn)
+        if current > SCHEMA_VERSION:
+            from ._connect import SharedIndexUnavailable
+
+            raise SharedIndexUnavailable(
+                f"the shared index's schema is version {current}, newer than this teambrain's "
+                f"{SCHEMA_VERSION}: upgrade teambrain in CI"
+            )
+        for version, sql in MIGRATIONS:
+            if version <= current:
+                continue
+            conn.execute(sql)
+            conn.execute(f"UPDATE {SCHEMA}.schema_version SET version = %s", [version])
+            applied.append(version)
+    return applied
