@@ -191,11 +191,14 @@ class PostgresBackend:
         """Write ``docs`` without embedding them; returns how many rows changed (a document
         whose stored form is unchanged is not written again)."""
         rows = []
-        for doc in docs:
-            retired = is_retired_path(doc.path) or doc.status == "retired"
+        for given in docs:
+            retired = is_retired_path(given.path) or given.status == "retired"
+            doc = given
             if retired:
                 # A retired memory stays only as a tombstone, as in the SQLite index.
-                doc = doc.model_copy(update={"title": "", "body": "", "tags": [], "evidence": None})
+                doc = given.model_copy(
+                    update={"title": "", "body": "", "tags": [], "evidence": None}
+                )
             rows.append(
                 (
                     doc.brain, doc.source or source, doc.path, doc.id, doc.title, doc.body,
@@ -421,7 +424,7 @@ class PostgresBackend:
         docs = self.docs([rowid for rowid, _ in ranked])
         return [
             Scored(id=docs[rowid].id, source=docs[rowid].source, score=score,
-                   brain=docs[rowid].brain, rank=position)  # type: ignore[arg-type]
+                   brain=docs[rowid].brain, rank=position)
             for position, (rowid, score) in enumerate(ranked, start=1)
             if rowid in docs
         ]  # fmt: skip
