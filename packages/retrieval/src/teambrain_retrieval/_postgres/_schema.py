@@ -50,6 +50,7 @@ MIGRATIONS: list[tuple[int, str]] = [
             embed_key text NOT NULL,
             commit text,
             indexed_at timestamptz NOT NULL DEFAULT now(),
+            doclen integer NOT NULL DEFAULT 0,
             tsv tsvector GENERATED ALWAYS AS (
                 setweight(to_tsvector('english', title), 'A')
                 || setweight(to_tsvector('english', tags), 'B')
@@ -57,12 +58,41 @@ MIGRATIONS: list[tuple[int, str]] = [
             ) STORED,
             UNIQUE (brain, source, path)
         );
-        CREATE INDEX docs_tsv ON {SCHEMA}.docs USING gin (tsv);
         CREATE INDEX docs_by_id ON {SCHEMA}.docs (brain, id);
         CREATE INDEX docs_by_embed_key ON {SCHEMA}.docs (embed_key);
         -- The few rows the served rule reads on every search: superseders and non-served copies.
         CREATE INDEX docs_not_plain ON {SCHEMA}.docs (brain)
             WHERE supersedes <> '[]'::jsonb OR retired OR status <> 'active';
+        -- The keyword half's inverted index, for BM25 as SQLite's FTS5 computes it: per document
+        -- and stemmed term, its frequency with the column weights applied (title 2, tags 1.5,
+        -- body 1) and the document's length. Ranking reads the postings of the query's few
+        -- terms, never a whole document. A trigger keeps it in step with every write.
+        CREATE TABLE {SCHEMA}.postings (
+            brain text NOT NULL,
+            lexeme text NOT NULL,
+            rowid bigint NOT NULL REFERENCES {SCHEMA}.docs(rowid) ON DELETE CASCADE,
+            tf real NOT NULL,
+            doclen integer NOT NULL,
+            PRIMARY KEY (brain, lexeme, rowid)
+        );
+        CREATE INDEX postings_by_doc ON {SCHEMA}.postings (rowid);
+        CREATE FUNCTION {SCHEMA}.refresh_postings() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            total integer;
+        BEGIN
+            SELECT coalesce(sum(cardinality(x.positions)), 0) INTO total FROM unnest(NEW.tsv) x;
+            DELETE FROM {SCHEMA}.postings WHERE rowid = NEW.rowid;
+            INSERT INTO {SCHEMA}.postings(brain, lexeme, rowid, tf, doclen)
+            SELECT NEW.brain, u.lexeme, NEW.rowid,
+                   (SELECT sum(CASE w WHEN 'A' THEN 2.0 WHEN 'B' THEN 1.5 ELSE 1.0 END)
+                    FROM unnest(u.weights) w),
+                   total
+            FROM unnest(NEW.tsv) u;
+            UPDATE {SCHEMA}.docs SET doclen = total WHERE rowid = NEW.rowid;
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER docs_postings AFTER INSERT OR UPDATE OF brain, title, body, tags
+            ON {SCHEMA}.docs FOR EACH ROW EXECUTE FUNCTION {SCHEMA}.refresh_postings();
         -- Embeddings by the text they embed and the embedder that made them: an unchanged text
         -- is never embedded twice, and a machine with another embedder finds none of them.
         CREATE TABLE {SCHEMA}.vectors (
