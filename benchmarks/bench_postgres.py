@@ -39,8 +39,13 @@ def scifact_docs() -> tuple[list[Any], dict[str, str], dict[str, str], dict[str,
     docs, by_memory, queries, qrels = scifact()
     indexable = [
         IndexableDoc(
-            id=memory_id, brain=BRAIN, path=f".teambrain/memories/learnings/{memory_id}-m.md",
-            title=title, body=body, class_="learning", content_hash=memory_id,
+            id=memory_id,
+            brain=BRAIN,
+            path=f".teambrain/memories/learnings/{memory_id}-m.md",
+            title=title,
+            body=body,
+            class_="learning",
+            content_hash=memory_id,
         )  # fmt: skip
         for memory_id, title, body in docs
     ]
@@ -119,7 +124,9 @@ def main() -> int:
     started = time.perf_counter()
     lite.index(docs)
     sqlite_fill = time.perf_counter() - started
-    lite_ids = {rowid: i for rowid, i in db.execute("SELECT rowid, id FROM docs WHERE brain = ?", (BRAIN,))}
+    lite_ids = {
+        rowid: i for rowid, i in db.execute("SELECT rowid, id FROM docs WHERE brain = ?", (BRAIN,))
+    }
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -139,8 +146,12 @@ def main() -> int:
         remote.mark_indexed(BRAIN, None)
         pg_fill = time.perf_counter() - started
         pg.execute("ANALYZE")
-        pg_ids = {int(r): i for r, i in pg.execute("SELECT rowid, id FROM teambrain.docs").fetchall()}
-        log(f"Postgres {server_start:.1f} s to start; filled in {pg_fill:.1f} s ({copied} vectors copied)")
+        pg_ids = {
+            int(r): i for r, i in pg.execute("SELECT rowid, id FROM teambrain.docs").fetchall()
+        }
+        log(
+            f"Postgres {server_start:.1f} s to start; filled in {pg_fill:.1f} s ({copied} vectors copied)"
+        )
         tables = {
             "sqlite": evaluate(lite, lite_ids, by_memory, queries, qrels),
             "postgres": evaluate(remote, pg_ids, by_memory, queries, qrels),

@@ -148,3 +148,22 @@ def test_same_ranking_as_sqlite_on_a_small_brain(pg: Any, tmp_path: Any) -> None
         assert [h.id for h in pg_backend.search(query, 3)] == [
             h.id for h in lite.search(query, 3)
         ], query
+
+
+def test_keyword_postings_follow_edits_and_removals(pg: Any) -> None:
+    pg_backend = backend(pg)
+    memory = doc("Deploy notes", "deploy with the blue lever")
+    other = doc("Other notes", "nothing about levers here, only gauges")
+    pg_backend.index([memory, other])
+    assert [h.id for h in pg_backend.search("blue", 5)] == [memory.id]
+    edited = memory.model_copy(update={"body": "deploy with the green lever", "content_hash": "2"})
+    pg_backend.index([edited, edited])  # a repeated key: the last copy wins, as one by one
+    assert pg_backend.ranked("blue", 5, mode="fts") == []
+    assert [h.id for h in pg_backend.search("green", 5)] == [memory.id]
+    pg_backend.remove([memory.id])
+    assert pg_backend.ranked("green", 5, mode="fts") == []
+    (orphans,) = pg.execute(
+        "SELECT count(*) FROM teambrain.postings p WHERE NOT EXISTS "
+        "(SELECT 1 FROM teambrain.docs d WHERE d.rowid = p.rowid)"
+    ).fetchone()
+    assert orphans == 0

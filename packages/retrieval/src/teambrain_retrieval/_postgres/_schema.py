@@ -25,6 +25,16 @@ MIGRATIONS: list[tuple[int, str]] = [
             version integer NOT NULL
         );
         INSERT INTO {SCHEMA}.schema_version(version) VALUES (0);
+        -- A document's words: title (weight A), tags (B), body (C), stemmed, stopwords dropped.
+        CREATE FUNCTION {SCHEMA}.doc_tsv(title text, tags text, body text) RETURNS tsvector
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN
+            setweight(to_tsvector('english'::regconfig, title), 'A')
+            || setweight(to_tsvector('english'::regconfig, tags), 'B')
+            || setweight(to_tsvector('english'::regconfig, body), 'C');
+        -- How many words it has (BM25's document length).
+        CREATE FUNCTION {SCHEMA}.tsv_length(doc tsvector) RETURNS integer
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN
+            (SELECT coalesce(sum(cardinality(x.positions)), 0)::integer FROM unnest(doc) x);
         -- One row per document of a brain (a memory file, or a code-map entry), keyed like the
         -- SQLite index: (brain, source, path). A retired memory stays as a tombstone without
         -- title, body or tags, so the served rule still knows it.
@@ -50,12 +60,9 @@ MIGRATIONS: list[tuple[int, str]] = [
             embed_key text NOT NULL,
             commit text,
             indexed_at timestamptz NOT NULL DEFAULT now(),
-            doclen integer NOT NULL DEFAULT 0,
-            tsv tsvector GENERATED ALWAYS AS (
-                setweight(to_tsvector('english', title), 'A')
-                || setweight(to_tsvector('english', tags), 'B')
-                || setweight(to_tsvector('english', body), 'C')
-            ) STORED,
+            tsv tsvector GENERATED ALWAYS AS ({SCHEMA}.doc_tsv(title, tags, body)) STORED,
+            doclen integer GENERATED ALWAYS AS
+                ({SCHEMA}.tsv_length({SCHEMA}.doc_tsv(title, tags, body))) STORED,
             UNIQUE (brain, source, path)
         );
         CREATE INDEX docs_by_id ON {SCHEMA}.docs (brain, id);
@@ -77,22 +84,22 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         CREATE INDEX postings_by_doc ON {SCHEMA}.postings (rowid);
         CREATE FUNCTION {SCHEMA}.refresh_postings() RETURNS trigger LANGUAGE plpgsql AS $$
-        DECLARE
-            total integer;
         BEGIN
-            SELECT coalesce(sum(cardinality(x.positions)), 0) INTO total FROM unnest(NEW.tsv) x;
-            DELETE FROM {SCHEMA}.postings WHERE rowid = NEW.rowid;
+            DELETE FROM {SCHEMA}.postings p USING changed c WHERE p.rowid = c.rowid;
             INSERT INTO {SCHEMA}.postings(brain, lexeme, rowid, tf, doclen)
-            SELECT NEW.brain, u.lexeme, NEW.rowid,
+            SELECT c.brain, u.lexeme, c.rowid,
                    (SELECT sum(CASE w WHEN 'A' THEN 2.0 WHEN 'B' THEN 1.5 ELSE 1.0 END)
                     FROM unnest(u.weights) w),
-                   total
-            FROM unnest(NEW.tsv) u;
-            UPDATE {SCHEMA}.docs SET doclen = total WHERE rowid = NEW.rowid;
+                   c.doclen
+            FROM changed c CROSS JOIN LATERAL unnest(c.tsv) u;
             RETURN NULL;
         END $$;
-        CREATE TRIGGER docs_postings AFTER INSERT OR UPDATE OF brain, title, body, tags
-            ON {SCHEMA}.docs FOR EACH ROW EXECUTE FUNCTION {SCHEMA}.refresh_postings();
+        CREATE TRIGGER docs_postings_insert AFTER INSERT ON {SCHEMA}.docs
+            REFERENCING NEW TABLE AS changed
+            FOR EACH STATEMENT EXECUTE FUNCTION {SCHEMA}.refresh_postings();
+        CREATE TRIGGER docs_postings_update AFTER UPDATE ON {SCHEMA}.docs
+            REFERENCING NEW TABLE AS changed
+            FOR EACH STATEMENT EXECUTE FUNCTION {SCHEMA}.refresh_postings();
         -- Embeddings by the text they embed and the embedder that made them: an unchanged text
         -- is never embedded twice, and a machine with another embedder finds none of them.
         CREATE TABLE {SCHEMA}.vectors (
