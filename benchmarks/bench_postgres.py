@@ -46,7 +46,7 @@ def scifact_docs() -> tuple[list[Any], dict[str, str], dict[str, str], dict[str,
             body=body,
             class_="learning",
             content_hash=memory_id,
-        )  # fmt: skip
+        )
         for memory_id, title, body in docs
     ]
     return indexable, by_memory, queries, qrels
@@ -124,9 +124,7 @@ def main() -> int:
     started = time.perf_counter()
     lite.index(docs)
     sqlite_fill = time.perf_counter() - started
-    lite_ids = {
-        rowid: i for rowid, i in db.execute("SELECT rowid, id FROM docs WHERE brain = ?", (BRAIN,))
-    }
+    lite_ids = dict(db.execute("SELECT rowid, id FROM docs WHERE brain = ?", (BRAIN,)))
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

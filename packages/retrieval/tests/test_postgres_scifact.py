@@ -83,7 +83,7 @@ def load() -> tuple[list[IndexableDoc], dict[str, str], dict[str, dict[str, int]
                 body=body,
                 class_="learning",
                 content_hash=corpus_id,
-            )  # fmt: skip
+            )
         )
     return docs, queries, chosen
 

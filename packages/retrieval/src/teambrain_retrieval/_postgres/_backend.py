@@ -298,7 +298,6 @@ class PostgresBackend:
         pending = self.pending_texts()
         if not pending or self._embedder is None:
             return 0
-        name = self._embedder.name
         done = 0
         for start in range(0, len(pending), EMBED_BATCH):
             batch = pending[start : start + EMBED_BATCH]
