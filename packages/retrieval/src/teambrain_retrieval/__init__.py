@@ -65,6 +65,9 @@ _EXPORTS: dict[str, str] = {
     "prune_index": "_inventory",
     "IndexInventory": "_inventory",
     "IndexedBrain": "_inventory",
+    # the shared index (retrieval.backend: postgres); the driver loads only on connecting
+    "shared_index_egress": "_postgres._config",
+    "shared_index_url": "_postgres._config",
     # embedders
     "Embedder": "_embedders",
     "EmbedderUnavailable": "_embedders",
@@ -130,6 +133,10 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         LOCAL_MODELS as LOCAL_MODELS,
         LocalModel as LocalModel,
         LocalOnnxEmbedder as LocalOnnxEmbedder,
+    )
+    from ._postgres._config import (
+        shared_index_egress as shared_index_egress,
+        shared_index_url as shared_index_url,
     )
     from ._pathmatch import extract_mentions as extract_mentions, path_score as path_score
     from ._query import query_terms as query_terms, sanitise_fts_query as sanitise_fts_query

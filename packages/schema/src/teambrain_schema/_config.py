@@ -68,6 +68,29 @@ class RetrievalConfig(_Config):
     budget_tokens: Annotated[int, Field(ge=100, le=MAX_CONTEXT_BUDGET)] = MAX_CONTEXT_BUDGET
     k: Annotated[int, Field(ge=1, le=50)] = 8
     embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
+    backend: Literal["sqlite", "postgres"] = Field(
+        default="sqlite",
+        description=(
+            "sqlite: the embedded index on each machine (the default); postgres: also a shared "
+            "PostgreSQL + pgvector index the brain's CI fills, once each machine approved it"
+        ),
+    )
+    url_env: EnvVarName | None = Field(
+        default=None,
+        description=(
+            "postgres: environment variable holding the connection string (never the string)"
+        ),
+    )
+    timeout_s: Annotated[float, Field(gt=0, le=30)] = Field(
+        default=2.0,
+        description="postgres: seconds to connect or answer before the local index answers",
+    )
+
+    @model_validator(mode="after")
+    def _postgres_needs_url_env(self) -> RetrievalConfig:
+        if self.backend == "postgres" and self.url_env is None:
+            raise ValueError("url_env: required when backend is postgres")
+        return self
 
 
 class DistillConfig(_Config):
