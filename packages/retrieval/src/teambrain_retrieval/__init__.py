@@ -68,6 +68,10 @@ _EXPORTS: dict[str, str] = {
     # the shared index (retrieval.backend: postgres); the driver loads only on connecting
     "shared_index_egress": "_postgres._config",
     "shared_index_url": "_postgres._config",
+    "fill_shared_index": "_postgres._fill",
+    "shared_brain_id": "_postgres._fill",
+    "connect_shared_index": "_postgres._connect",
+    "SharedIndexUnavailable": "_postgres._connect",
     # embedders
     "Embedder": "_embedders",
     "EmbedderUnavailable": "_embedders",
@@ -134,11 +138,19 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         LocalModel as LocalModel,
         LocalOnnxEmbedder as LocalOnnxEmbedder,
     )
+    from ._pathmatch import extract_mentions as extract_mentions, path_score as path_score
     from ._postgres._config import (
         shared_index_egress as shared_index_egress,
         shared_index_url as shared_index_url,
     )
-    from ._pathmatch import extract_mentions as extract_mentions, path_score as path_score
+    from ._postgres._connect import (
+        SharedIndexUnavailable as SharedIndexUnavailable,
+        connect_shared_index as connect_shared_index,
+    )
+    from ._postgres._fill import (
+        fill_shared_index as fill_shared_index,
+        shared_brain_id as shared_brain_id,
+    )
     from ._query import query_terms as query_terms, sanitise_fts_query as sanitise_fts_query
     from ._refresher import RefreshReport as RefreshReport
     from ._retriever import (

@@ -17,13 +17,17 @@ from __future__ import annotations
 
 from ._backend import PostgresBackend
 from ._connect import SharedIndexUnavailable, connect
+from ._fill import FillReport, fill_shared_index, shared_brain_id
 from ._schema import SCHEMA_VERSION, migrate, schema_version
 
 __all__ = [
     "SCHEMA_VERSION",
+    "FillReport",
     "PostgresBackend",
     "SharedIndexUnavailable",
     "connect",
+    "fill_shared_index",
     "migrate",
     "schema_version",
+    "shared_brain_id",
 ]

@@ -52,6 +52,9 @@ def connect(url: str, *, timeout_s: float = 2.0) -> psycopg.Connection[Any]:
     return conn  # type: ignore[no-any-return]
 
 
+connect_shared_index = connect  # the name the package exports
+
+
 def describe(exc: BaseException) -> str:
     """A short, secret-free description of a driver error: its SQLSTATE class or its first
     line with anything after ``password`` or ``@`` cut (libpq messages name host and user)."""
