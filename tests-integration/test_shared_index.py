@@ -145,3 +145,43 @@ def test_tb_reindex_shared_on_an_unreachable_database_is_one_line(
     assert done.returncode != 0
     assert "shared index: cannot connect" in done.stderr
     assert "hunter2" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_second_clone_answers_without_embedding_what_ci_embedded(
+    repo: Path, tb: Any, git_run: Any, postgres_url: str, tmp_path: Path
+) -> None:
+    """CI fills the shared index; a teammate's fresh clone (its own TEAMBRAIN_HOME) builds its
+    index without embedding anything, answers `tb relevant`, and embeds itself — saying so
+    once — when the database is unreachable."""
+    _shared_brain(repo, tb, git_run)
+    git_run("remote", "add", "origin", "https://github.com/acme/shop.git", cwd=repo)
+    _memory(repo, "01KB2F0A1S9Y4Q7V3C8D5E6F01", "Payments go through the gateway",
+            "Call the payment gateway for every charge; retry three times.")  # fmt: skip
+    _memory(repo, "01KB2F0A1S9Y4Q7V3C8D5E6F02", "Releases are tagged",
+            "Tag every release vX.Y.Z and build the wheels from the tag.")  # fmt: skip
+    git_run("add", "-A", cwd=repo)
+    git_run("commit", "-qm", "two memories", cwd=repo)
+    env = {"TB_SHARED_PG": postgres_url}
+    assert tb("trust", "--yes", cwd=repo, env=env).returncode == 0
+    assert tb("reindex", "--shared", cwd=repo, env=env).returncode == 0
+
+    clone = tmp_path / "clone"
+    git_run("clone", "-q", str(repo), str(clone), cwd=tmp_path)
+    git_run("remote", "set-url", "origin", "https://github.com/acme/shop.git", cwd=clone)
+    mate = {**env, "TEAMBRAIN_HOME": str(tmp_path / "mate-home")}
+    assert tb("trust", "--yes", cwd=clone, env=mate).returncode == 0
+    built = tb("reindex", "--json", cwd=clone, env=mate)
+    assert built.returncode == 0, built.stderr
+    index = json.loads(built.stdout)["search_index"]
+    assert (index["memories"], index["newly_embedded"]) == (2, 0), built.stderr
+    answer = tb("relevant", "--query", "payment gateway charge", cwd=clone, env=mate)
+    assert answer.returncode == 0 and "Payments go through the gateway" in answer.stdout
+
+    down = {**mate, "TEAMBRAIN_HOME": str(tmp_path / "other-home"),
+            "TB_SHARED_PG": f"postgresql://x:pw@/db?host={tmp_path}&port=5999"}  # fmt: skip
+    assert tb("trust", "--yes", cwd=clone, env=down).returncode == 0
+    fallback = tb("reindex", "--json", cwd=clone, env=down)
+    assert fallback.returncode == 0, fallback.stderr
+    assert json.loads(fallback.stdout)["search_index"]["newly_embedded"] == 2
+    said = [line for line in fallback.stderr.splitlines() if "shared index" in line]
+    assert len(said) == 1 and "embedding on this machine instead" in said[0], fallback.stderr

@@ -14,6 +14,7 @@ once, in one line, and this machine embeds what it needs itself, as without a sh
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -56,10 +57,8 @@ class SharedVectors:
 
     def _close(self) -> None:
         if self._conn is not None:
-            try:
+            with contextlib.suppress(Exception):  # a broken connection: nothing to add
                 self._conn.close()
-            except Exception:  # noqa: S110 - closing a broken connection: nothing to add
-                pass
             self._conn = None
 
     def _open(self) -> Any:
