@@ -167,3 +167,34 @@ def test_keyword_postings_follow_edits_and_removals(pg: Any) -> None:
         "(SELECT 1 FROM teambrain.docs d WHERE d.rowid = p.rowid)"
     ).fetchone()
     assert orphans == 0
+
+
+def test_the_driver_loads_only_for_the_postgres_backend(tmp_path: Any) -> None:
+    """A brain on the default backend searches, and tb trust describes a postgres one, without
+    importing psycopg: it loads only when a shared index is actually connected to."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, subprocess, pathlib\n"
+        "from teambrain_retrieval import HashEmbedder, RetrieverOptions, open_retriever\n"
+        "from teambrain_retrieval import shared_index_egress, shared_index_url\n"
+        "from teambrain_schema import RetrievalConfig, BRAIN_YAML_TEMPLATE\n"
+        "from teambrain_schema.paths import BrainLayout\n"
+        "root = pathlib.Path(sys.argv[1])\n"
+        "subprocess.run(['git', 'init', '-q', str(root)], check=True)\n"
+        "layout = BrainLayout(root)\n"
+        "layout.memories.mkdir(parents=True)\n"
+        "layout.brain_yaml.write_text(BRAIN_YAML_TEMPLATE)\n"
+        "r = open_retriever(layout, RetrieverOptions(embedder=HashEmbedder()))\n"
+        "r.search('anything', 3); r.close()\n"
+        "c = RetrievalConfig(backend='postgres', url_env='X')\n"
+        "shared_index_egress(c).describe(); shared_index_url(c)\n"
+        "print('psycopg' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "repo")],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
