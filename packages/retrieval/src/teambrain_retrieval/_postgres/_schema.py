@@ -118,6 +118,39 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        2,
+        f"""
+        -- Which database roles may read which brains: the org brain and several team brains
+        -- can share one database, and a developer's role sees its team's brain and the org
+        -- brain, never another team's (docs/deploying-postgres.md has the admin's SQL). The
+        -- tables' owner (the CI role that migrates and fills) is not subject to it.
+        CREATE TABLE {SCHEMA}.access (
+            role name NOT NULL,
+            brain text NOT NULL,
+            PRIMARY KEY (role, brain)
+        );
+        CREATE FUNCTION {SCHEMA}.may_read(wanted text) RETURNS boolean
+        LANGUAGE sql STABLE PARALLEL SAFE RETURN EXISTS (
+            SELECT 1 FROM {SCHEMA}.access a
+            WHERE a.brain = wanted AND pg_has_role(current_user, a.role, 'MEMBER')
+        );
+        ALTER TABLE {SCHEMA}.docs ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY read_granted ON {SCHEMA}.docs FOR SELECT USING ({SCHEMA}.may_read(brain));
+        ALTER TABLE {SCHEMA}.postings ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY read_granted ON {SCHEMA}.postings FOR SELECT
+            USING ({SCHEMA}.may_read(brain));
+        ALTER TABLE {SCHEMA}.brains ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY read_granted ON {SCHEMA}.brains FOR SELECT
+            USING ({SCHEMA}.may_read(brain));
+        -- A vector is readable when a readable document has its text (docs' policy applies
+        -- inside this one too).
+        ALTER TABLE {SCHEMA}.vectors ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY read_granted ON {SCHEMA}.vectors FOR SELECT USING (EXISTS (
+            SELECT 1 FROM {SCHEMA}.docs d WHERE d.embed_key = vectors.embed_key
+        ));
+        """,
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
