@@ -10,6 +10,11 @@ the two rankings agree (mean overlap of the top 10, share of claims with the sam
 Embeddings are made once, by the SQLite index (cached in benchmarks/.cache/postgres/index.db),
 and copied to Postgres row for row: both backends rank the same vectors. BENCH_EMBEDDER=hash
 uses the deterministic test embedder instead of the local model (seconds instead of minutes).
+
+Scale (BENCH_PG_SCALE=100000, the default; 0 skips it): that many synthetic memories (SciFact's
+vocabulary, Zipf-weighted, as bench_retrieval.py makes them) with random unit vectors from a
+hashing stand-in for the model, in both backends: full fill time, a one-memory incremental
+fill, and search p50/p95 over 200 SciFact claims, SQLite as the baseline in the same run.
 """
 
 from __future__ import annotations
@@ -26,7 +31,15 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_retrieval import DATA, log, ndcg_at, percentile, recall_at, scifact  # noqa: E402
+from bench_retrieval import (  # noqa: E402
+    DATA,
+    log,
+    ndcg_at,
+    percentile,
+    recall_at,
+    scifact,
+    synthetic_docs,
+)
 
 CACHE = HERE / ".cache" / "postgres"
 BRAIN = "scifact"
@@ -181,5 +194,116 @@ def main() -> int:
     return 0
 
 
+class RandomEmbedder:
+    """Unit vectors derived from each text's hash: the model's shape at none of its cost."""
+
+    name = "bench:random-384"
+
+    def _vector(self, text: str) -> Any:
+        import hashlib
+
+        import numpy as np
+
+        seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+        vector = np.random.default_rng(seed).standard_normal(384).astype(np.float32)
+        return vector / np.linalg.norm(vector)
+
+    def embed_documents(self, texts: Any) -> Any:
+        import numpy as np
+
+        return np.stack([self._vector(t) for t in texts])
+
+    def embed_query(self, text: str) -> Any:
+        return self._vector(text)
+
+
+def scale(size: int) -> None:
+    import json
+    import random
+
+    from teambrain_retrieval import ServedBrain, SqliteBackend
+    from teambrain_retrieval._db import connect as sqlite_connect
+    from teambrain_retrieval._postgres import PostgresBackend, connect, migrate
+    from teambrain_schema import IndexableDoc
+
+    _, _, queries, qrels = scifact()
+    claims = [queries[q] for q in qrels][:200]
+    counts: dict[str, int] = {}
+    with open(DATA / "corpus.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            for raw in json.loads(line)["text"].lower().split():
+                word = raw.strip(".,;:()[]'\"")
+                if word.isalpha():
+                    counts[word] = counts.get(word, 0) + 1
+    words = sorted(counts, key=lambda w: -counts[w])[:20000]
+    weights = [1.0 / (rank + 10) for rank in range(len(words))]
+    docs = [
+        IndexableDoc(id=i, brain="scale", path=f".teambrain/memories/learnings/{i}-m.md",
+                     title=t, body=b, class_="learning", content_hash=i)
+        for i, t, b in synthetic_docs(size, words, weights)
+    ]  # fmt: skip
+    embedder = RandomEmbedder()
+    log(f"scale: {size} synthetic memories")
+    results: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="tb-bench-scale-") as scratch:
+        lite = SqliteBackend(
+            sqlite_connect(Path(scratch) / "index.db"), [ServedBrain("scale")], embedder
+        )
+        started = time.perf_counter()
+        lite.index(docs)
+        lite_full = time.perf_counter() - started
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import pgserver
+
+            server = pgserver.get_server(Path(scratch) / "pg", cleanup_mode="stop")
+        try:
+            pg = connect(server.get_uri(), timeout_s=3600)
+            migrate(pg)
+            remote = PostgresBackend(pg, [ServedBrain("scale")], embedder)
+            started = time.perf_counter()
+            remote.index(docs)
+            pg_full = time.perf_counter() - started
+            one = random.Random(1).randrange(size)
+            edited = docs[one].model_copy(
+                update={"body": docs[one].body + " edited", "content_hash": "x"}
+            )
+            changed = [*docs[:one], edited, *docs[one + 1 :]]
+            started = time.perf_counter()
+            remote.index(changed)
+            pg_incremental = time.perf_counter() - started
+            started = time.perf_counter()
+            lite.index([edited])
+            lite_incremental = time.perf_counter() - started
+            for name, backend in (("sqlite", lite), ("postgres", remote)):
+                for claim in claims[:5]:
+                    backend.ranked(claim, 10)  # warm
+                times = []
+                for claim in claims:
+                    started = time.perf_counter()
+                    backend.ranked(claim, 10)
+                    times.append(time.perf_counter() - started)
+                results[name] = {"p50": 1000 * statistics.median(times),
+                                 "p95": 1000 * percentile(times, 0.95)}  # fmt: skip
+            pg.close()
+        finally:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                server.cleanup()
+    print(f"\nscale: {size} synthetic memories, random 384-d vectors, {len(claims)} claims")
+    print("| backend | fill (all) s | fill (one changed) s | search p50 ms | search p95 ms |")
+    print("|---|---|---|---|---|")
+    print(f"| sqlite (baseline) | {lite_full:.1f} | {lite_incremental:.2f} | "
+          f"{results['sqlite']['p50']:.1f} | {results['sqlite']['p95']:.1f} |")  # fmt: skip
+    print(f"| postgres | {pg_full:.1f} | {pg_incremental:.2f} (all {size} re-read) | "
+          f"{results['postgres']['p50']:.1f} | {results['postgres']['p95']:.1f} |")  # fmt: skip
+    print(f"load average {os.getloadavg()[0]:.1f}")
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    size = int(os.environ.get("BENCH_PG_SCALE", "100000"))
+    if os.environ.get("BENCH_PG_PARTS", "quality,scale") != "scale" and main():
+        sys.exit(1)
+    if size:
+        scale(size)
+    sys.exit(0)
