@@ -306,6 +306,13 @@ retrieval:
     timeout_s: 10.0
     # An embedder another installed package provides (its entry point name), instead of provider.
     plugin: null
+  # sqlite: the index each machine builds. postgres: also a shared index the brain's CI
+  # fills (`tb help deploying-postgres`), used once each machine approved it (`tb trust`).
+  backend: sqlite
+  # postgres: the environment variable holding the connection string (never the string).
+  url_env: null
+  # postgres: seconds to wait for it before this machine embeds by itself.
+  timeout_s: 2.0
 
 distill:
   # The model `tb distill` asks to turn captured sessions into memory candidates (the only

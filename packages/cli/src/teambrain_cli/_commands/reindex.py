@@ -186,7 +186,7 @@ def _fill_shared(layout: Any, out: dict[str, object], *, quiet: bool) -> None:
     if egress is None:
         raise UserError(
             "--shared: brain.yaml's retrieval.backend is sqlite; set `backend: postgres` and "
-            "`url_env` under retrieval (docs/deploying-postgres.md)"
+            "`url_env` under retrieval (`tb help deploying-postgres`)"
         )
     ask_to_approve(layout, machine(), ("retrieval.embedder", "retrieval.backend"))
     approvals = load_approvals(machine(), layout.repo_root)

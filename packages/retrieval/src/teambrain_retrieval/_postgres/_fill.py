@@ -9,7 +9,6 @@ from and the embedder's name, which readers compare with their own.
 
 from __future__ import annotations
 
-import subprocess
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -47,14 +46,15 @@ class FillReport:
 
 
 def _git(layout: BrainLayout, *args: str) -> str | None:
+    from teambrain_schema import TeambrainError
+    from teambrain_schema.git import run_git
+
     try:
-        done = subprocess.run(
-            ["git", *args], cwd=layout.repo_root, capture_output=True, text=True, check=False,
-            timeout=30,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
+        done = run_git(list(args), cwd=layout.repo_root, check=False, timeout=30)
+    except TeambrainError:
         return None
-    return done.stdout.strip() or None if done.returncode == 0 else None
+    text = done.stdout.decode("utf-8", "replace").strip()
+    return text or None if done.returncode == 0 else None
 
 
 def shared_brain_id(layout: BrainLayout) -> str:

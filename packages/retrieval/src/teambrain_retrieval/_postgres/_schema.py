@@ -123,7 +123,7 @@ MIGRATIONS: list[tuple[int, str]] = [
         f"""
         -- Which database roles may read which brains: the org brain and several team brains
         -- can share one database, and a developer's role sees its team's brain and the org
-        -- brain, never another team's (docs/deploying-postgres.md has the admin's SQL). The
+        -- brain, never another team's (`tb help deploying-postgres` has the admin's SQL). The
         -- tables' owner (the CI role that migrates and fills) is not subject to it.
         CREATE TABLE {SCHEMA}.access (
             role name NOT NULL,
