@@ -8,6 +8,7 @@ writer) and events that do not validate are skipped and counted, never raised.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import statistics
 from collections import Counter
@@ -36,6 +37,7 @@ from .cells import (
     fold_small_cells,
     hide_small_cells,
 )
+from .team import WeekUsage, weekly_usage, weeks_window
 from .window import ReportWindow
 
 REPORT_VERSION = 1
@@ -134,6 +136,8 @@ class DigestReport:
     # how many memories were shown in at least five: the others were shown in fewer, or never.
     least_memories: list[tuple[str, int]] = field(default_factory=list)
     memories_served: int = 0
+    # The team view's figures: each whole ISO week the window touches (see _reports/team.py).
+    weeks: list[WeekUsage] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The report as plain JSON data (suppressed cells are the string ``"<5"``)."""
@@ -211,6 +215,7 @@ class DigestReport:
                 "failures": fig(self.test_failures),
                 "sessions_with_failures": fig(self.sessions_with_test_failures),
             },
+            "weeks": [week.to_json() for week in self.weeks],
         }
 
 
@@ -371,4 +376,27 @@ def build_digest(
     (``repo``: one repository's sessions, named in the report by its current key)."""
     scan = scan_sessions(machine, window, repo=repo)
     name = repo.key if isinstance(repo, RepoKeys) else repo
-    return aggregate(scan, window, read_feedback(machine), repo=name, generated=now)
+    votes = read_feedback(machine)
+    report = aggregate(scan, window, votes, repo=name, generated=now)
+    return dataclasses.replace(
+        report, weeks=member_weeks(machine, window, votes, repo=repo, now=now)
+    )
+
+
+def member_weeks(
+    machine: MachineLayout,
+    window: ReportWindow,
+    votes: Sequence[FeedbackVote] | None = None,
+    *,
+    repo: RepoKeys | str | None = None,
+    now: dt.datetime | None = None,
+) -> list[WeekUsage]:
+    """This machine's figures for each whole ISO week ``window`` touches (the team view's)."""
+    weeks = weeks_window(window, now or dt.datetime.now(dt.UTC))
+    scan = scan_sessions(machine, weeks, repo=repo)
+    return weekly_usage(
+        scan.sessions,
+        read_feedback(machine) if votes is None else votes,
+        weeks,
+        only_these_sessions=repo is not None,
+    )
