@@ -113,7 +113,7 @@ def test_tb_reindex_shared_fills_postgres_incrementally(
     head = git_run("rev-parse", "HEAD", cwd=repo).strip()
     assert report["brain"] == "github.com/acme/shop" and report["commit"] == head
     assert (report["documents"], report["written"], report["embedded"]) == (2, 2, 2)
-    assert report["migrated"] == [1, 2]
+    assert report["migrated"] == [1, 2, 3]
 
     again = json.loads(tb("reindex", "--shared", "--json", cwd=repo, env=env).stdout)
     assert (again["shared_index"]["written"], again["shared_index"]["embedded"]) == (0, 0)
