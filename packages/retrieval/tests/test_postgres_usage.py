@@ -70,7 +70,12 @@ def team_db(postgres_url: str) -> str:
 
 
 def test_team_figures_need_three_members_and_stay_inside_the_team(team_db: str) -> None:
-    figures = {"alice": _cells(12, 7), "bob": _cells(6, 6), "carol": _cells(None), "dave": _cells(5)}
+    figures = {
+        "alice": _cells(12, 7),
+        "bob": _cells(6, 6),
+        "carol": _cells(None),
+        "dave": _cells(5),
+    }
     for member, cells in figures.items():
         with _as(team_db, member) as conn:
             assert publish_usage(conn, PAYMENTS, [WEEK], cells) == len(cells)
