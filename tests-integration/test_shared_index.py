@@ -16,14 +16,10 @@ def _shared_brain(repo: Path, tb: Any, git_run: Any) -> None:
     assert tb("init", cwd=repo).returncode == 0
     yaml = repo / ".teambrain" / "brain.yaml"
     text = yaml.read_text()
-    assert "  backend: sqlite\n  url_env: null\n" in text
-    yaml.write_text(
-        text.replace(
-            "  backend: sqlite\n  url_env: null\n",
-            "  backend: postgres\n  url_env: TB_SHARED_PG\n",
-            1,
-        )
-    )
+    # (brain.yaml's template has a comment line between the two keys)
+    assert "\n  backend: sqlite\n" in text and "\n  url_env: null\n" in text
+    text = text.replace("\n  backend: sqlite\n", "\n  backend: postgres\n", 1)
+    yaml.write_text(text.replace("\n  url_env: null\n", "\n  url_env: TB_SHARED_PG\n", 1))
     git_run("add", "-A", cwd=repo)
     git_run("commit", "-qm", "teammate: a shared index", cwd=repo)
 
@@ -185,3 +181,61 @@ def test_a_second_clone_answers_without_embedding_what_ci_embedded(
     assert json.loads(fallback.stdout)["search_index"]["newly_embedded"] == 2
     said = [line for line in fallback.stderr.splitlines() if "shared index" in line]
     assert len(said) == 1 and "embedding on this machine instead" in said[0], fallback.stderr
+
+
+def test_members_publish_their_weekly_figures_and_read_the_teams(
+    repo: Path, tb: Any, git_run: Any, postgres_url: str, tmp_path: Path
+) -> None:
+    """The installed `tb`: three members opted in publish their weekly digest figures to the
+    shared database with their own roles; each reads the team's (`tb metrics --team`), made of
+    all three; the database holds figures and memory ids, not their sessions."""
+    import datetime as dt
+
+    import psycopg
+    from teambrain_capture import JoinKeys, append_event, make_event
+    from teambrain_retrieval._postgres import connect, migrate
+    from teambrain_schema.paths import machine_layout
+
+    _shared_brain(repo, tb, git_run)
+    git_run("remote", "add", "origin", "https://github.com/acme/shop.git", cwd=repo)
+    tag = postgres_url.split("?", 1)[0].rsplit("/", 1)[1]
+    with connect(postgres_url) as admin:
+        migrate(admin)
+        admin.execute(
+            f"""CREATE ROLE shop_{tag} NOLOGIN;
+            GRANT USAGE ON SCHEMA teambrain TO shop_{tag};
+            GRANT SELECT ON ALL TABLES IN SCHEMA teambrain TO shop_{tag};
+            GRANT INSERT, UPDATE, DELETE ON teambrain.usage TO shop_{tag};
+            GRANT EXECUTE ON FUNCTION teambrain.team_usage(text) TO shop_{tag};
+            INSERT INTO teambrain.access(role, brain) VALUES ('shop_{tag}', 'github.com/acme/shop');
+            CREATE ROLE ann_{tag} LOGIN IN ROLE shop_{tag};
+            CREATE ROLE ben_{tag} LOGIN IN ROLE shop_{tag};
+            CREATE ROLE cat_{tag} LOGIN IN ROLE shop_{tag};"""
+        )
+    monday = dt.date.today() - dt.timedelta(days=dt.date.today().weekday() + 7)
+    start = dt.datetime.combine(monday + dt.timedelta(days=1), dt.time(9), dt.UTC)
+    memory = "01KB2F0A1S9Y4Q7V3C8D5E6F01"
+    for name, sessions in (("ann", 6), ("ben", 7), ("cat", 5)):
+        home = tmp_path / f"home-{name}"
+        (home / "user").mkdir(parents=True)
+        (home / "user" / "config.toml").write_text("[digest]\npublish_to_team = true\n")
+        env = {"TEAMBRAIN_HOME": str(home),
+               "TB_SHARED_PG": postgres_url.replace("postgres:@", f"{name}_{tag}:@", 1)}  # fmt: skip
+        assert tb("trust", "--yes", cwd=repo, env=env).returncode == 0
+        machine = machine_layout(home)
+        for i in range(sessions):
+            keys = JoinKeys(sid=f"secret-sid-{name}-{i}", tool="claude-code", model="opus",
+                            repo="github.com/acme/shop", branch="main")  # fmt: skip
+            at = start + dt.timedelta(minutes=i)
+            append_event(machine, make_event("session_start", {}, keys, now=at))
+            append_event(machine, make_event("memory_retrieved", {"ids": [memory]}, keys, now=at))
+        done = tb("digest", "--publish", "--since", monday.isoformat(), cwd=repo, env=env)
+        assert done.returncode == 0, done.stderr
+    shown = tb("metrics", "--team", "--json", cwd=repo, env=env)
+    assert shown.returncode == 0, shown.stderr
+    week = next(w for w in json.loads(shown.stdout)["weeks"] if w["week"] == monday.isoformat())
+    assert week["sessions"] == {"value": 18, "members": 3, "hidden": 0}
+    assert week["memories_used"] == [{"id": memory, "sessions": 18, "members": 3}]
+    with psycopg.connect(postgres_url) as conn:
+        stored = repr(conn.execute("SELECT * FROM teambrain.usage").fetchall())
+    assert "secret-sid" not in stored and str(tmp_path) not in stored

@@ -265,6 +265,12 @@ def test_publishing_needs_the_members_opt_in(
     assert "no shared database" in capsys.readouterr().err
     assert run(["metrics", "--team"]) == 1
     assert "tb metrics --team FILE" in capsys.readouterr().err
+    from teambrain_cli._ui.usage import team_page
+    from teambrain_schema.paths import find_brain
+
+    page = team_page(find_brain(repo), machine_layout(), since="12w",
+                     titles_of=lambda ids: {}, link=str)  # fmt: skip
+    assert "no shared database" in page.problem and page.rows == []
     config.write_text('[digest]\npublish_to_team = "yes"\n')
     assert run(["digest", "--publish"]) == 2
     assert "digest.publish_to_team must be true or false" in capsys.readouterr().err
@@ -364,6 +370,21 @@ def test_members_publish_and_the_team_reads_the_same_view_as_from_files(
     assert run(["metrics", "--team", "--json", *map(str, files)]) == 0
     from_files = json.loads(capsys.readouterr().out)
     assert from_files["weeks"] == from_db["weeks"]
+
+    # tb ui's team page shows the same, asking nothing.
+    from teambrain_cli._ui.usage import team_page
+    from teambrain_schema.paths import find_brain
+
+    page = team_page(find_brain(repo), machine_layout(tmp_path.parent / f"{tmp_path.name}-home-alice"),
+                     since="12w", titles_of=lambda ids: {MEMORY: "Payments go through the gateway"},
+                     link=lambda mid: f"/memory/{mid}")  # fmt: skip
+    assert page.problem == "" and page.report["weeks"] == from_db["weeks"]
+    assert [(r.week, r.cells, r.members) for r in page.rows] == [
+        (WEEK.isoformat(), ["23+", "18+", "<3 members", "18+"], 3)
+    ]
+    assert [(m.title, m.sessions, m.votes) for m in page.memories] == [
+        ("Payments go through the gateway", "18", "15 (15 useful)")
+    ]
 
     # What the database holds: figures keyed by metric and memory ULID, nothing else.
     with psycopg.connect(postgres_url) as admin:

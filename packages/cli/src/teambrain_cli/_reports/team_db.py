@@ -21,8 +21,11 @@ if TYPE_CHECKING:
     from .team import WeekUsage
 
 
-def _open(layout: BrainLayout, machine: MachineLayout, what: str) -> tuple[Any, str]:
-    """(connection, the brain's id in the database), or one line saying why not."""
+def _open(
+    layout: BrainLayout, machine: MachineLayout, what: str, *, ask: bool = True
+) -> tuple[Any, str]:
+    """(connection, the brain's id in the database), or one line saying why not (``ask``: on
+    a terminal, ask to approve the destination first, as other verbs do)."""
     from teambrain_retrieval import (
         SharedIndexUnavailable,
         connect_shared_index,
@@ -43,7 +46,8 @@ def _open(layout: BrainLayout, machine: MachineLayout, what: str) -> tuple[Any, 
             "sqlite); combine exported reports instead: `tb metrics --team FILE…` "
             "(`tb help metrics`)"
         )
-    ask_to_approve(layout, machine, ("retrieval.backend",))
+    if ask:
+        ask_to_approve(layout, machine, ("retrieval.backend",))
     approvals = load_approvals(machine, layout.repo_root)
     if not approvals.is_approved(layout.repo_root, egress):
         raise EgressNotApproved(egress, approvals.state(layout.repo_root, egress), layout.repo_root)
@@ -93,12 +97,13 @@ def publish_weeks(
 
 
 def read_team(
-    layout: BrainLayout, machine: MachineLayout, since: dt.date | None
+    layout: BrainLayout, machine: MachineLayout, since: dt.date | None, *, ask: bool = True
 ) -> tuple[str, list[TeamCell]]:
-    """The team's figures for the brain, as the database gives them to this member."""
+    """The team's figures for the brain, as the database gives them to this member (``ask``:
+    False where nobody can answer a question, as in tb ui's pages)."""
     from teambrain_retrieval import team_usage
 
-    conn, brain = _open(layout, machine, "--team")
+    conn, brain = _open(layout, machine, "--team", ask=ask)
     try:
         cells = team_usage(conn, brain, since)
     except _errors() as exc:
