@@ -18,7 +18,7 @@ from teambrain_retrieval import (
     publish_usage,
     team_usage,
 )
-from teambrain_retrieval._postgres import connect, migrate
+from teambrain_retrieval._postgres import SharedIndexUnavailable, connect, migrate
 
 PAYMENTS, SEARCH = "github.com/acme/payments", "github.com/acme/search"
 WEEK = dt.date(2026, 11, 23)
@@ -102,7 +102,7 @@ def test_publishing_again_replaces_the_week(team_db: str) -> None:
 
 def test_a_member_writes_only_their_own_rows_for_brains_they_read(team_db: str) -> None:
     with _as(team_db, "alice") as conn:
-        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        with pytest.raises(SharedIndexUnavailable, match="row-level security"):
             publish_usage(conn, SEARCH, [WEEK], _cells(12))
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute(
@@ -145,9 +145,17 @@ def test_the_table_cannot_hold_paths_session_ids_or_text(
 def test_the_team_function_needs_its_grant(postgres_url: str) -> None:
     admin = connect(postgres_url)
     migrate(admin)
-    admin.execute(f"CREATE ROLE mallory_{_tag(postgres_url)} LOGIN")
+    mallory = f"mallory_{_tag(postgres_url)}"
+    # The schema and its version readable, the function not granted.
+    admin.execute(
+        f"CREATE ROLE {mallory} LOGIN; GRANT USAGE ON SCHEMA teambrain TO {mallory}; "
+        f"GRANT SELECT ON teambrain.schema_version TO {mallory}"
+    )
     admin.close()
-    with _as(postgres_url, "mallory") as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+    with (
+        _as(postgres_url, "mallory") as conn,
+        pytest.raises(SharedIndexUnavailable, match="permission denied for function team_usage"),
+    ):
         team_usage(conn, PAYMENTS)
 
 

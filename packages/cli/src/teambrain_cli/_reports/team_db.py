@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from teambrain_schema import EnvironmentProblem, UserError
 
 if TYPE_CHECKING:
-    from teambrain_retrieval import TeamCell
+    from teambrain_retrieval import SharedIndexUnavailable, TeamCell
     from teambrain_schema.paths import BrainLayout, MachineLayout
 
     from .team import WeekUsage
@@ -61,35 +61,21 @@ def _open(
     return conn, shared_brain_id(layout)
 
 
-def _errors() -> tuple[type[BaseException], ...]:
-    """What a statement may raise once connected: a wrong schema, or the driver's errors."""
-    import psycopg
-    from teambrain_retrieval import SharedIndexUnavailable
-
-    return (SharedIndexUnavailable, psycopg.Error)
-
-
-def _refused(what: str, exc: BaseException) -> EnvironmentProblem:
-    from teambrain_retrieval import SharedIndexUnavailable
-
-    if isinstance(exc, SharedIndexUnavailable):
-        return EnvironmentProblem(f"{what}: shared database: {exc.reason}")
-    from teambrain_retrieval._postgres._connect import describe
-
-    return EnvironmentProblem(f"{what}: shared database refused it ({describe(exc)})")
+def _refused(what: str, exc: SharedIndexUnavailable) -> EnvironmentProblem:
+    return EnvironmentProblem(f"{what}: shared database: {exc.reason}")
 
 
 def publish_weeks(
     layout: BrainLayout, machine: MachineLayout, weeks: Sequence[WeekUsage]
 ) -> tuple[str, int]:
     """Replace this member's figures of ``weeks`` in the shared database: (brain id, rows)."""
-    from teambrain_retrieval import publish_usage
+    from teambrain_retrieval import SharedIndexUnavailable, publish_usage
 
     conn, brain = _open(layout, machine, "--publish")
     try:
         cells = [cell for week in weeks for cell in week.cells()]
         written = publish_usage(conn, brain, [week.week for week in weeks], cells)
-    except _errors() as exc:
+    except SharedIndexUnavailable as exc:
         raise _refused("--publish", exc) from None
     finally:
         conn.close()
@@ -101,12 +87,12 @@ def read_team(
 ) -> tuple[str, list[TeamCell]]:
     """The team's figures for the brain, as the database gives them to this member (``ask``:
     False where nobody can answer a question, as in tb ui's pages)."""
-    from teambrain_retrieval import team_usage
+    from teambrain_retrieval import SharedIndexUnavailable, team_usage
 
     conn, brain = _open(layout, machine, "--team", ask=ask)
     try:
         cells = team_usage(conn, brain, since)
-    except _errors() as exc:
+    except SharedIndexUnavailable as exc:
         raise _refused("--team", exc) from None
     finally:
         conn.close()

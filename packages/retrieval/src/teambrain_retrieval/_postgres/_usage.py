@@ -13,13 +13,14 @@ combine exported reports: both paths give the same :class:`TeamCell` rows.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._connect import SharedIndexUnavailable
+from ._connect import SharedIndexUnavailable, describe
 from ._schema import MIN_MEMBERS, SCHEMA, SCHEMA_VERSION, ULID_RE, USAGE_METRICS, schema_version
 
 __all__ = [
@@ -95,6 +96,17 @@ def combine_cells(members: Sequence[Iterable[UsageCell]]) -> list[TeamCell]:
     return sorted(team)
 
 
+@contextlib.contextmanager
+def _refusals() -> Iterator[None]:
+    """The driver's errors as :class:`SharedIndexUnavailable`, one secret-free line."""
+    import psycopg
+
+    try:
+        yield
+    except psycopg.Error as exc:
+        raise SharedIndexUnavailable(describe(exc)) from None
+
+
 def _check_version(conn: Any) -> None:
     found = schema_version(conn)
     if found != SCHEMA_VERSION:
@@ -110,12 +122,17 @@ def publish_usage(
     """Replace this member's figures of ``weeks`` for ``brain`` with ``cells`` (one
     transaction; a week published again is replaced, never added to). Returns rows written.
 
-    Raises :class:`SharedIndexUnavailable` for a schema of another version and the driver's
-    error when the database refuses (no grant, a brain this member may not read)."""
-    _check_version(conn)
+    Raises :class:`SharedIndexUnavailable` for a schema of another version, and with the
+    database's reason (one line) when it refuses: no grant, a brain this member may not read."""
     outside = {cell.week for cell in cells} - set(weeks)
     if outside:
         raise ValueError(f"cells for weeks not being published: {sorted(outside)}")
+    with _refusals():
+        return _publish(conn, brain, weeks, cells)
+
+
+def _publish(conn: Any, brain: str, weeks: Sequence[dt.date], cells: Sequence[UsageCell]) -> int:
+    _check_version(conn)
     with conn.transaction():
         conn.execute(
             f"DELETE FROM {SCHEMA}.usage WHERE brain = %s AND member = current_user "
@@ -134,11 +151,13 @@ def publish_usage(
 
 def team_usage(conn: Any, brain: str, since: dt.date | None = None) -> list[TeamCell]:
     """The team's figures for ``brain`` (weeks from ``since`` on), as ``teambrain.team_usage``
-    gives them to the caller's role: nothing for a brain it may not read."""
-    _check_version(conn)
-    rows = conn.execute(
-        f"SELECT week, metric, key, value, members, hidden FROM {SCHEMA}.team_usage(%s) "
-        "WHERE week >= %s",
-        [brain, since or dt.date.min],
-    ).fetchall()
+    gives them to the caller's role: nothing for a brain it may not read (a role without the
+    grant: :class:`SharedIndexUnavailable`, with the database's reason)."""
+    with _refusals():
+        _check_version(conn)
+        rows = conn.execute(
+            f"SELECT week, metric, key, value, members, hidden FROM {SCHEMA}.team_usage(%s) "
+            "WHERE week >= %s",
+            [brain, since or dt.date.min],
+        ).fetchall()
     return sorted(TeamCell(r[0], r[1], r[2], float(r[3]), int(r[4]), int(r[5])) for r in rows)
