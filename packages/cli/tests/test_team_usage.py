@@ -271,6 +271,11 @@ def test_publishing_needs_the_members_opt_in(
     page = team_page(find_brain(repo), machine_layout(), since="12w",
                      titles_of=lambda ids: {}, link=str)  # fmt: skip
     assert "no shared database" in page.problem and page.rows == []
+    # tb verify names the opt-in among what leaves the machine.
+    from teambrain_cli._checks.verify import check_egress
+
+    evidence = check_egress(machine_layout(), find_brain(repo)).evidence
+    assert any("publish_to_team" in line and "this brain has none" in line for line in evidence)
     config.write_text('[digest]\npublish_to_team = "yes"\n')
     assert run(["digest", "--publish"]) == 2
     assert "digest.publish_to_team must be true or false" in capsys.readouterr().err
@@ -371,9 +376,13 @@ def test_members_publish_and_the_team_reads_the_same_view_as_from_files(
     from_files = json.loads(capsys.readouterr().out)
     assert from_files["weeks"] == from_db["weeks"]
 
+    from teambrain_cli._checks.verify import check_egress
+    from teambrain_schema.paths import find_brain
+
+    evidence = check_egress(machine_layout(), find_brain(repo)).evidence
+    assert any("publish_to_team" in line and "shared database above" in line for line in evidence)
     # tb ui's team page shows the same, asking nothing.
     from teambrain_cli._ui.usage import team_page
-    from teambrain_schema.paths import find_brain
 
     page = team_page(find_brain(repo), machine_layout(tmp_path.parent / f"{tmp_path.name}-home-alice"),
                      since="12w", titles_of=lambda ids: {MEMORY: "Payments go through the gateway"},
