@@ -371,13 +371,17 @@ def build_digest(
     *,
     repo: RepoKeys | str | None = None,
     now: dt.datetime | None = None,
+    weeks: bool = True,
 ) -> DigestReport:
     """Scan the spool and the feedback votes of this machine and aggregate them for ``window``
-    (``repo``: one repository's sessions, named in the report by its current key)."""
+    (``repo``: one repository's sessions, named in the report by its current key; ``weeks``:
+    also the team view's weekly figures, a second scan over the whole weeks)."""
     scan = scan_sessions(machine, window, repo=repo)
     name = repo.key if isinstance(repo, RepoKeys) else repo
     votes = read_feedback(machine)
     report = aggregate(scan, window, votes, repo=name, generated=now)
+    if not weeks:
+        return report
     return dataclasses.replace(
         report, weeks=member_weeks(machine, window, votes, repo=repo, now=now)
     )

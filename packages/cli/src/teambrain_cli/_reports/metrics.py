@@ -230,7 +230,7 @@ def index_status(
 def recent_activity(machine: MachineLayout, *, now: dt.datetime | None = None) -> DigestReport:
     """The digest aggregation over the last seven days, all repositories of this machine."""
     window = resolve_window(METRICS_WINDOW, None, now=now)
-    return build_digest(machine, window, now=now)
+    return build_digest(machine, window, now=now, weeks=False)
 
 
 def render_metrics_text(snapshot: MetricsSnapshot) -> str:

@@ -82,7 +82,7 @@ def usage_page(
     repository's keys take its sessions filed under earlier names too): the digest of this
     machine's spool, as its JSON report, drawn by :func:`usage_from_json`."""
     window = resolve_window(since, None, now=now)
-    data = build_digest(machine, window, repo=repo, now=now).to_json()
+    data = build_digest(machine, window, repo=repo, now=now, weeks=False).to_json()
     shown = repo.key if isinstance(repo, RepoKeys) else repo
     return usage_from_json(data, since=since, repo=shown, this_repo=this_repo, titles_of=titles_of, link=link)  # fmt: skip
 
