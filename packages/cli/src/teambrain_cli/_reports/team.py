@@ -175,9 +175,12 @@ class ReportProblem(ValueError):
     """Where a report file is wrong: the field's path and what is wrong with it."""
 
 
+MAX_FIGURE = 10**12  # far beyond any team's sessions; keeps every value a float exactly
+
+
 def _count(value: object, where: str, *, least: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ReportProblem(f"{where}: must be a whole number of at least {least}")
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= MAX_FIGURE:
+        raise ReportProblem(f"{where}: must be a whole number from {least} to {MAX_FIGURE:,}")
     return value
 
 
@@ -187,10 +190,12 @@ def _figure(value: object, where: str) -> float | None:
     if (
         isinstance(value, bool)
         or not isinstance(value, int | float)
+        or not 0 <= value <= MAX_FIGURE  # before isfinite: a huge int does not fit a float
         or not math.isfinite(value)
-        or value < 0
     ):
-        raise ReportProblem(f'{where}: must be a number of at least 0 or "{SUPPRESSED_MARK}"')
+        raise ReportProblem(
+            f'{where}: must be a number from 0 to {MAX_FIGURE:,} or "{SUPPRESSED_MARK}"'
+        )
     return float(value)
 
 
