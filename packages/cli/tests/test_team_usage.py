@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from digest_spool import session_strategy, summary_of
 from hypothesis import HealthCheck, given, settings, strategies as st
 from teambrain_capture import JoinKeys, append_event, make_event, user_dir
 from teambrain_cli._main import run
@@ -420,3 +421,44 @@ def test_members_publish_and_the_team_reads_the_same_view_as_from_files(
     assert run(["metrics", "--team"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("tb: --team: shared database: cannot connect") and "hunter2" not in err
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(session_strategy, max_size=40))
+def test_a_members_weekly_figures_never_show_a_group_under_five(
+    specs: list[dict[str, Any]],
+) -> None:
+    """Sessions of 2026-07-01..07 (two ISO weeks), one vote per session on the memories it was
+    shown: every number shown rests on five or more sessions (or on none at all)."""
+    from teambrain_capture import FeedbackVote
+    from teambrain_cli._reports.team import weekly_usage, weeks_window
+    from teambrain_cli._reports.window import resolve_window
+
+    sessions = [summary_of(i, spec) for i, spec in enumerate(specs)]
+    votes = [
+        FeedbackVote(s.started, mid, useful, s.sid)
+        for s, spec in zip(sessions, specs, strict=True)
+        for mid, useful in zip(sorted(s.memory_ids), spec["votes"], strict=False)
+    ]
+    window = weeks_window(
+        resolve_window("2026-07-01", "2026-07-07"), dt.datetime(2026, 8, 1, tzinfo=dt.UTC)
+    )
+    weeks = weekly_usage(sessions, votes, window)
+    assert [w.week for w in weeks] == [dt.date(2026, 6, 29), dt.date(2026, 7, 6)]
+    for week in weeks:
+        mine = [s for s in sessions if week_of(s.started.date()) == week.week]
+        groups = {
+            "sessions": mine,
+            "sessions_with_memory": [s for s in mine if s.has_memory],
+            "sessions_without_memory": [s for s in mine if not s.has_memory],
+            "retrievals": [s for s in mine if s.retrievals],
+        }
+        for name, group in groups.items():
+            value = getattr(week, name)
+            if value is not SUPPRESSED:
+                assert len(group) >= 5 or len(group) == 0 == value, (name, value)
+        for mid, count in week.memories_used.items():
+            assert count == sum(mid in s.memory_ids for s in mine) >= 5
+        for mid, (cast, useful) in week.memories_voted.items():
+            voters = {v.sid for v in votes if v.id == mid and week_of(v.t.date()) == week.week}
+            assert len(voters) >= 5 and useful <= cast
