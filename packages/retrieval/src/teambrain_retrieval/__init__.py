@@ -73,6 +73,21 @@ _EXPORTS: dict[str, str] = {
     "prune_index": "_inventory",
     "IndexInventory": "_inventory",
     "IndexedBrain": "_inventory",
+    # the shared index (retrieval.backend: postgres); the driver loads only on connecting
+    "shared_index_egress": "_postgres._config",
+    "shared_index_url": "_postgres._config",
+    "fill_shared_index": "_postgres._fill",
+    "shared_brain_id": "_postgres._fill",
+    "connect_shared_index": "_postgres._connect",
+    "SharedIndexUnavailable": "_postgres._connect",
+    # the team's view of use in the shared database (tb metrics --team)
+    "UsageCell": "_postgres._usage",
+    "TeamCell": "_postgres._usage",
+    "combine_cells": "_postgres._usage",
+    "publish_usage": "_postgres._usage",
+    "team_usage": "_postgres._usage",
+    "USAGE_METRICS": "_postgres._usage",
+    "MIN_MEMBERS": "_postgres._usage",
     # embedders
     "Embedder": "_embedders",
     "EmbedderUnavailable": "_embedders",
@@ -159,6 +174,27 @@ if TYPE_CHECKING:
         extract_mentions as extract_mentions,
         pair_paths as pair_paths,
         path_score as path_score,
+    )
+    from ._postgres._config import (
+        shared_index_egress as shared_index_egress,
+        shared_index_url as shared_index_url,
+    )
+    from ._postgres._connect import (
+        SharedIndexUnavailable as SharedIndexUnavailable,
+        connect_shared_index as connect_shared_index,
+    )
+    from ._postgres._fill import (
+        fill_shared_index as fill_shared_index,
+        shared_brain_id as shared_brain_id,
+    )
+    from ._postgres._usage import (
+        MIN_MEMBERS as MIN_MEMBERS,
+        USAGE_METRICS as USAGE_METRICS,
+        TeamCell as TeamCell,
+        UsageCell as UsageCell,
+        combine_cells as combine_cells,
+        publish_usage as publish_usage,
+        team_usage as team_usage,
     )
     from ._query import (
         query_terms as query_terms,

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._embedding import Embeddings, Progress
-from ._fusion import CANDIDATES, RRF_K, fuse_rrf
+from ._fusion import CANDIDATES, fuse_hybrid
 from ._matrix_file import SavedMatrix, cache_file
 from ._notices import say_once
 from ._pathmatch import PathMatcher
@@ -38,10 +38,6 @@ if TYPE_CHECKING:
 TITLE_WEIGHT = 2.0
 BODY_WEIGHT = 1.0
 TAGS_WEIGHT = 1.5
-# A vector candidate the keyword half did not find must be at least this close to the query:
-# below it a memory is unrelated (MiniLM: unrelated texts ~0-0.15, a relevant SciFact abstract
-# ≥ 0.39 in 95% of cases), and "the nearest of 40" alone would always fill every answer.
-VECTOR_FLOOR = 0.2
 # Keyword matches read before filtering, beyond the ones wanted; more are read only when filters
 # reject too many.
 FTS_WINDOW = 160
@@ -398,8 +394,8 @@ class SqliteBackend:
     ) -> list[tuple[int, float]]:
         """(rowid, score) best first: ``hybrid`` (RRF), ``fts`` or ``vector`` alone.
 
-        In the hybrid, a vector candidate that the keyword half did not find counts only when
-        its cosine reaches :data:`VECTOR_FLOOR`.
+        In the hybrid (:func:`~._fusion.fuse_hybrid`), a vector candidate that the keyword half
+        did not find counts only when its cosine reaches :data:`~._fusion.VECTOR_FLOOR`.
         """
         if mode == "fts":
             return self.fts_ranking(query, max(k, 1), sources)[:k]
@@ -415,16 +411,8 @@ class SqliteBackend:
                 worker = self.embeddings.worker()
                 pending = worker.submit(self._embed_and_rank, query, matrix, sources)
         keyword = [rowid for rowid, _ in self.fts_ranking(query, CANDIDATES, sources)]
-        lists = [keyword]
-        if pending is not None:
-            found = set(keyword)
-            vectors = [
-                rowid for rowid, cosine in pending.result()
-                if cosine >= VECTOR_FLOOR or rowid in found
-            ]  # fmt: skip
-            if vectors:
-                lists.append(vectors)
-        return fuse_rrf(lists, k=RRF_K, depth=CANDIDATES)[:k]
+        vectors = pending.result() if pending is not None else None
+        return fuse_hybrid(keyword, vectors)[:k]
 
     def search(self, q: str, k: int, sources: list[Source] | None = None) -> list[Scored]:
         """The contract's search: hybrid, filtered, best ``k`` first, each with its source."""

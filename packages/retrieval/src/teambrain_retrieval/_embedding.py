@@ -63,6 +63,28 @@ class Embeddings:
         # so the first pass looks at every document.
         self._pending: dict[str, str] | None = None
         self._load_failed = False  # a background load failed: the next embedding says why
+        # Where vectors already made elsewhere come from before this machine embeds (the
+        # shared index, retrieval.backend: postgres): embed keys → vectors it holds.
+        self.vector_source: Callable[[list[str]], dict[str, Any]] | None = None
+
+    def _from_source(self, todo: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[str]]:
+        """Store what :attr:`vector_source` holds of ``todo``; what is left, and the keys
+        stored."""
+        if self.vector_source is None or self.embedder is None or not todo:
+            return todo, []
+        found = self.vector_source([key for key, _ in todo])
+        if not found:
+            return todo, []
+        with self.store.db:
+            self.store.db.executemany(
+                f"INSERT OR REPLACE INTO {self.vectors_table}(embedder, key, dim, vec) "
+                "VALUES (?, ?, ?, ?)",
+                [
+                    (self.embedder.name, key, int(v.shape[0]), v.tobytes())
+                    for key, v in found.items()
+                ],
+            )
+        return [(key, text) for key, text in todo if key not in found], list(found)
 
     def note_unavailable(self, reason: str) -> None:
         """Semantic search is off from now on: say why, once."""
@@ -158,11 +180,12 @@ class Embeddings:
         """
         todo = self.missing(saved_complete)
         self._pending = {}
+        todo, fetched = self._from_source(todo)
         if not todo or self.embedder is None:
-            return 0, None
+            return 0, fetched or None
         if max_docs is not None and len(todo) > max_docs:
             self._pending = dict(todo)
-            return 0, None
+            return 0, fetched or None
         db = self.store.db
         done = 0
         started = time.monotonic()
@@ -183,7 +206,7 @@ class Embeddings:
                 vectors = self.embedder.embed_documents([text for _, text in batch])
             except EmbedderUnavailable as exc:
                 self.note_unavailable(exc.reason)
-                return done, None
+                return done, fetched or None
             with db:
                 db.executemany(
                     f"INSERT OR REPLACE INTO {self.vectors_table}(embedder, key, dim, vec) "
@@ -196,7 +219,7 @@ class Embeddings:
             done += len(batch)
             if progress:
                 progress(done, len(todo))
-        return done, [key for key, _ in todo[:done]]
+        return done, fetched + [key for key, _ in todo[:done]]
 
     # ------------------------------------------------------------------ vectors on demand
 

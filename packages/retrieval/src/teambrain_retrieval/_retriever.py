@@ -499,7 +499,7 @@ class Retriever:
 
     def _make_backend(self) -> SqliteBackend:
         served = [ServedBrain(s.brain_id, s.scopes) for s in self._sources]
-        return SqliteBackend(
+        backend = SqliteBackend(
             self.db,
             served,
             self._embedder,
@@ -508,6 +508,31 @@ class Retriever:
             today=self._today,
             no_embedder_reason=self._embedder_reason,
             matrix_cache=None if self.ephemeral or self.in_memory else self.home.home / "cache",
+        )
+        backend.embeddings.vector_source = self._shared_vectors()
+        return backend
+
+    def _shared_vectors(self) -> Callable[[list[str]], dict[str, Any]] | None:
+        """The shared index as where vectors come from before embedding here
+        (``retrieval.backend: postgres``, approved, its URL set); None otherwise."""
+        retrieval = self.config.retrieval
+        if retrieval.backend != "postgres" or self._embedder is None:
+            return None
+        from ._postgres._config import shared_index_egress, shared_index_url
+
+        egress = shared_index_egress(retrieval)
+        if not self._approved(egress):
+            self._warn(f"shared index not used (not approved on this machine: {TRUST_HINT}): "
+                       "embedding on this machine instead")  # fmt: skip
+            return None
+        url, why = shared_index_url(retrieval)
+        if url is None:
+            self._warn(f"shared index not used ({why}): embedding on this machine instead")
+            return None
+        from ._postgres._shared import shared_vector_source
+
+        return shared_vector_source(
+            url, self.layout, self._embedder.name, timeout_s=retrieval.timeout_s, warn=self._warn
         )
 
     # ------------------------------------------------------------------ freshness

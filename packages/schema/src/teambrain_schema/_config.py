@@ -75,6 +75,29 @@ class RetrievalConfig(_Config):
             "follow from the nodes a session's paths or a query touch (0: none)"
         ),
     )
+    backend: Literal["sqlite", "postgres"] = Field(
+        default="sqlite",
+        description=(
+            "sqlite: the embedded index on each machine (the default); postgres: also a shared "
+            "PostgreSQL + pgvector index the brain's CI fills, once each machine approved it"
+        ),
+    )
+    url_env: EnvVarName | None = Field(
+        default=None,
+        description=(
+            "postgres: environment variable holding the connection string (never the string)"
+        ),
+    )
+    timeout_s: Annotated[float, Field(gt=0, le=30)] = Field(
+        default=2.0,
+        description="postgres: seconds to connect or answer before the local index answers",
+    )
+
+    @model_validator(mode="after")
+    def _postgres_needs_url_env(self) -> RetrievalConfig:
+        if self.backend == "postgres" and self.url_env is None:
+            raise ValueError("url_env: required when backend is postgres")
+        return self
 
 
 class DistillConfig(_Config):
@@ -293,6 +316,13 @@ retrieval:
     timeout_s: 10.0
     # An embedder another installed package provides (its entry point name), instead of provider.
     plugin: null
+  # sqlite: the index each machine builds. postgres: also a shared index the brain's CI
+  # fills (`tb help deploying-postgres`), used once each machine approved it (`tb trust`).
+  backend: sqlite
+  # postgres: the environment variable holding the connection string (never the string).
+  url_env: null
+  # postgres: seconds to wait for it before this machine embeds by itself.
+  timeout_s: 2.0
 
 distill:
   # The model `tb distill` asks to turn captured sessions into memory candidates (the only

@@ -65,8 +65,16 @@ _PROBLEM_LINES = 20
     help="Regenerate INDEX.md and stop: no search index, no model (the default branch's "
     "post-merge step in CI).",
 )
+@click.option(
+    "--shared",
+    is_flag=True,
+    help="Fill the shared Postgres index (retrieval.backend: postgres) instead of this "
+    "machine's: migrate its schema, write what changed, embed what is new (CI's step).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
-def command(prune: bool, *, index_md_only: bool = False, as_json: bool = False) -> None:
+def command(
+    prune: bool, *, index_md_only: bool = False, shared: bool = False, as_json: bool = False
+) -> None:
     """Regenerate .teambrain/INDEX.md and rebuild the search index from the memory files.
 
     Rarely needed: every search brings the index up to date with the memory files by itself.
@@ -79,6 +87,7 @@ def command(prune: bool, *, index_md_only: bool = False, as_json: bool = False) 
       tb reindex
       tb reindex --index-md-only      in CI after a merge: INDEX.md only, no model
       tb reindex --prune --json
+      tb reindex --shared             in CI after a merge: fill the shared Postgres index
     """
     out: dict[str, object] = {"ok": True}
     echo = (lambda _text: None) if as_json else click.echo
@@ -94,6 +103,11 @@ def command(prune: bool, *, index_md_only: bool = False, as_json: bool = False) 
     out["index_md"] = {"path": relpath, "changed": changed}
     echo(f"{relpath} regenerated." if changed else f"{relpath} is up to date.")
     if index_md_only:
+        if as_json:
+            emit_json(out)
+        return
+    if shared:
+        _fill_shared(layout, out, quiet=as_json)
         if as_json:
             emit_json(out)
         return
@@ -148,3 +162,63 @@ def command(prune: bool, *, index_md_only: bool = False, as_json: bool = False) 
     if len(report.problems) > _PROBLEM_LINES:  # a commit of 10,000 broken files: not 10,000 lines
         more = len(report.problems) - _PROBLEM_LINES
         say(f"skipped {more} more file(s); `tb lint` names them all")
+
+
+def _fill_shared(layout: Any, out: dict[str, object], *, quiet: bool) -> None:
+    """``--shared``: fill the shared index named by brain.yaml, once this machine approved it."""
+    from teambrain_retrieval import (
+        SharedIndexUnavailable,
+        connect_shared_index,
+        embedder_egress,
+        fill_shared_index,
+        make_embedder,
+        shared_index_egress,
+        shared_index_url,
+    )
+    from teambrain_schema import UserError
+    from teambrain_schema.brain import load_brain_config
+    from teambrain_schema.egress import EgressNotApproved, load_approvals
+
+    from .._console.trust import ask_to_approve
+
+    config = load_brain_config(layout)
+    egress = shared_index_egress(config.retrieval)
+    if egress is None:
+        raise UserError(
+            "--shared: brain.yaml's retrieval.backend is sqlite; set `backend: postgres` and "
+            "`url_env` under retrieval (`tb help deploying-postgres`)"
+        )
+    ask_to_approve(layout, machine(), ("retrieval.embedder", "retrieval.backend"))
+    approvals = load_approvals(machine(), layout.repo_root)
+    if not approvals.is_approved(layout.repo_root, egress):
+        raise EgressNotApproved(egress, approvals.state(layout.repo_root, egress), layout.repo_root)
+    url, why = shared_index_url(config.retrieval)
+    if url is None:
+        raise EnvironmentProblem(f"shared index: {why}")
+    embedder = None
+    if approvals.is_approved(
+        layout.repo_root, embedder_egress(config.retrieval.embedder, layout.repo_root)
+    ):
+        embedder = make_embedder(config.retrieval.embedder, layout.repo_root)
+    progress = _EmbeddingProgress(quiet=quiet)
+    try:
+        # A fill writes and embeds in long statements: CI's deadline, not a reader's.
+        conn = connect_shared_index(url, timeout_s=max(config.retrieval.timeout_s, 600.0))
+        try:
+            report = fill_shared_index(conn, layout, embedder, progress=progress)
+        finally:
+            conn.close()
+    except SharedIndexUnavailable as exc:
+        raise EnvironmentProblem(f"shared index: {exc.reason}") from None
+    finally:
+        progress.close()
+    out["shared_index"] = report.to_json()
+    if not quiet:
+        click.echo(
+            f"Shared index filled: brain {report.brain} at {(report.commit or 'no commit')[:12]}, "
+            f"{report.documents} memories ({report.written} written, {report.removed} removed, "
+            f"{report.embedded} newly embedded, embedder {report.embedder}) in "
+            f"{report.seconds:.1f} s."
+        )
+        for problem in report.problems[:_PROBLEM_LINES]:
+            say(f"skipped {problem}")

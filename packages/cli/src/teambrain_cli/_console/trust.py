@@ -15,17 +15,18 @@ if TYPE_CHECKING:
     from teambrain_schema.paths import BrainLayout, MachineLayout
 
 # The settings brain.yaml can make send data (or bring it in from outside the repository).
-SETTINGS = ("retrieval.embedder", "org_brain", "distill")
+SETTINGS = ("retrieval.embedder", "retrieval.backend", "org_brain", "distill")
 
 
 def brain_egress(layout: BrainLayout, config: BrainConfig) -> list[Egress]:
     """Every setting of ``config`` that sends data off this machine, in :data:`SETTINGS`
     order (empty when everything stays here)."""
     from teambrain_distill import driver_egress
-    from teambrain_retrieval import embedder_egress, org_brain_egress
+    from teambrain_retrieval import embedder_egress, org_brain_egress, shared_index_egress
 
     found = [
         embedder_egress(config.retrieval.embedder, layout.repo_root),
+        shared_index_egress(config.retrieval),
         org_brain_egress(config, layout.repo_root),
         driver_egress(config.distill),
     ]

