@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from teambrain_retrieval import HashEmbedder, Retriever
 from teambrain_retrieval._postgres import connect, fill_shared_index
 from teambrain_retrieval._postgres._follow import render_document, servable_path

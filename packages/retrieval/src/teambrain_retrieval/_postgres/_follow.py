@@ -80,7 +80,7 @@ def render_document(doc_json: str, retired: bool) -> bytes | None:
                 "supersedes": doc.supersedes,
                 "tags": doc.tags,
                 "ttl_days": doc.ttl_days,
-            }  # fmt: skip
+            }
         )
     except (ValidationError, ValueError):
         return None
