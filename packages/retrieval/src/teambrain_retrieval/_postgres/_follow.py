@@ -33,6 +33,7 @@ from ._schema import SCHEMA, SCHEMA_VERSION, schema_version
 CHANNEL = "teambrain_index"
 _WAIT_S = 1.0  # how long one wait for notifications lasts (the stop flag is checked between)
 _BACKOFF_MAX_S = 60.0
+_STATEMENT_MS = 120_000  # a statement of the follower's own (it never blocks an answer)
 _RETIRED_TEXT = "retired"  # a retired memory's stored tombstone has no title or body
 
 
@@ -221,8 +222,9 @@ class SharedFollower:
             conn = None
             try:
                 conn = connect(self._url, timeout_s=self._timeout_s)
-                # A listening session waits for notifications, not for statements: no deadline
-                # beyond the connection's own (each statement is still bounded).
+                # Off the answer path: reading a large brain's file list may take longer than
+                # the deadline answers get, but never forever.
+                conn.execute(f"SET statement_timeout = {_STATEMENT_MS}")
                 conn.execute(f"LISTEN {CHANNEL}")
                 self._load(conn)  # also what a notification missed while away would say
                 self._said, backoff = None, 1.0
