@@ -332,7 +332,7 @@ def _git(root: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
-def newcomer(size: int) -> None:
+def newcomer(size: int, *, first_answers: bool = True, rounds: int = 3) -> None:
     """A brain of ``size`` memory files in git, CI's fill of the shared index from them, then:
     a newcomer's time to a first answer with the shared index (vectors fetched) and without it
     (embedding at the local model's measured pace), and how fast a running live retriever
@@ -405,15 +405,16 @@ def newcomer(size: int) -> None:
             clone = work / "mate"
             _git(work, "clone", "-q", str(ci), str(clone))
             _git(clone, "remote", "set-url", "origin", "https://github.com/bench/brain.git")
-            retriever, out["ttfa_shared"] = first_answer(work / "home-shared", shared=True)
-            out["ttfa_shared_vectors"] = retriever.stats().vectors
-            retriever.close()
-            retriever, out["ttfa_local"] = first_answer(work / "home-local", shared=False)
-            out["ttfa_local_vectors"] = retriever.stats().vectors
-            retriever.close()
-            log(f"first answer: {out['ttfa_shared']:.1f} s with the shared index "
-                f"({out['ttfa_shared_vectors']:.0f} vectors), {out['ttfa_local']:.1f} s without "
-                f"({out['ttfa_local_vectors']:.0f} vectors)")  # fmt: skip
+            if first_answers:
+                retriever, out["ttfa_shared"] = first_answer(work / "home-shared", shared=True)
+                out["ttfa_shared_vectors"] = retriever.stats().vectors
+                retriever.close()
+                retriever, out["ttfa_local"] = first_answer(work / "home-local", shared=False)
+                out["ttfa_local_vectors"] = retriever.stats().vectors
+                retriever.close()
+                log(f"first answer: {out['ttfa_shared']:.1f} s with the shared index "
+                    f"({out['ttfa_shared_vectors']:.0f} vectors), {out['ttfa_local']:.1f} s without "
+                    f"({out['ttfa_local_vectors']:.0f} vectors)")  # fmt: skip
 
             # A running server's live retriever in the clone, following the shared index.
             live, out["ttfa_live"] = first_answer(work / "home-live", shared=True, live=True)
@@ -423,7 +424,7 @@ def newcomer(size: int) -> None:
             while follower.snapshot is None:
                 time.sleep(0.05)
             latencies: dict[str, list[float]] = {"merge": [], "retire": []}
-            for round_ in range(3):
+            for round_ in range(rounds):
                 memory_id = f"01KBZZ{round_:020d}"
                 words_ = f"zephyrquartz{round_} notificationprobe"
                 path = ci / ".teambrain" / "memories" / "learnings" / f"{memory_id}-m.md"
@@ -447,17 +448,22 @@ def newcomer(size: int) -> None:
                 server.cleanup()
     full_local = size * pace
     print(f"\nnewcomer: {size} memories in git, the local model's pace {1000 * pace:.1f} ms/memory")
+    if first_answers:
+        print_first_answers(size, out, full_local)
+    print(f"CI's fill from {size} files: {out['ci_fill']:.1f} s (random vectors: no model time)")
+    for kind, values in latencies.items():
+        print(f"notification → served ({kind}): "
+              + ", ".join(f"{v:.2f}" for v in values) + " s")  # fmt: skip
+    print(f"load average {os.getloadavg()[0]:.1f}")
+
+
+def print_first_answers(size: int, out: dict[str, float], full_local: float) -> None:
     print("| newcomer's clone | first answer s | vectors at that answer | all embedded |")
     print("|---|---|---|---|")
     print(f"| with the shared index | {out['ttfa_shared']:.1f} | "
           f"{out['ttfa_shared_vectors']:.0f} of {size} | at the first answer |")  # fmt: skip
     print(f"| without (embeds itself) | {out['ttfa_local']:.1f} | "
           f"{out['ttfa_local_vectors']:.0f} of {size} | after ~{full_local / 60:.0f} min |")  # fmt: skip
-    print(f"CI's fill from {size} files: {out['ci_fill']:.1f} s (random vectors: no model time)")
-    for kind, values in latencies.items():
-        print(f"notification → served ({kind}): "
-              + ", ".join(f"{v:.2f}" for v in values) + " s")  # fmt: skip
-    print(f"load average {os.getloadavg()[0]:.1f}")
 
 
 def served_after(retriever: Any, query: str, memory_id: str, *, gone: bool = False) -> float:
@@ -479,6 +485,8 @@ if __name__ == "__main__":
         sys.exit(1)
     if size and "scale" in parts:
         scale(size)
-    if size and "newcomer" in parts:
-        newcomer(size)
+    if size and ("newcomer" in parts or "notify" in parts):
+        # newcomer: first answers and notification latency; notify: the latency alone
+        newcomer(size, first_answers="newcomer" in parts,
+                 rounds=int(os.environ.get("BENCH_PG_ROUNDS", "3")))  # fmt: skip
     sys.exit(0)
