@@ -191,3 +191,29 @@ def test_only_memory_paths_inside_the_brain_are_servable(path: str) -> None:
 )  # fmt: skip
 def test_paths_that_leave_the_memory_folders_are_refused(path: str) -> None:
     assert not servable_path(path)
+
+
+def test_a_snapshot_takes_from_git_what_this_clone_has_and_renders_the_rest(
+    ci_and_clone: tuple[BrainLayout, BrainLayout], postgres_url: str
+) -> None:
+    from teambrain_retrieval._postgres._fill import shared_brain_id
+    from teambrain_retrieval._postgres._follow import read_snapshot
+
+    ci, mine = ci_and_clone
+    fill(postgres_url, ci)  # CI's fill after the commit this clone has
+    path = write_memory(ci, "Cache keys", "Cache keys carry the tenant id.", memory_id=IDS[2])
+    git(ci.repo_root, "add", "-A")
+    git(ci.repo_root, "commit", "-qm", "merged")
+    fill(postgres_url, ci)
+    conn = connect(postgres_url)
+    try:
+        snapshot = read_snapshot(conn, shared_brain_id(ci), mine.repo_root)
+    finally:
+        conn.close()
+    assert snapshot is not None and snapshot.commit == git(ci.repo_root, "rev-parse", "HEAD")
+    known = next(p for p in snapshot.files if IDS[0] in p)
+    blob, data = snapshot.files[known]
+    assert data is None  # written from a commit this clone has: read from its git
+    assert blob == git(mine.repo_root, "rev-parse", f"HEAD:{known}")
+    _blob, rendered = snapshot.files[ci.relative(path)]
+    assert rendered is not None and b"Cache keys carry the tenant id." in rendered
