@@ -15,6 +15,13 @@ Scale (BENCH_PG_SCALE=100000, the default; 0 skips it): that many synthetic memo
 vocabulary, Zipf-weighted, as bench_retrieval.py makes them) with random unit vectors from a
 hashing stand-in for the model, in both backends: full fill time, a one-memory incremental
 fill, and search p50/p95 over 200 SciFact claims, SQLite as the baseline in the same run.
+
+Newcomer (same size, a brain of memory files in git filled by CI's own fill_shared_index): a
+fresh clone's time to its first answer with the shared index (vectors fetched) and without it
+(embedding at the local model's pace, measured here), and notification latency — from the end
+of CI's fill to a running live retriever serving a merged memory, and no longer serving a
+retired one (BENCH_PG_ROUNDS rounds, default 3). BENCH_PG_PARTS picks parts: quality, scale,
+newcomer (first answers and latency), notify (latency alone); default all but notify.
 """
 
 from __future__ import annotations
