@@ -6,8 +6,18 @@ connection string, never the string — until `tb trust` approves it here."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
 
 SECRET_URL = "postgresql://ci:hunter2-very-secret@db.example.com/brains"
 
@@ -239,3 +249,97 @@ def test_members_publish_their_weekly_figures_and_read_the_teams(
     with psycopg.connect(postgres_url) as conn:
         stored = repr(conn.execute("SELECT * FROM teambrain.usage").fetchall())
     assert "secret-sid" not in stored and str(tmp_path) not in stored
+
+
+def _poll(check: Any) -> Any:
+    """``check()`` until true, for at most the issue's bound (10 s after CI's step ended)."""
+    import time
+
+    import anyio
+
+    async def run() -> bool:
+        limit = time.monotonic() + 10.0
+        while time.monotonic() < limit:
+            if await check():
+                return True
+            await anyio.sleep(0.25)
+        return bool(await check())
+
+    return run()
+
+
+@pytest.mark.anyio
+async def test_a_merge_reaches_a_running_tb_serve_by_notification_without_a_fetch(
+    repo: Path, tb: Any, git_run: Any, postgres_url: str, tmp_path: Path
+) -> None:
+    """Point 5: `tb serve` runs in a teammate's clone; CI merges a memory and runs
+    `tb reindex --shared`; the running server serves it (named by CI's commit, which the clone
+    never fetched) within 10 s — a required memory in memory_context too — and a retirement
+    disappears as fast."""
+    import os
+
+    from mcp import Client, StdioServerParameters
+
+    _shared_brain(repo, tb, git_run)
+    git_run("remote", "add", "origin", "https://github.com/acme/shop.git", cwd=repo)
+    _memory(repo, "01KB2F0A1S9Y4Q7V3C8D5E6F01", "Payments go through the gateway",
+            "Call the payment gateway for every charge; retry three times.")  # fmt: skip
+    git_run("add", "-A", cwd=repo)
+    git_run("commit", "-qm", "one memory", cwd=repo)
+    env = {"TB_SHARED_PG": postgres_url}
+    assert tb("trust", "--yes", cwd=repo, env=env).returncode == 0
+    assert tb("reindex", "--shared", cwd=repo, env=env).returncode == 0
+
+    clone = tmp_path / "clone"
+    git_run("clone", "-q", str(repo), str(clone), cwd=tmp_path)
+    git_run("remote", "set-url", "origin", "https://github.com/acme/shop.git", cwd=clone)
+    mate = {**env, "TEAMBRAIN_HOME": str(tmp_path / "mate-home")}
+    assert tb("trust", "--yes", cwd=clone, env=mate).returncode == 0
+    params = StdioServerParameters(
+        command=str(Path(sys.executable).parent / "tb"), args=["serve"], cwd=clone,
+        env={**os.environ, **mate},
+    )  # fmt: skip
+
+    async with Client(params) as client:
+
+        async def search(query: str) -> list[dict[str, Any]]:
+            found = await client.call_tool("memory_search", {"query": query, "k": 5})
+            assert not found.is_error, found.content
+            assert found.structured_content is not None
+            return list(found.structured_content["results"])
+
+        assert [r["id"] for r in await search("payment gateway")] == ["01KB2F0A1S9Y4Q7V3C8D5E6F01"]
+        new = "01KB2F0A1S9Y4Q7V3C8D5E6F03"
+        _memory(repo, new, "Cache keys carry the tenant", "Every cache key starts with the "
+                "tenant id.", priority="required")  # fmt: skip
+        git_run("add", "-A", cwd=repo)
+        git_run("commit", "-qm", "a teammate's memory, merged", cwd=repo)
+        merged = git_run("rev-parse", "HEAD", cwd=repo).strip()
+        assert tb("reindex", "--shared", cwd=repo, env=env).returncode == 0
+
+        async def served() -> bool:
+            return new in [r["id"] for r in await search("cache key tenant")]
+
+        assert await _poll(served)
+        hit = next(r for r in await search("cache key tenant") if r["id"] == new)
+        assert merged in json.dumps(hit)  # the commit it is served from: CI's
+        context = await client.call_tool("memory_context", {})
+        assert context.structured_content is not None
+        assert new in [m["id"] for m in context.structured_content["required"]]
+        assert git_run("cat-file", "-t", merged, cwd=repo).strip() == "commit"
+        unfetched = subprocess.run(["git", "cat-file", "-e", merged], cwd=clone, check=False)
+        assert unfetched.returncode != 0  # the clone never fetched it
+
+        old = repo / ".teambrain" / "memories" / "decisions" / "01KB2F0A1S9Y4Q7V3C8D5E6F01-m.md"
+        (repo / ".teambrain" / "retired").mkdir(exist_ok=True)
+        git_run("mv", str(old), str(repo / ".teambrain" / "retired" / old.name), cwd=repo)
+        git_run("commit", "-qm", "retire the gateway rule", cwd=repo)
+        assert tb("reindex", "--shared", cwd=repo, env=env).returncode == 0
+
+        async def retired() -> bool:
+            return "01KB2F0A1S9Y4Q7V3C8D5E6F01" not in [
+                r["id"] for r in await search("payment gateway")
+            ]
+
+        assert await _poll(retired)
+        assert new in [r["id"] for r in await search("cache key tenant")]

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from teambrain_schema.paths import BrainLayout, MachineLayout
 
     from ._embedding import Progress
+    from ._postgres._follow import SharedFollower
 
 TRUST_HINT = "`tb trust` shows it and asks"
 # Notes an answer lists after its memories, at most.
@@ -229,6 +230,7 @@ class Retriever:
         self.ephemeral = options.ephemeral
         self._warn = options.warn or say_once
         self.live: LiveView | None = None
+        self._follower: SharedFollower | None = None
         if options.live and not options.ephemeral and options.commit is None:
             view = LiveView(layout.repo_root, home, warn=self._warn)
             try:
@@ -512,11 +514,11 @@ class Retriever:
         backend.embeddings.vector_source = self._shared_vectors()
         return backend
 
-    def _shared_vectors(self) -> Callable[[list[str]], dict[str, Any]] | None:
-        """The shared index as where vectors come from before embedding here
-        (``retrieval.backend: postgres``, approved, its URL set); None otherwise."""
+    def _shared_index_url(self) -> str | None:
+        """The shared index's connection string when this machine may use it
+        (``retrieval.backend: postgres``, approved, its URL set); None otherwise, said once."""
         retrieval = self.config.retrieval
-        if retrieval.backend != "postgres" or self._embedder is None:
+        if retrieval.backend != "postgres":
             return None
         from ._postgres._config import shared_index_egress, shared_index_url
 
@@ -528,6 +530,16 @@ class Retriever:
         url, why = shared_index_url(retrieval)
         if url is None:
             self._warn(f"shared index not used ({why}): embedding on this machine instead")
+        return url
+
+    def _shared_vectors(self) -> Callable[[list[str]], dict[str, Any]] | None:
+        """The shared index as where vectors come from before embedding here; None when it
+        is not used (:meth:`_shared_index_url`) or nothing is embedded."""
+        retrieval = self.config.retrieval
+        if retrieval.backend != "postgres" or self._embedder is None:
+            return None
+        url = self._shared_index_url()
+        if url is None:
             return None
         from ._postgres._shared import shared_vector_source
 
@@ -941,8 +953,33 @@ class Retriever:
         overlaps the load with reading the index); ``query``, when known, is embedded too."""
         self.backend.embeddings.warm_up(query or None)
 
+    def follow_shared_index(self) -> bool:
+        """Serve a merge as soon as CI filled the shared index, before this clone fetches: a
+        thread LISTENs for its notifications and the live view serves the shared index's
+        files whenever they are ahead of the default branch as fetched (``tb serve`` calls
+        this; see :mod:`._postgres._follow`). False when there is nothing to follow (no live
+        view, the sqlite backend, not approved here, no URL)."""
+        if self.live is None or self._follower is not None:
+            return self._follower is not None
+        url = self._shared_index_url()
+        if url is None:
+            return False
+        from ._postgres._fill import shared_brain_id
+        from ._postgres._follow import SharedFollower
+
+        follower = SharedFollower(
+            url, shared_brain_id(self.layout), self.layout.repo_root,
+            timeout_s=self.config.retrieval.timeout_s, warn=self._warn,
+        )  # fmt: skip
+        self.live.shared = lambda: follower.snapshot
+        self._follower = follower
+        follower.start()
+        return True
+
     def close(self) -> None:
-        """Close the index connection."""
+        """Close the index connection (and stop following the shared index)."""
+        if self._follower is not None:
+            self._follower.stop()
         self.db.close()
 
 
