@@ -145,7 +145,7 @@ schemas: venv ## Regenerate docs/schemas from the models
 # Each package's public names are its __init__.py's _EXPORTS table; this writes the re-exports
 # type checkers read below it (ruff then orders and formats them).
 exports: venv ## Regenerate each package's TYPE_CHECKING re-exports from its _EXPORTS table
-	$(BIN)/python -c 'import sys, teambrain_schema.lazy as l; l.write_reexports(sys.argv[1:])' packages/*/src/*/__init__.py
+	$(BIN)/python -c 'import sys, teambrain_kit.lazy as l; l.write_reexports(sys.argv[1:])' packages/*/src/*/__init__.py
 	@$(BIN)/ruff check --quiet --fix --select I packages/*/src/*/__init__.py
 	@$(BIN)/ruff format --quiet packages/*/src/*/__init__.py
 

@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "packages" / "retrieval" / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from teambrain_schema.citation_checker import CitationChecker  # noqa: E402
-from teambrain_schema.citations import extract_citations  # noqa: E402
+from teambrain_kit.citation_checker import CitationChecker  # noqa: E402
+from teambrain_kit.citations import extract_citations  # noqa: E402
 from teambrain_schema.ids import new_ulid  # noqa: E402
 
 
@@ -356,10 +356,10 @@ def text_of(kind: str, values: tuple[str, ...]) -> str:
 def overhead(repo: Path, bodies: list[tuple[str, str, list[str], object]]) -> None:
     """Warm in-process search at 1,000 memories with the citation check, against the same
     retriever with the check switched off (the baseline), alternating, same queries."""
+    from teambrain_kit.paths import MachineLayout
     from teambrain_retrieval import HashEmbedder, RetrieverOptions, open_retriever
     from teambrain_retrieval._hits import HitBuilder
     from teambrain_schema import BRAIN_YAML_TEMPLATE
-    from teambrain_schema.paths import MachineLayout
 
     from conftest import memory_text  # the retrieval tests' memory writer
 
@@ -372,7 +372,7 @@ def overhead(repo: Path, bodies: list[tuple[str, str, list[str], object]]) -> No
             memory_text(memory_id, f"Note {memory_id[-6:]}", body), "utf-8"
         )
     home = MachineLayout(repo.parent / "home")
-    from teambrain_schema.paths import BrainLayout
+    from teambrain_kit.paths import BrainLayout
 
     options = RetrieverOptions(
         embedder=HashEmbedder(), warn=lambda _m: None, refresh_interval=3600.0
@@ -417,7 +417,7 @@ def evidence(branches: int = 60, seed: int = 11) -> None:
     as GitHub does. How many evidence commits are followed to what they became, how many are
     unverifiable, how many the old check called stale (all but the merge commits'), and what
     following them costs."""
-    from teambrain_schema import evidence as _evidence
+    from teambrain_kit import evidence as _evidence
 
     rng = random.Random(seed)
     tmp = Path(tempfile.mkdtemp(prefix="bench-evidence-"))
@@ -571,7 +571,7 @@ def commands() -> None:
     of the baseline measured in the same run — the citations of the same memories without the
     files commands read (the checker before issue 42 point 7)."""
     from commands_corpus import CASES
-    from teambrain_schema.citations import _without_fences
+    from teambrain_kit.citations import _without_fences
 
     def baseline(body: str) -> list[object]:
         return [c for c in extract_citations(_without_fences(body)) if c.kind != "argument"]

@@ -29,7 +29,7 @@ IDS = [f"01KB2F0A1S9Y4Q7V3C8D5E6F{n:02d}" for n in range(1, 21)]
 
 def _fill(home: Path, now: dt.datetime) -> int:
     from teambrain_capture import JoinKeys, append_event, make_event
-    from teambrain_schema.paths import machine_layout
+    from teambrain_kit.paths import machine_layout
 
     rng = random.Random(11)
     machine = machine_layout(home)
@@ -69,7 +69,7 @@ def main() -> None:
         from teambrain_capture import read_jsonl, session_files
         from teambrain_cli._reports.digest import build_digest
         from teambrain_cli._reports.window import resolve_window
-        from teambrain_schema.paths import machine_layout
+        from teambrain_kit.paths import machine_layout
 
         now = dt.datetime.now(dt.UTC)
         events = _fill(home, now)

@@ -44,8 +44,8 @@ def main() -> None:
     from teambrain_capture import read_jsonl
     from teambrain_distill import LLM, DistillOptions, distill
     from teambrain_distill._sessions import read_sessions
+    from teambrain_kit.paths import MachineLayout
     from teambrain_schema.brain import load_brain_config
-    from teambrain_schema.paths import MachineLayout
 
     py = sys.executable
     print("start-up (median of 5 processes)")

@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 import teambrain_retrieval._live as live_module
+from teambrain_kit.git import unsafe_git_path
+from teambrain_kit.paths import MachineLayout
 from teambrain_retrieval._live import LiveView
-from teambrain_schema.git import unsafe_git_path
-from teambrain_schema.paths import MachineLayout
 
 FILES = 5_000
 ROUNDS = 5

@@ -83,9 +83,9 @@ def evaluate(retriever, situations: list[Situation]) -> dict[str, float]:  # typ
 
 
 def bench_context(keywords: bool) -> None:
+    from teambrain_kit.paths import BrainLayout, machine_layout
     from teambrain_retrieval import RetrieverOptions, _retriever as retriever_module, open_retriever
     from teambrain_retrieval._graphlinks import merge_linked
-    from teambrain_schema.paths import BrainLayout, machine_layout
 
     company = build_company()
     edge, shared_word, direct = labelled(company)
@@ -192,10 +192,10 @@ def _records(n: int) -> dict[str, str]:
 
 
 def bench_lint() -> None:
+    from teambrain_kit.paths import BrainLayout
     from teambrain_schema.brain import load_brain
     from teambrain_schema.graph_lint import lint_graph
     from teambrain_schema.ontology import STARTER_FILES
-    from teambrain_schema.paths import BrainLayout
 
     print("\n| records | graph lint | per record | growth vs 1,000 (linear: the size ratio) |")
     print("|---|---|---|---|")

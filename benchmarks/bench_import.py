@@ -27,7 +27,7 @@ from teambrain_cli._instructions.sources import Source, tool_for  # noqa: E402
 
 def per_section(relpath: str, text: str) -> list[Got]:
     """The baseline: every heading section one piece, refused whole when it holds a secret."""
-    from teambrain_schema.secrets import find_secrets
+    from teambrain_kit.secrets import find_secrets
 
     _, rest, skipped = split_front_matter(text)
     out = []

@@ -347,11 +347,11 @@ def newcomer(size: int, *, first_answers: bool = True, rounds: int = 3) -> None:
     import json
 
     from bench_retrieval import make_brain, memory_file
+    from teambrain_kit.egress import approve_egress
+    from teambrain_kit.paths import BrainLayout, MachineLayout
     from teambrain_retrieval import RetrieverOptions, open_retriever, shared_index_egress
     from teambrain_retrieval._postgres import connect, fill_shared_index
     from teambrain_schema import BrainConfig, RetrievalConfig
-    from teambrain_schema.egress import approve_egress
-    from teambrain_schema.paths import BrainLayout, MachineLayout
 
     _, _, queries, qrels = scifact()
     claims = [queries[q] for q in qrels]

@@ -12,12 +12,12 @@ import time
 from collections.abc import Callable
 
 from teambrain_capture._intent import summarise_intent
+from teambrain_kit.citations import extract_citations
+from teambrain_kit.injection import find_injections
+from teambrain_kit.secrets import find_secrets
 from teambrain_retrieval import extract_mentions
 from teambrain_retrieval._query import sanitise_fts_query
-from teambrain_schema.citations import extract_citations
-from teambrain_schema.injection import find_injections
 from teambrain_schema.render import render_memory
-from teambrain_schema.secrets import find_secrets
 
 PATTERNS = {
     "dashes": "-", "underscores": "_", "dots": ".", "backticks": "`", "tildes": "~",

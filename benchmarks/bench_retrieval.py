@@ -154,8 +154,8 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def open_bench_retriever(root: Path, home: Path):  # type: ignore[no-untyped-def]
+    from teambrain_kit.paths import BrainLayout, MachineLayout
     from teambrain_retrieval import RetrieverOptions, open_retriever
-    from teambrain_schema.paths import BrainLayout, MachineLayout
 
     options = RetrieverOptions(refresh_interval=3600.0)
     return open_retriever(BrainLayout(root), options, home=MachineLayout(home))

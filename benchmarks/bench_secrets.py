@@ -8,11 +8,11 @@ import statistics
 import time
 from pathlib import Path
 
-from teambrain_schema import secrets as rules
-from teambrain_schema.scrub import scrub_text
-from teambrain_schema.secrets import redact_secrets
+from teambrain_kit import secrets as rules
+from teambrain_kit.scrub import scrub_text
+from teambrain_kit.secrets import redact_secrets
 
-DATA = Path(__file__).resolve().parents[1] / "packages" / "schema" / "tests" / "data"
+DATA = Path(__file__).resolve().parents[1] / "packages" / "kit" / "tests" / "data"
 
 
 def corpus(name: str) -> tuple[list[tuple[str, str]], list[str]]:

@@ -98,11 +98,11 @@ def git(*args: str, cwd: Path, env: dict[str, str] | None = None) -> str:
 
 
 def build_repo(root: Path, memories: int) -> Path:
+    from teambrain_kit.paths import BrainLayout
     from teambrain_schema import BRAIN_YAML_TEMPLATE, MEMORY_CLASSES, MemoryFrontMatter
     from teambrain_schema.frontmatter import new_memory_text
     from teambrain_schema.ids import new_ulid
     from teambrain_schema.lint import regenerate_index
-    from teambrain_schema.paths import BrainLayout
     from teambrain_schema.slugs import slugify
 
     rng = random.Random(memories)

@@ -104,9 +104,9 @@ def in_process(repo: Path) -> list[tuple[str, float]]:
     from teambrain_cli._browse import BrainView, MemoryFilter, list_memories, show_memory
     from teambrain_cli._proposals.queue import read_queue, review_candidate
     from teambrain_cli._ui.queue import queue_view
+    from teambrain_kit.paths import BrainLayout, machine_layout
     from teambrain_retrieval import brain_catalog, open_retriever
     from teambrain_schema.brain import load_brain
-    from teambrain_schema.paths import BrainLayout, machine_layout
 
     layout = BrainLayout(repo)
     view = BrainView(layout, repo)

@@ -451,8 +451,8 @@ def write_brain(root: Path, company: Company, *, embedder: str = "local") -> Non
     """The company's brain under ``root`` (a git repository is made there too)."""
     import subprocess
 
+    from teambrain_kit.paths import BrainLayout
     from teambrain_schema import BRAIN_YAML_TEMPLATE, CLASS_FOLDERS
-    from teambrain_schema.paths import BrainLayout
 
     root.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "init", "-q", str(root)], check=True)

@@ -16,7 +16,7 @@ import datetime as dt
 import random
 
 from teambrain_capture import JoinKeys, append_event, make_event, record_feedback
-from teambrain_schema.paths import machine_layout
+from teambrain_kit.paths import machine_layout
 
 # The demo brain's memories (demo/brain/memories): required ones come with every context call.
 REQUIRED = ["01KB2F0A1S9Y4Q7V3C8D5E6F01", "01KB2F0A1S9Y4Q7V3C8D5E6F02"]

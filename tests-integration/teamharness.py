@@ -125,8 +125,8 @@ def build_seed(where: Path, kind: BrainKind, *, embedder: str = "local") -> Path
     assert "    provider: local\n" in text
     brain_yaml.write_text(text.replace("    provider: local\n", f"    provider: {embedder}\n"))
     if kind == "demo":
+        from teambrain_kit.paths import BrainLayout
         from teambrain_schema.lint import regenerate_index
-        from teambrain_schema.paths import BrainLayout
 
         shutil.copytree(DEMO_MEMORIES, repo / ".teambrain" / "memories", dirs_exist_ok=True)
         regenerate_index(BrainLayout(repo))  # what `tb reindex` writes, without embedding
@@ -211,7 +211,7 @@ class Developer:
 
     def machine(self) -> Any:
         """This developer's machine-local layout (a ``teambrain_schema.MachineLayout``)."""
-        from teambrain_schema.paths import MachineLayout
+        from teambrain_kit.paths import MachineLayout
 
         return MachineLayout(self.home)
 

@@ -100,11 +100,11 @@ def _git_spawns(source: str) -> list[int]:
 
 
 def test_git_runs_only_through_the_schema_runner() -> None:
-    """One git runner (teambrain_schema.git.run_git: scrubbed GIT_DIR & co, timeouts that end git's
+    """One git runner (teambrain_kit.git.run_git: scrubbed GIT_DIR & co, timeouts that end git's
     helpers); a subprocess call with a literal "git" anywhere else bypasses both."""
     offenders = []
     for path in sorted((ROOT / "packages").glob("*/src/**/*.py")):
-        if path == ROOT / "packages/schema/src/teambrain_schema/git.py":
+        if path == ROOT / "packages/kit/src/teambrain_kit/git.py":
             continue
         offenders += [f"{path.relative_to(ROOT)}:{n}" for n in _git_spawns(path.read_text())]
     assert offenders == []

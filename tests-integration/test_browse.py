@@ -180,7 +180,7 @@ def _queue(draft: dict[str, Any], repo: Path, proposer: str = "agent") -> str:
     code = (
         "import json, sys\nfrom pathlib import Path\n"
         "from teambrain_capture import queue_candidate, repo_join_key\n"
-        "from teambrain_schema.paths import machine_layout\n"
+        "from teambrain_kit.paths import machine_layout\n"
         "c, _ = queue_candidate(json.loads(sys.argv[1]), sys.argv[2], "
         "repo=repo_join_key(Path(sys.argv[3])), machine=machine_layout())\n"
         "print(c.candidate_id)\n"

@@ -13,8 +13,8 @@ from teambrain_cli._browse import (
     list_memories,
     stale_reasons,
 )
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_retrieval import RetrieverOptions, brain_catalog, open_retriever
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 
 def test_the_index_lists_what_the_files_say(ui_world: Any) -> None:

@@ -63,7 +63,7 @@ def test_a_drop_reason_too_long_is_refused_not_cut(
     repo: Path, tb: Any, git_run: Any, teambrain_home: Path
 ) -> None:
     from teambrain_capture import queue_candidate, repo_join_key
-    from teambrain_schema.paths import MachineLayout
+    from teambrain_kit.paths import MachineLayout
 
     _brain(repo, tb, git_run)
     draft = {"class": "learning", "title": "Retries are capped",

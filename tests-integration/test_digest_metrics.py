@@ -146,7 +146,7 @@ def test_a_solo_user_sees_their_own_numbers_and_shared_outputs_keep_suppressing(
     import datetime as dt
 
     from teambrain_capture import JoinKeys, append_event, make_event
-    from teambrain_schema.paths import machine_layout
+    from teambrain_kit.paths import machine_layout
 
     machine = machine_layout()
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)

@@ -17,10 +17,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "packages" / "distill" / "tests"))
 
 from distill_testkit import SessionWriter, proposal, write_config
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_schema import MemoryFrontMatter
 from teambrain_schema.frontmatter import new_memory_text
 from teambrain_schema.ids import new_ulid
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 ANSWERS = {
     "INTENT-TIMEOUT": [

@@ -59,7 +59,7 @@ def _queue(repo: Path, env: dict[str, str]) -> None:
     code = (
         "import json, sys\nfrom pathlib import Path\nimport teambrain_capture._candidates as c\n"
         "from teambrain_capture import queue_candidate, repo_join_key\n"
-        "from teambrain_schema.paths import machine_layout\n"
+        "from teambrain_kit.paths import machine_layout\n"
         f"c.new_ulid = lambda: {CANDIDATE!r}\n"
         "queue_candidate(json.loads(sys.argv[1]), 'agent', repo=repo_join_key(Path(sys.argv[2])),"
         " machine=machine_layout())\n"

@@ -138,7 +138,7 @@ def test_distill_refuses_an_unapproved_driver_with_one_line(
 ) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "packages" / "distill" / "tests"))
     from distill_testkit import SessionWriter
-    from teambrain_schema.paths import MachineLayout
+    from teambrain_kit.paths import MachineLayout
 
     _brain(repo, tb, git_run)
     _teammate_commit(

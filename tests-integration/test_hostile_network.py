@@ -22,7 +22,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "packages" / "distill" / "tests"))
 
 from distill_testkit import SessionWriter, write_config
-from teambrain_schema.paths import BrainLayout, MachineLayout
+from teambrain_kit.paths import BrainLayout, MachineLayout
 
 TB = str(Path(sys.executable).parent / "tb")
 KEY = "sk-hostile-test-" + "q" * 24

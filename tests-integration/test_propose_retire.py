@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 from teambrain_capture import list_candidates, queue_candidate, save_candidate
+from teambrain_kit.paths import BrainLayout, machine_layout
 from teambrain_schema import Candidate, MemoryDraft
 from teambrain_schema.frontmatter import parse_memory
 from teambrain_schema.ids import new_ulid
 from teambrain_schema.index_md import parse_retirement_reasons
 from teambrain_schema.lint import lint_brain
-from teambrain_schema.paths import BrainLayout, machine_layout
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO_MEMORIES = ROOT / "demo" / "brain" / "memories"

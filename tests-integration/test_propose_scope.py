@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from teambrain_capture import queue_candidate, repo_join_key
-from teambrain_schema.paths import machine_layout
+from teambrain_kit.paths import machine_layout
 
 
 def _brain_repo(path: Path, tb, git_run) -> Path:

@@ -1,5 +1,5 @@
 """Secrets typed in prose never reach the spool through the real capture hook: every held-out
-sentence (packages/schema/tests/data/secret_prose_holdout_wide.tsv — passphrases of dictionary
+sentence (packages/kit/tests/data/secret_prose_holdout_wide.tsv — passphrases of dictionary
 words, "user / pass" pairs, codes and keys after words like "code" or "token is", written
 before the rules for them and never tuned on) is sent as a prompt and as a shell command an
 agent ran; the rate of secrets found in the spool afterwards is the held-out miss rate. The same
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "packages" / "schema" / "tests" / "data"
+DATA = ROOT / "packages" / "kit" / "tests" / "data"
 CAPTURE = str(Path(sys.executable).parent / "tb-capture")
 
 

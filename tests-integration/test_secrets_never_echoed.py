@@ -18,8 +18,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "packages" / "distill" / "tests"))
 
 from distill_testkit import SessionWriter, proposal, write_config
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_schema import content_hash
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 PIECE = "a1B2c3D4e5F6g7H8"  # any visible part of it is a leak too

@@ -22,9 +22,9 @@ from teambrain_capture import (
     read_feedback,
     read_jsonl,
 )
+from teambrain_kit.paths import MachineLayout
 from teambrain_mcp_server import read_heartbeat
 from teambrain_schema import parse_event
-from teambrain_schema.paths import MachineLayout
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from teambrain_kit.paths import MachineLayout
 from teambrain_mcp_server import read_heartbeat
-from teambrain_schema.paths import MachineLayout
 
 BIN = Path(sys.executable).parent
 INITIALIZE = {

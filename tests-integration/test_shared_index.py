@@ -203,8 +203,8 @@ def test_members_publish_their_weekly_figures_and_read_the_teams(
 
     import psycopg
     from teambrain_capture import JoinKeys, append_event, make_event
+    from teambrain_kit.paths import machine_layout
     from teambrain_retrieval._postgres import connect, migrate
-    from teambrain_schema.paths import machine_layout
 
     _shared_brain(repo, tb, git_run)
     git_run("remote", "add", "origin", "https://github.com/acme/shop.git", cwd=repo)

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings, strategies as st
+from teambrain_kit.paths import MachineLayout
 from teambrain_schema import EVENT_TYPES
-from teambrain_schema.paths import MachineLayout
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**63), 2**63) | st.floats(allow_nan=False)

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from teambrain_distill import LLM, DistillOptions, distill
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_schema.brain import load_brain_config
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 HERE = Path(__file__).resolve().parent
 

@@ -17,7 +17,7 @@ import pytest
 from distill_testkit import SessionWriter, write_config
 from lane import RESULTS, LlamaServer, tb_path
 from standins import Spy
-from teambrain_schema.paths import BrainLayout, MachineLayout
+from teambrain_kit.paths import BrainLayout, MachineLayout
 
 # A CPU model on a shared 2-core machine: grammar-constrained answers run at 1-40 tokens/s.
 pytestmark = pytest.mark.timeout(1800)

@@ -11,7 +11,7 @@ from teambrain_capture import (
     prune_spool,
 )
 from teambrain_capture._hook import state_path
-from teambrain_schema.paths import machine_layout
+from teambrain_kit.paths import machine_layout
 
 KEYS = JoinKeys(sid="a-1", tool="cursor", model="gpt-5", repo="github.com/acme/shop", branch="main")
 

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from teambrain_capture import list_candidates, load_candidate, queue_candidate
+from teambrain_kit.paths import MachineLayout, machine_layout
 from teambrain_schema import ValidationFailure
-from teambrain_schema.paths import MachineLayout, machine_layout
 
 DRAFT = {
     "class": "learning",

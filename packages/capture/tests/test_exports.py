@@ -1,5 +1,5 @@
 import teambrain_capture
-from teambrain_schema.lazy import export_problems
+from teambrain_kit.lazy import export_problems
 
 # The hook's spool, user files and sessions; the installer and the report moved to teambrain-cli
 # (a hook-only install pulls neither, nor tomlkit).

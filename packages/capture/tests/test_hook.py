@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from teambrain_capture import close_idle_sessions, find_active_session, read_jsonl, run_capture_hook
 from teambrain_capture._hook import state_path, transcript_model
+from teambrain_kit.paths import machine_layout
 from teambrain_schema import ENVELOPE_ADAPTER
-from teambrain_schema.paths import machine_layout
 
 
 @pytest.fixture

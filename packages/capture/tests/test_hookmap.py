@@ -115,7 +115,7 @@ def test_a_recorded_path_is_always_a_clean_relative_path(path: str) -> None:
 
 
 def test_the_hook_knows_the_schema_s_entry_point_group_and_teambrain_s_distributions() -> None:
-    from teambrain_schema import plugins
+    from teambrain_kit import plugins
 
     assert ADAPTERS_GROUP == plugins.ADAPTERS_GROUP
     assert {name.replace("_", "-") for name in OWN_DISTRIBUTIONS} == plugins.OWN_DISTRIBUTIONS

@@ -3,8 +3,8 @@ import re
 from hypothesis import given, settings, strategies as st
 from teambrain_capture import summarise_intent
 from teambrain_capture._intent import EMPTY_SUMMARY, MAX_INTENT_CHARS, MAX_VERBATIM
+from teambrain_kit.secrets import find_secrets
 from teambrain_schema import MAX_INTENT_CHARS as SCHEMA_MAX_INTENT_CHARS, IntentData
-from teambrain_schema.secrets import find_secrets
 
 # Secrets of the kinds the shared rule set knows, split so this file holds none verbatim.
 SECRETS = [

@@ -18,7 +18,7 @@ from teambrain_capture._lite import (
     teambrain_home,
     utc_stamp,
 )
-from teambrain_schema.paths import machine_layout, teambrain_home as schema_home
+from teambrain_kit.paths import machine_layout, teambrain_home as schema_home
 
 json_values = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text()),
@@ -127,7 +127,7 @@ def test_the_prompt_path_leaves_out_typing_and_dataclasses() -> None:
         "import teambrain_capture._intent as intent\n"
         "intent.summarise_intent('Deploy with token ghp_' + 'a' * 36 + ' please')"
     )
-    assert "teambrain_schema.secrets" in loaded
+    assert "teambrain_kit.secrets" in loaded
     assert not loaded & {"typing", "dataclasses", "inspect", "pydantic"}, loaded
 
 

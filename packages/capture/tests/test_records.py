@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 from teambrain_capture import list_candidates, list_records, queue_note, queue_record, records_dir
+from teambrain_kit.paths import MachineLayout
 from teambrain_schema import NoteDraft, ValidationFailure
-from teambrain_schema.paths import MachineLayout
 
 RECORD = {"nodeKind": "service", "id": "service:payments", "attributes": {"title": "Payments"},
           "edges": {"depends_on": ["service:ledger"]}}  # fmt: skip

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from teambrain_capture import RepoKeys, repo_keys
 from teambrain_capture._repos import note_repo_key
-from teambrain_schema.paths import MachineLayout
+from teambrain_kit.paths import MachineLayout
 
 
 def test_keys_follow_a_first_remote_a_rename_and_a_move_said_once(

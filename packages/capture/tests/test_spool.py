@@ -17,8 +17,8 @@ from teambrain_capture import (
     safe_sid,
     session_files,
 )
+from teambrain_kit.paths import machine_layout
 from teambrain_schema import ENVELOPE_ADAPTER
-from teambrain_schema.paths import machine_layout
 
 KEYS = JoinKeys(sid="s-1", tool="claude-code", model="m", repo="acme/shop", branch="main")
 
@@ -90,7 +90,7 @@ KILL_SCRIPT = """
 import os, sys
 os.environ["TEAMBRAIN_HOME"] = sys.argv[1]
 from teambrain_capture import JoinKeys, append_event, make_event
-from teambrain_schema.paths import machine_layout
+from teambrain_kit.paths import machine_layout
 keys = JoinKeys(sid="killed", tool="t", model="m", repo="r", branch="b")
 machine = machine_layout()
 i = 0

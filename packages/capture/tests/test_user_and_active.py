@@ -16,8 +16,8 @@ from teambrain_capture import (
     record_feedback,
     user_dir,
 )
+from teambrain_kit.paths import machine_layout
 from teambrain_schema import EnvironmentProblem
-from teambrain_schema.paths import machine_layout
 
 
 def test_feedback_round_trip(teambrain_home: Path) -> None:

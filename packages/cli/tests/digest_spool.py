@@ -10,7 +10,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 from teambrain_capture import JoinKeys, SessionSummary, append_event, make_event
-from teambrain_schema.paths import MachineLayout
+from teambrain_kit.paths import MachineLayout
 
 NOW = dt.datetime(2026, 7, 8, 12, 0, tzinfo=dt.UTC)
 IDS = [f"01JDQ8M6Z1V5K7G3X9T2B4N8R{c}" for c in "ABCDEFGHJK"]

@@ -138,7 +138,7 @@ def evaluate(
     redact: Callable[[str], str] | None = None,
 ) -> Rates:
     """Run ``importer(relpath, text)`` over the corpus and compare with the labels."""
-    from teambrain_schema.secrets import redact_secrets
+    from teambrain_kit.secrets import redact_secrets
 
     redact = redact or redact_secrets
     rates = Rates()
@@ -200,9 +200,9 @@ def current_importer(relpath: str, text: str) -> list[Got]:
     """The importer of this checkout, with the checks ``tb import`` runs on each piece."""
     from teambrain_cli._instructions.importer import prepare_pieces
     from teambrain_cli._instructions.sources import Source, tool_for
+    from teambrain_kit.injection import find_injections
     from teambrain_schema import ValidationFailure
     from teambrain_schema.drafts import validate_draft
-    from teambrain_schema.injection import find_injections
 
     out = []
     source = Source(Path(relpath), relpath, tool_for(relpath))

@@ -192,7 +192,7 @@ def test_the_built_in_tools_are_this_package_s_entry_points_one_module_each() ->
     import pkgutil
 
     from teambrain_cli._agent_tools import tools
-    from teambrain_schema.plugins import ADAPTERS_GROUP, builtin_names, plugin_names
+    from teambrain_kit.plugins import ADAPTERS_GROUP, builtin_names, plugin_names
 
     modules = sorted(info.name for info in pkgutil.iter_modules(tools.__path__))
     assert sorted(builtin_names(ADAPTERS_GROUP, "teambrain-cli")) == sorted(ADAPTERS)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from teambrain_cli._proposals.edit import candidate_form, edit_candidate, form_changes
+from teambrain_kit.paths import MachineLayout
 from teambrain_schema import Candidate, MemoryDraft, UserError
-from teambrain_schema.paths import MachineLayout
 
 WORDS = st.text(
     st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zl", "Zp")),

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from teambrain_capture import JoinKeys, append_event, make_event, user_dir
 from teambrain_cli._main import run
-from teambrain_schema.paths import machine_layout
+from teambrain_kit.paths import machine_layout
 
 MEMORY = "01KB2F0A1S9Y4Q7V3C8D5E6F01"
 

@@ -16,10 +16,10 @@ from teambrain_cli._reports.metrics import (
     render_metrics_json,
     render_metrics_text,
 )
+from teambrain_kit.paths import BrainLayout, machine_layout
 from teambrain_schema import IndexStats, MemoryFrontMatter
 from teambrain_schema.brain import load_brain
 from teambrain_schema.frontmatter import new_memory_text
-from teambrain_schema.paths import BrainLayout, machine_layout
 from teambrain_schema.slugs import slugify
 
 TODAY = dt.date(2026, 7, 8)

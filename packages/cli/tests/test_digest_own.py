@@ -31,7 +31,7 @@ from teambrain_cli._reports.render import (
     slack_text,
 )
 from teambrain_cli._reports.window import resolve_window
-from teambrain_schema.paths import machine_layout
+from teambrain_kit.paths import machine_layout
 
 WINDOW = resolve_window("2026-07-01", "2026-07-07", now=NOW)
 OWN = Audience.OWN

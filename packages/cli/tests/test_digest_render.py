@@ -20,8 +20,8 @@ from teambrain_cli._reports.render import (
     write_report,
 )
 from teambrain_cli._reports.window import resolve_window
+from teambrain_kit.paths import machine_layout
 from teambrain_schema import UserError
-from teambrain_schema.paths import machine_layout
 
 UTC = dt.UTC
 WINDOW = resolve_window("2026-07-01", "2026-07-07", now=NOW)

@@ -30,7 +30,7 @@ from teambrain_capture import (
 from teambrain_cli._reports.cells import MIN_SESSIONS, OTHER_KEY, SUPPRESSED
 from teambrain_cli._reports.digest import SpoolScan, aggregate, build_digest, scan_sessions
 from teambrain_cli._reports.window import resolve_window
-from teambrain_schema.paths import machine_layout
+from teambrain_kit.paths import machine_layout
 
 UTC = dt.UTC
 WINDOW = resolve_window("2026-07-01", "2026-07-07", now=NOW)  # [Jul 1, Jul 8): 7 buckets

@@ -4,8 +4,8 @@ import itertools
 import pytest
 from hypothesis import given, settings, strategies as st
 from teambrain_cli._reports.window import ReportWindow, resolve_window
+from teambrain_kit.moments import parse_moment
 from teambrain_schema import ExitCode, UserError
-from teambrain_schema.moments import parse_moment
 
 NOW = dt.datetime(2026, 7, 8, 12, 30, tzinfo=dt.UTC)
 UTC = dt.UTC

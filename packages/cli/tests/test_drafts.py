@@ -4,8 +4,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from teambrain_cli._proposals.drafts import load_draft_file, parse_draft_text
+from teambrain_kit.yaml import dump_yaml
 from teambrain_schema import MemoryDraft, TeambrainError, ValidationFailure
-from teambrain_schema.yaml import dump_yaml
 
 titles = (
     st.text(st.characters(whitelist_categories=("L", "N", "Zs", "P")), min_size=1, max_size=80)

@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import example, given, settings, strategies as st
 from teambrain_cli._instructions.export import build_section, current_section, with_section
 from teambrain_cli._instructions.sources import MARK_BEGIN, MARK_END, without_exported_section
-from teambrain_schema.paths import BrainLayout
+from teambrain_kit.paths import BrainLayout
 from teambrain_schema.render import RENDER_PREFIX
 
 IDS = ["01KB2F0A1S9Y4Q7V3C8D5E6F02", "01KB2F0A1S9Y4Q7V3C8D5E6F03", "01KB2F0A1S9Y4Q7V3C8D5E6F04"]

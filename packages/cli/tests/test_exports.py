@@ -1,7 +1,7 @@
 """teambrain-cli's public names: the command, and the adapter API plugins build on."""
 
 import teambrain_cli
-from teambrain_schema.lazy import export_problems
+from teambrain_kit.lazy import export_problems
 
 PUBLIC_API = [
     "ADAPTERS",

@@ -119,7 +119,7 @@ def test_a_secret_costs_only_its_value_never_a_line(text: str, relpath: str) -> 
         redact_text,
     )
     from teambrain_cli._instructions.sources import Source, tool_for
-    from teambrain_schema.secrets import find_secrets
+    from teambrain_kit.secrets import find_secrets
 
     text = text.replace("\r\n", "\n")
     prepared = prepare_pieces(Source(Path(relpath), relpath, tool_for(relpath)), text)

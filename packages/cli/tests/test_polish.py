@@ -256,7 +256,7 @@ def test_a_home_that_cannot_be_written_says_where_to_put_it(
     import errno
 
     from teambrain_cli import _main
-    from teambrain_schema.paths import machine_layout
+    from teambrain_kit.paths import machine_layout
 
     home = machine_layout().home
 

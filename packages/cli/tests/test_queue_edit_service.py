@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from teambrain_capture import load_candidate, queue_candidate
 from teambrain_cli._proposals.edit import EditOutcome, edit_candidate as edit_service
 from teambrain_cli._proposals.queue import drop_candidates
+from teambrain_kit.paths import MachineLayout, machine_layout
 from teambrain_schema import UserError, ValidationFailure
-from teambrain_schema.paths import MachineLayout, machine_layout
 
 DRAFT = {
     "class": "learning",

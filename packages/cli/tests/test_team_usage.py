@@ -22,7 +22,7 @@ from teambrain_cli._reports.team import (
     cells_from_report,
     week_of,
 )
-from teambrain_schema.paths import machine_layout
+from teambrain_kit.paths import machine_layout
 
 MEMORY = "01KB2F0A1S9Y4Q7V3C8D5E6F01"
 OTHER = "01KB2F0A1S9Y4Q7V3C8D5E6F02"
@@ -274,7 +274,7 @@ def test_publishing_needs_the_members_opt_in(
     assert run(["metrics", "--team"]) == 1
     assert "tb metrics --team FILE" in capsys.readouterr().err
     from teambrain_cli._ui.usage import team_page
-    from teambrain_schema.paths import find_brain
+    from teambrain_kit.paths import find_brain
 
     page = team_page(find_brain(repo), machine_layout(), since="12w",
                      titles_of=lambda ids: {}, link=str)  # fmt: skip
@@ -385,7 +385,7 @@ def test_members_publish_and_the_team_reads_the_same_view_as_from_files(
     assert from_files["weeks"] == from_db["weeks"]
 
     from teambrain_cli._checks.verify import check_egress
-    from teambrain_schema.paths import find_brain
+    from teambrain_kit.paths import find_brain
 
     evidence = check_egress(machine_layout(), find_brain(repo)).evidence
     assert any("publish_to_team" in line and "shared database above" in line for line in evidence)

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel
 from teambrain_distill import DEFAULT_PROMPTS, AttemptGuard, Request
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_schema import BRAIN_YAML_TEMPLATE, MEMORY_CLASSES
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 NOW = dt.datetime(2026, 11, 26, 12, 0, tzinfo=dt.UTC)
 

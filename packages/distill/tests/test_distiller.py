@@ -7,10 +7,10 @@ from distill_testkit import NOW, ScriptedDriver, commit, proposal, write_config
 from teambrain_capture import list_candidates, queue_candidate
 from teambrain_distill import LLM, DistillOptions, distill
 from teambrain_distill._state import Watermark
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_schema import EnvironmentProblem, MemoryFrontMatter, UserError
 from teambrain_schema.brain import load_brain_config
 from teambrain_schema.frontmatter import new_memory_text
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 
 def run(

@@ -1,5 +1,5 @@
 """The anthropic, openai and ollama drivers over a real socket: the SDKs send through the
-project's one HTTP client (teambrain_schema.outbound), so a redirect is not followed (the
+project's one HTTP client (teambrain_kit.outbound), so a redirect is not followed (the
 other origin receives nothing, and the session text is not re-sent), no proxy comes from the
 environment, and a reply — streamed or whole, gzip or not — is read within its byte cap."""
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from distill_testkit import commit, write_config
 from teambrain_distill import LLM, DistillOptions, distill, driver_egress
+from teambrain_kit.egress import EgressNotApproved, approve_egress
 from teambrain_schema import DistillConfig
 from teambrain_schema.brain import load_brain_config
-from teambrain_schema.egress import EgressNotApproved, approve_egress
 
 
 @pytest.fixture

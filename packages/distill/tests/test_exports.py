@@ -1,5 +1,5 @@
 import teambrain_distill
-from teambrain_schema.lazy import export_problems
+from teambrain_kit.lazy import export_problems
 
 
 def test_public_api_is_pinned_and_resolves() -> None:

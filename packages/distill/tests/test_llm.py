@@ -192,7 +192,7 @@ def test_the_built_in_drivers_are_this_package_s_entry_points() -> None:
     register the way a plugin does (teambrain.drivers in this package's metadata); none of them
     counts as a plugin. The next test holds the whole list to `distill.driver`'s."""
     from teambrain_distill._drivers import fake_driver
-    from teambrain_schema.plugins import DRIVERS_GROUP, builtin_names, load_builtin, plugin_names
+    from teambrain_kit.plugins import DRIVERS_GROUP, builtin_names, load_builtin, plugin_names
 
     built_in = set(builtin_names(DRIVERS_GROUP, "teambrain-distill"))
     assert built_in >= {"fake", "anthropic", "openai", "ollama"}
@@ -210,8 +210,8 @@ def test_the_config_model_names_exactly_the_built_in_drivers_and_each_builds(
     from typing import get_args
 
     from teambrain_distill import BuiltinDriver, builtin_driver, driver_egress
-    from teambrain_schema.egress import normalise_url
-    from teambrain_schema.plugins import DRIVERS_GROUP, builtin_names, load_builtin
+    from teambrain_kit.egress import normalise_url
+    from teambrain_kit.plugins import DRIVERS_GROUP, builtin_names, load_builtin
 
     names = set(builtin_names(DRIVERS_GROUP, "teambrain-distill"))
     accepted = set(get_args(DistillConfig.model_fields["driver"].annotation)) - {"none"}

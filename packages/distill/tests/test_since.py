@@ -3,8 +3,8 @@ import datetime as dt
 import pytest
 from hypothesis import given, strategies as st
 from teambrain_distill import parse_since
+from teambrain_kit.moments import parse_moment
 from teambrain_schema import ExitCode, UserError
-from teambrain_schema.moments import parse_moment
 
 NOW = dt.datetime(2026, 11, 26, 12, 0, tzinfo=dt.UTC)
 

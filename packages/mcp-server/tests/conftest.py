@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_schema import BRAIN_YAML_TEMPLATE, MEMORY_CLASSES
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 ROOT = Path(__file__).resolve().parents[3]
 DEMO_MEMORIES = ROOT / "demo" / "brain" / "memories"

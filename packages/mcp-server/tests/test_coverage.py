@@ -10,6 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_mcp_server import build_server
 from teambrain_retrieval import (
     HashEmbedder,
@@ -19,7 +20,6 @@ from teambrain_retrieval import (
     open_retriever,
 )
 from teambrain_schema import MemoryContextResult, MemorySearchResult
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 pytestmark = pytest.mark.anyio
 

@@ -3,7 +3,7 @@ import sys
 from pathlib import Path
 
 import teambrain_mcp_server
-from teambrain_schema.lazy import export_problems
+from teambrain_kit.lazy import export_problems
 
 EXPECTED = [
     "BrainService",

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_mcp_server._fastcall import context_answer
 from teambrain_mcp_server._fastpath import (
     DISABLE_ENV,
@@ -33,7 +34,6 @@ from teambrain_mcp_server._meta import package_version
 from teambrain_mcp_server._server import TeambrainServer, build_server
 from teambrain_mcp_server._stdio import StdioWire
 from teambrain_schema import BRAIN_YAML_TEMPLATE, MEMORY_CLASSES
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 ROOT = Path(__file__).resolve().parents[3]
 END_S = 30  # a bound against hanging forever, not a timing assertion

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
+from teambrain_kit.paths import MachineLayout
 from teambrain_mcp_server import HeartbeatWriter, build_server, read_heartbeat
 from teambrain_mcp_server._heartbeat import KEEP_ENDED_S
-from teambrain_schema.paths import MachineLayout
 
 
 def _dead_pid() -> int:

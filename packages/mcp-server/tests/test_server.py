@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from teambrain_kit.paths import MachineLayout
 from teambrain_mcp_server import SERVER_NAME, TOOL_NAMES, build_server, package_version
 from teambrain_schema import (
     MemoryContextResult,
@@ -14,7 +15,6 @@ from teambrain_schema import (
     MemorySearchInput,
     MemorySearchResult,
 )
-from teambrain_schema.paths import MachineLayout
 
 pytestmark = pytest.mark.anyio
 

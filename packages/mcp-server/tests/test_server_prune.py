@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 from teambrain_capture import JoinKeys, append_event, make_event, session_files
+from teambrain_kit.paths import machine_layout
 from teambrain_mcp_server._server import prune_spool_quietly
-from teambrain_schema.paths import machine_layout
 
 
 def test_old_sessions_are_pruned_and_recent_ones_kept(teambrain_home: Path) -> None:

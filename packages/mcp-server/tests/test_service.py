@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_mcp_server import build_server
 from teambrain_retrieval import HashEmbedder, Retriever, RetrieverOptions, open_retriever
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 pytestmark = pytest.mark.anyio
 

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_retrieval import HashEmbedder, Retriever, RetrieverOptions, open_retriever
 from teambrain_schema import BRAIN_YAML_TEMPLATE, BrainConfig
 from teambrain_schema.ids import new_ulid
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 MakeMemory = Callable[..., Path]
 

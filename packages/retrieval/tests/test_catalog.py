@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings, strategies as st
+from teambrain_kit.paths import BrainLayout
 from teambrain_retrieval import Retriever, brain_catalog
 from teambrain_schema.brain import load_brain
-from teambrain_schema.paths import BrainLayout
 
 MakeMemory = Callable[..., Path]
 

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from teambrain_kit.paths import BrainLayout
 from teambrain_retrieval import Retriever, Situation, _refresher as refresher_module
-from teambrain_schema.paths import BrainLayout
 
 OpenRetriever = Callable[..., Retriever]
 

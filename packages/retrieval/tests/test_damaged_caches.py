@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from teambrain_kit.paths import BrainLayout, machine_layout
 from teambrain_retrieval import Retriever
 from teambrain_retrieval._matrix_file import FIELDS, MatrixFileDamaged, read_matrix_file
-from teambrain_schema.paths import BrainLayout, machine_layout
 
 OpenRetriever = Callable[..., Retriever]
 QUERY = "memory topic deploy"

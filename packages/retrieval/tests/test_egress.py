@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from teambrain_kit.egress import approve_egress
+from teambrain_kit.paths import BrainLayout, machine_layout
 from teambrain_retrieval import RetrieverOptions, embedder_egress, open_retriever, org_brain_egress
 from teambrain_schema import EmbedderConfig
 from teambrain_schema.brain import load_brain_config
-from teambrain_schema.egress import approve_egress
-from teambrain_schema.paths import BrainLayout, machine_layout
 
 SECRET = "sk-test-" + "z" * 32
 

@@ -167,8 +167,8 @@ def test_without_the_local_extra_the_local_provider_names_it(
 def test_the_built_in_providers_are_this_package_s_entry_points() -> None:
     """local, ollama and openai register the way a plugin does (teambrain.embedders in this
     package's metadata); none of them counts as a plugin."""
+    from teambrain_kit.plugins import EMBEDDERS_GROUP, builtin_names, load_builtin, plugin_names
     from teambrain_retrieval._embedders import ollama_embedder
-    from teambrain_schema.plugins import EMBEDDERS_GROUP, builtin_names, load_builtin, plugin_names
 
     assert builtin_names(EMBEDDERS_GROUP, "teambrain-retrieval") == ("local", "ollama", "openai")
     assert load_builtin(EMBEDDERS_GROUP, "teambrain-retrieval", "ollama") is ollama_embedder

@@ -2,7 +2,7 @@ import subprocess
 import sys
 
 import teambrain_retrieval
-from teambrain_schema.lazy import export_problems
+from teambrain_kit.lazy import export_problems
 
 
 def test_public_api_is_pinned_and_resolves() -> None:

@@ -10,10 +10,10 @@ from typing import Any
 
 import apsw
 import pytest
+from teambrain_kit.paths import BrainLayout, machine_layout
 from teambrain_retrieval import HashEmbedder, Retriever
 from teambrain_retrieval._db import storage_trouble
 from teambrain_schema import EnvironmentProblem
-from teambrain_schema.paths import BrainLayout, machine_layout
 
 OpenRetriever = Callable[..., Retriever]
 

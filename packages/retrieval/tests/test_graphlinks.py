@@ -7,11 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hypothesis import given, strategies as st
+from teambrain_kit.paths import BrainLayout
 from teambrain_retrieval import Retriever, Situation
 from teambrain_retrieval._graphlinks import GRAPH_AFTER, GRAPH_SLOTS, merge_linked
 from teambrain_schema import BrainConfig
 from teambrain_schema.ontology import STARTER_FILES
-from teambrain_schema.paths import BrainLayout
 
 ROLLBACK, LEDGER, LUNCH, OLD = (
     "01KB2F0A1S9Y4Q7V3C8D5E6F11",

@@ -7,8 +7,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from teambrain_kit.paths import BrainLayout, machine_layout
 from teambrain_retrieval import Retriever, inventory_index, prune_index
-from teambrain_schema.paths import BrainLayout, machine_layout
 
 from .conftest import MakeMemory, init_brain
 

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_retrieval import Retriever
 from teambrain_retrieval._live import LiveView, fetch_default_branch
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 OpenRetriever = Callable[..., Retriever]
 Write = Callable[..., Path]

@@ -126,10 +126,10 @@ def test_a_committed_model_file_runs_only_once_approved(
 ) -> None:
     import subprocess
 
+    from teambrain_kit.egress import approve_egress
+    from teambrain_kit.paths import BrainLayout, machine_layout
     from teambrain_retrieval import RetrieverOptions, embedder_egress, open_retriever
     from teambrain_schema.brain import load_brain_config
-    from teambrain_schema.egress import approve_egress
-    from teambrain_schema.paths import BrainLayout, machine_layout
 
     repo = tmp_path / "repo"
     (repo / ".teambrain" / "memories" / "learnings").mkdir(parents=True)

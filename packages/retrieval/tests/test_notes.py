@@ -6,8 +6,8 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+from teambrain_kit.paths import BrainLayout
 from teambrain_retrieval import Retriever
-from teambrain_schema.paths import BrainLayout
 
 
 def _note(layout: BrainLayout, relpath: str, text: str) -> Path:

@@ -6,11 +6,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from teambrain_kit.egress import approve_egress
+from teambrain_kit.paths import BrainLayout, machine_layout
 from teambrain_retrieval import Retriever, Situation, org_brain_egress
 from teambrain_schema.brain import load_brain_config
-from teambrain_schema.egress import approve_egress
 from teambrain_schema.ontology import STARTER_FILES
-from teambrain_schema.paths import BrainLayout, machine_layout
 from teambrain_schema.read_policy import load_read_policy, parse_source
 
 SECURITY = "01KB2F0A1S9Y4Q7V3C8D5E6F21"

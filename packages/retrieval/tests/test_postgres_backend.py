@@ -180,7 +180,7 @@ def test_the_driver_loads_only_for_the_postgres_backend(tmp_path: Any) -> None:
         "from teambrain_retrieval import HashEmbedder, RetrieverOptions, open_retriever\n"
         "from teambrain_retrieval import shared_index_egress, shared_index_url\n"
         "from teambrain_schema import RetrievalConfig, BRAIN_YAML_TEMPLATE\n"
-        "from teambrain_schema.paths import BrainLayout\n"
+        "from teambrain_kit.paths import BrainLayout\n"
         "root = pathlib.Path(sys.argv[1])\n"
         "subprocess.run(['git', 'init', '-q', str(root)], check=True)\n"
         "layout = BrainLayout(root)\n"

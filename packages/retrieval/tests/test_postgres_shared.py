@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from teambrain_kit.egress import approve_egress
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_retrieval import HashEmbedder, Retriever
 from teambrain_retrieval._postgres import connect, fill_shared_index
 from teambrain_schema import BrainConfig, RetrievalConfig
-from teambrain_schema.egress import approve_egress
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 from .conftest import Notices, write_memory
 

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from teambrain_kit.egress import approve_egress
+from teambrain_kit.paths import BrainLayout, machine_layout
 from teambrain_retrieval import (
     FailingEmbedder,
     HashEmbedder,
@@ -17,9 +19,7 @@ from teambrain_retrieval import (
     org_brain_location,
 )
 from teambrain_schema.brain import load_brain_config
-from teambrain_schema.egress import approve_egress
 from teambrain_schema.ids import new_ulid
-from teambrain_schema.paths import BrainLayout, machine_layout
 
 OpenRetriever = Callable[..., Retriever]
 MakeMemory = Callable[..., Path]
@@ -560,7 +560,7 @@ def test_an_unusable_home_falls_back_to_a_temporary_index(
     layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever,
     notices: list[str], tmp_path: Path,
 ) -> None:  # fmt: skip
-    from teambrain_schema.paths import MachineLayout
+    from teambrain_kit.paths import MachineLayout
 
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the home should be")

@@ -9,9 +9,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from teambrain_kit.paths import BrainLayout, machine_layout
 from teambrain_retrieval import HashEmbedder, Retriever
 from teambrain_retrieval._worklock import work_lock
-from teambrain_schema.paths import BrainLayout, machine_layout
 
 OpenRetriever = Callable[..., Retriever]
 

@@ -2,10 +2,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from teambrain_kit.paths import BrainLayout
 from teambrain_schema import MemoryFrontMatter
 from teambrain_schema.brain import BrainFile, brain_file_from_text, load_brain
 from teambrain_schema.frontmatter import new_memory_text
-from teambrain_schema.paths import BrainLayout
 
 ID1, ID2 = "01JDQ8M6Z1V5K7G3X9T2B4N8RA", "01JDQ8M6Z1V5K7G3X9T2B4N8RB"
 
@@ -155,7 +155,7 @@ def test_a_folder_nested_past_the_bound_is_one_problem_never_a_recursion(tmp_pat
     "internal error: RecursionError"."""
     import os
 
-    from teambrain_schema.paths import MAX_WALK_DEPTH
+    from teambrain_kit.paths import MAX_WALK_DEPTH
 
     layout = _linked_brain(tmp_path)
     (layout.memories / "decisions" / f"{ID1}-use-uv.md").write_text(_memory(ID1))

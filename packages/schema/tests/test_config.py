@@ -1,7 +1,7 @@
 import pytest
 from pydantic import ValidationError
+from teambrain_kit.yaml import load_yaml, to_plain
 from teambrain_schema import BRAIN_YAML_TEMPLATE, AdaptersFile, BrainConfig
-from teambrain_schema.yaml import load_yaml, to_plain
 
 
 def test_template_validates_and_spells_out_every_default() -> None:

@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 import teambrain_schema
-from teambrain_schema.lazy import export_problems
+from teambrain_kit.lazy import export_problems
 
 
 def test_public_api_is_pinned_and_resolves() -> None:
@@ -54,11 +54,11 @@ def test_hook_path_names_do_not_import_pydantic_or_ruamel() -> None:
     code = (
         "import sys\n"
         "from teambrain_schema import ExitCode\n"
-        "from teambrain_schema.secrets import redact_secrets\n"
-        "from teambrain_schema.paths import machine_layout, find_repo_root\n"
+        "from teambrain_kit.secrets import redact_secrets\n"
+        "from teambrain_kit.paths import machine_layout, find_repo_root\n"
         "from teambrain_schema.render import render_memory\n"
         "from teambrain_schema.tokens import estimate_tokens\n"
-        "from teambrain_schema.atomic import write_text_atomic\n"
+        "from teambrain_kit.atomic import write_text_atomic\n"
         "from teambrain_schema.ids import is_ulid\n"
         "redact_secrets('x'); render_memory('01ARZ3NDEKTSV4RRFFQ69G5FAV', 'b')\n"
         "heavy = [m for m in ('pydantic', 'ruamel', 'ruamel.yaml', 'ulid') if m in sys.modules]\n"
@@ -383,7 +383,7 @@ PUBLIC_MODULES = {
 
 def test_a_package_without_built_in_entry_points_is_named_stale() -> None:
     import pytest
-    from teambrain_schema.plugins import PluginProblem, builtin_names, load_builtin
+    from teambrain_kit.plugins import PluginProblem, builtin_names, load_builtin
 
     assert builtin_names("teambrain.adapters", "teambrain-no-such-package") == ()
     with pytest.raises(PluginProblem, match="stale or missing"):

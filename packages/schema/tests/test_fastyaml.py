@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from pydantic import ValidationError
+from teambrain_kit.yaml import YamlProblem, load_yaml, to_plain
 from teambrain_schema import MemoryFrontMatter, frontmatter as _frontmatter
 from teambrain_schema._fastyaml import simple_mapping
 from teambrain_schema.frontmatter import (
@@ -17,7 +18,6 @@ from teambrain_schema.frontmatter import (
     serialise_memory,
     split_front_matter,
 )
-from teambrain_schema.yaml import YamlProblem, load_yaml, to_plain
 
 DEMO = Path(__file__).resolve().parents[3] / "demo" / "brain" / "memories"
 

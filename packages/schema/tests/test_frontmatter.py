@@ -193,7 +193,7 @@ def test_yaml_significant_titles_survive(title: str) -> None:
 
 
 def test_serialising_a_changed_document_twice_gives_the_same_text_and_leaves_it_alone() -> None:
-    from teambrain_schema.yaml import to_plain
+    from teambrain_kit.yaml import to_plain
 
     document = parse_memory(HAND_WRITTEN)
     parsed = to_plain(document.data)

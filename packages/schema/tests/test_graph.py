@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from teambrain_kit.paths import BrainLayout
 from teambrain_schema.graph import (
     Graph,
     RecordCache,
@@ -15,7 +16,6 @@ from teambrain_schema.graph import (
     parse_record,
     path_covered,
 )
-from teambrain_schema.paths import BrainLayout
 
 M1, M2, M3 = (
     "01JDQ8M6Z1V5K7G3X9T2B4N8RA",
@@ -122,7 +122,7 @@ _yaml_values = st.recursive(
     )
 )
 def test_any_mapping_parses_without_raising(data: dict[str, object]) -> None:
-    from teambrain_schema.yaml import dump_yaml
+    from teambrain_kit.yaml import dump_yaml
 
     try:
         text = dump_yaml(data)

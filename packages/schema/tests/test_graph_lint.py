@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from teambrain_kit.paths import BrainLayout
 from teambrain_schema import BRAIN_YAML_TEMPLATE, MemoryFrontMatter
 from teambrain_schema.frontmatter import new_memory_text
 from teambrain_schema.lint import lint_brain, regenerate_index
 from teambrain_schema.ontology import STARTER_FILES, parse_ontology
-from teambrain_schema.paths import BrainLayout
 
 LIVE, OLD = "01JDQ8M6Z1V5K7G3X9T2B4N8RA", "01JDQ8M6Z1V5K7G3X9T2B4N8RB"
 

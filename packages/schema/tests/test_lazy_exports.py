@@ -10,17 +10,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from teambrain_schema.lazy import GENERATED_MARK, export_problems, write_reexports
+from teambrain_kit.lazy import GENERATED_MARK, export_problems, write_reexports
 
 INIT = """\
-from teambrain_schema.lazy import lazy_exports
+from teambrain_kit.lazy import lazy_exports
 
 TYPE_CHECKING = False
 
 _EXPORTS: dict[str, str] = {
     "ANSWER": "_one",
     "double": "_one",
-    "redact_secrets": "teambrain_schema.secrets",
+    "redact_secrets": "teambrain_kit.secrets",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
@@ -55,11 +55,11 @@ def test_the_block_is_written_from_the_table_and_then_agrees(package: Path) -> N
         "    from ._one import (\n        ANSWER as ANSWER,\n        double as double,\n    )"
         in text
     )
-    assert "    from teambrain_schema.secrets import redact_secrets as redact_secrets" in text
+    assert "    from teambrain_kit.secrets import redact_secrets as redact_secrets" in text
     module = fresh()
     assert export_problems(module) == []
     assert module.double(4) == 8  # type: ignore[attr-defined]
-    assert module.redact_secrets.__module__ == "teambrain_schema.secrets"  # type: ignore[attr-defined]
+    assert module.redact_secrets.__module__ == "teambrain_kit.secrets"  # type: ignore[attr-defined]
 
 
 def test_a_name_added_to_the_table_alone_is_named(package: Path) -> None:

@@ -2,10 +2,10 @@ import os
 from pathlib import Path
 
 import pytest
+from teambrain_kit.paths import BrainLayout
 from teambrain_schema import BRAIN_YAML_TEMPLATE, MemoryFrontMatter
 from teambrain_schema.frontmatter import new_memory_text
 from teambrain_schema.lint import lint_brain, regenerate_index
-from teambrain_schema.paths import BrainLayout
 
 ID1, ID2, ID3 = (
     "01JDQ8M6Z1V5K7G3X9T2B4N8RA",
@@ -244,7 +244,7 @@ def test_prompt_injection_in_a_body_is_a_violation_on_its_line(brain: BrainLayou
 def test_demo_memories_have_no_injection_findings() -> None:
     from pathlib import Path
 
-    from teambrain_schema.injection import find_injections
+    from teambrain_kit.injection import find_injections
 
     demo = Path(__file__).resolve().parents[3] / "demo" / "brain" / "memories"
     for path in demo.rglob("*.md"):

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 from markdown_it import MarkdownIt
+from teambrain_kit.paths import BrainLayout
 from teambrain_schema.notes import lint_notes, note_id, parse_note, render_note
-from teambrain_schema.paths import BrainLayout
 
 
 def test_title_from_front_matter_then_heading_then_file_name() -> None:

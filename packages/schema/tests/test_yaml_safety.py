@@ -3,8 +3,8 @@ import time
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from teambrain_kit.yaml import YamlProblem, load_yaml
 from teambrain_schema.frontmatter import FrontMatterError, parse_memory
-from teambrain_schema.yaml import YamlProblem, load_yaml
 
 BILLION_LAUGHS = """\
 a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]

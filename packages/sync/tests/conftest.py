@@ -9,10 +9,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from teambrain_kit.paths import BrainLayout
 from teambrain_schema import BRAIN_YAML_TEMPLATE, MEMORY_CLASSES, MemoryFrontMatter
 from teambrain_schema.frontmatter import new_memory_text
 from teambrain_schema.lint import regenerate_index
-from teambrain_schema.paths import BrainLayout
 from teambrain_schema.slugs import slugify
 
 MEMORY_A = "01KB2F0A1S9Y4Q7V3C8D5E6F01"

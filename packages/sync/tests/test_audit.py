@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 from teambrain_capture import user_dir
+from teambrain_kit.paths import machine_layout
 from teambrain_schema import MemoryDraft
-from teambrain_schema.paths import machine_layout
 from teambrain_sync import (
     UserDirTouched,
     add_memory,

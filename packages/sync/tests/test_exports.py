@@ -2,7 +2,7 @@ import subprocess
 import sys
 
 import teambrain_sync
-from teambrain_schema.lazy import export_problems
+from teambrain_kit.lazy import export_problems
 
 
 def test_public_api_is_pinned_and_resolves() -> None:
@@ -21,9 +21,9 @@ def test_the_public_names_are_written_once() -> None:
 
 def test_importing_sync_does_not_import_capture_or_name_user_dir() -> None:
     code = (
-        "import sys, teambrain_sync, teambrain_schema.paths\n"
+        "import sys, teambrain_sync, teambrain_kit.paths\n"
         "print(sorted({m.split('.')[0] for m in sys.modules if m.startswith('teambrain_')}))\n"
-        "print(any('user' in name for name in dir(teambrain_schema.paths.MachineLayout)))\n"
+        "print(any('user' in name for name in dir(teambrain_kit.paths.MachineLayout)))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

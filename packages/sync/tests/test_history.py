@@ -7,7 +7,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from hypothesis import example, given, settings, strategies as st
-from teambrain_schema.paths import BrainLayout
+from teambrain_kit.paths import BrainLayout
 from teambrain_sync import memory_history, open_repo
 
 

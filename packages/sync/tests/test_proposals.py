@@ -85,7 +85,7 @@ def test_the_committed_brain_lints_clean(
     branch, _, _ = _propose(brain_repo, [DRAFT])
     clone = tmp_path / "check"
     kit.git("clone", "-q", "--branch", branch, str(brain_repo), str(clone), cwd=tmp_path)
-    from teambrain_schema.paths import BrainLayout
+    from teambrain_kit.paths import BrainLayout
 
     assert lint_brain(BrainLayout(clone)).ok
 
@@ -169,7 +169,7 @@ def test_retire_moves_and_marks_in_one_commit(
     kit.git("stash", "-q", "--include-untracked", cwd=brain_repo)
     kit.git("merge", "-q", "--squash", outcome.branch, cwd=brain_repo)
     kit.git("commit", "-q", "-m", f"retire (#3)\n\n{message}", cwd=brain_repo)
-    from teambrain_schema.paths import BrainLayout
+    from teambrain_kit.paths import BrainLayout
 
     layout = BrainLayout(brain_repo)
     assert regenerate_index_md(layout, git_repo)

@@ -7,7 +7,7 @@ readers, written with :class:`Hook` and its kit) imports only the standard libra
 
 from __future__ import annotations
 
-from teambrain_schema.lazy import lazy_exports
+from teambrain_kit.lazy import lazy_exports
 
 # Not ``typing.TYPE_CHECKING``: importing typing costs the capture hook milliseconds at start-up.
 # mypy treats any constant of this name as true.

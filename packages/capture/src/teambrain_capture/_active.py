@@ -8,9 +8,9 @@ import json
 import time
 from pathlib import Path
 
-from teambrain_schema.atomic import write_text_atomic
-from teambrain_schema.local_files import read_json_file
-from teambrain_schema.paths import MachineLayout
+from teambrain_kit.atomic import write_text_atomic
+from teambrain_kit.local_files import read_json_file
+from teambrain_kit.paths import MachineLayout
 
 from ._spool import JoinKeys, ensure_private_dir
 

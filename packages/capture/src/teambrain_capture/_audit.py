@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from teambrain_schema.paths import MachineLayout
-from teambrain_schema.secrets import find_secrets
+from teambrain_kit.paths import MachineLayout
+from teambrain_kit.secrets import find_secrets
 
 from ._lite import OPEN_SESSIONS_DIR, dumps
 from ._spool import prune_sessions, read_jsonl, session_files

@@ -12,6 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from teambrain_kit.atomic import write_text_atomic
+from teambrain_kit.local_files import read_json_file
+from teambrain_kit.paths import MachineLayout
 from teambrain_schema import (
     MAX_CANDIDATE_BYTES,
     Candidate,
@@ -19,12 +22,9 @@ from teambrain_schema import (
     Proposer,
     ValidationFailure,
 )
-from teambrain_schema.atomic import write_text_atomic
 from teambrain_schema.drafts import validate_draft
 from teambrain_schema.frontmatter import describe_validation_error
 from teambrain_schema.ids import new_ulid
-from teambrain_schema.local_files import read_json_file
-from teambrain_schema.paths import MachineLayout
 
 from ._spool import ensure_private_dir
 

@@ -1,7 +1,7 @@
 """Which repository, branch and commit a session works in, read from ``.git`` files directly.
 
 Spawning ``git`` costs more than the whole hook is allowed to, so the hot path reads ``HEAD``
-and refs (``teambrain_schema.gitdir``, shared with retrieval) and ``config`` itself. Only :func:`commits_between`,
+and refs (``teambrain_kit.gitdir``, shared with retrieval) and ``config`` itself. Only :func:`commits_between`,
 called once when a session ends and only when HEAD moved, runs ``git``.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from teambrain_schema.gitdir import (
+from teambrain_kit.gitdir import (
     DETACHED,
     find_git,
     is_sha,
@@ -86,7 +86,7 @@ def repo_identity(root: str, common_dir: str | None) -> str:
 def commits_between(root: str, start: str | None, end: str, since_epoch: float) -> list[str]:
     """Commits reachable from ``end`` but not ``start`` and committed after ``since_epoch``
     (newest first); ``[end]`` when git cannot tell us."""
-    from teambrain_schema.git import git_output
+    from teambrain_kit.git import git_output
 
     revs = [end] if start is None else [f"{start}..{end}"]
     out = git_output(

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import BinaryIO, TextIO
 
-    from teambrain_schema.paths import MachineLayout
+    from teambrain_kit.paths import MachineLayout
 
 MAX_PAYLOAD_BYTES = 32 * 1024 * 1024  # a Read of a huge file arrives with its content
 MAX_LOG_BYTES = 1024 * 1024
@@ -233,7 +233,7 @@ def keys_for(state: Mapping[str, object], model: str | None) -> dict[str, str]:
 
 
 def _scrubbed(text: str) -> str:
-    from teambrain_schema.scrub import scrub_text
+    from teambrain_kit.scrub import scrub_text
 
     return scrub_text(text)
 
@@ -241,7 +241,7 @@ def _scrubbed(text: str) -> str:
 def _append(home: str, event: dict[str, object]) -> None:
     """Write ``event`` to its session's spool file, every string field scrubbed first: a token
     or a ``<private>`` span can arrive in any field of a payload (the model, a file path)."""
-    from teambrain_schema.scrub import scrub
+    from teambrain_kit.scrub import scrub
 
     # v, sid (already file-name safe), tool (our argument), t and ev are ours; the rest came in.
     clean = {k: (v if k in ("v", "sid", "tool", "t", "ev") else scrub(v)) for k, v in event.items()}
@@ -286,7 +286,7 @@ def _registry_args(home: str, state: Mapping[str, object]) -> tuple[MachineLayou
     or ends, since pathlib and the schema package cost the tool-call path too much."""
     from pathlib import Path
 
-    from teambrain_schema.paths import machine_layout
+    from teambrain_kit.paths import machine_layout
 
     return machine_layout(Path(home)), Path(str(state["root"]))
 

@@ -332,7 +332,7 @@ def claude_shaped(payload: Mapping[str, object], *, success_means_zero: bool) ->
     return hook
 
 
-# teambrain_schema.plugins.ADAPTERS_GROUP and OWN_DISTRIBUTIONS, spelt here because importing
+# teambrain_kit.plugins.ADAPTERS_GROUP and OWN_DISTRIBUTIONS, spelt here because importing
 # the schema's plugin module costs the hook milliseconds (a test keeps them equal).
 ADAPTERS_GROUP = "teambrain.adapters"
 OWN_DISTRIBUTIONS = frozenset(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from teambrain_schema.secrets import find_secrets, redact_secrets
+from teambrain_kit.secrets import find_secrets, redact_secrets
 
 MAX_INTENT_CHARS = 200  # teambrain_schema.MAX_INTENT_CHARS (a test keeps them equal)
 # The summary reads the start of the prompt only, so its cost is bounded whatever the prompt's

@@ -8,8 +8,8 @@ import fcntl
 import os
 from collections.abc import Iterator
 
+from teambrain_kit.paths import MachineLayout
 from teambrain_schema import Candidate
-from teambrain_schema.paths import MachineLayout
 
 from ._candidates import load_candidate, save_candidate
 from ._spool import ensure_private_dir

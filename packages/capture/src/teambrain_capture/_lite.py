@@ -88,7 +88,7 @@ def dumps(value: object) -> str:
 
 def teambrain_home() -> str:
     """``$TEAMBRAIN_HOME`` when set, else ``~/.teambrain``: schema's one rule, as a string."""
-    from teambrain_schema.home import teambrain_home_dir
+    from teambrain_kit.home import teambrain_home_dir
 
     return teambrain_home_dir()
 
@@ -123,7 +123,7 @@ def make_private_dirs(path: str) -> None:
     """Create directory ``path`` (and every missing parent) with mode 0700."""
     if os.path.isdir(path):
         return
-    from teambrain_schema.private_dirs import ensure_private_dir
+    from teambrain_kit.private_dirs import ensure_private_dir
 
     ensure_private_dir(path)
 

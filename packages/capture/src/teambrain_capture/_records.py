@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from teambrain_kit.atomic import write_text_atomic
+from teambrain_kit.local_files import read_json_file
+from teambrain_kit.paths import MachineLayout
 from teambrain_schema import NoteDraft, Proposer, RecordCandidate, RecordDraft, ValidationFailure
-from teambrain_schema.atomic import write_text_atomic
 from teambrain_schema.frontmatter import describe_validation_error
 from teambrain_schema.ids import new_ulid
-from teambrain_schema.local_files import read_json_file
-from teambrain_schema.paths import MachineLayout
 
 from ._spool import ensure_private_dir
 

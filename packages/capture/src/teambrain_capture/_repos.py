@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from teambrain_schema.atomic import write_text_atomic
-from teambrain_schema.local_files import read_json_file
-from teambrain_schema.paths import MachineLayout
+from teambrain_kit.atomic import write_text_atomic
+from teambrain_kit.local_files import read_json_file
+from teambrain_kit.paths import MachineLayout
 
 from ._gitinfo import find_git, repo_identity
 
@@ -81,7 +81,7 @@ def _strings(value: object) -> list[str]:
 
 
 def _write(path: Path, record: dict[str, object]) -> None:
-    from teambrain_schema.private_dirs import ensure_private_dir
+    from teambrain_kit.private_dirs import ensure_private_dir
 
     try:
         ensure_private_dir(path.parent)
@@ -104,7 +104,7 @@ def note_repo_key(machine: MachineLayout, common_dir: str, key: str) -> None:
 
 def _anchor(root: str) -> str | None:
     """The repository's root commit(s), sorted and joined by commas; None before a commit."""
-    from teambrain_schema.git import git_output
+    from teambrain_kit.git import git_output
 
     out = git_output(["rev-list", "--max-parents=0", "HEAD"], cwd=root, timeout=30)
     roots = sorted(set((out or b"").decode("ascii", "replace").split()))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from teambrain_schema.paths import MachineLayout
+from teambrain_kit.paths import MachineLayout
 
 from ._lite import append_line, dumps, safe_sid
 
@@ -54,7 +54,7 @@ def make_event(
 
 def ensure_private_dir(path: Path) -> None:
     """Create ``path`` (and every missing parent) with mode 0700."""
-    from teambrain_schema.private_dirs import ensure_private_dir as ensure
+    from teambrain_kit.private_dirs import ensure_private_dir as ensure
 
     ensure(path)
 
@@ -88,7 +88,7 @@ class JsonlRead:
 def read_jsonl(path: Path) -> JsonlRead:
     """Every JSON object line of ``path``; torn or corrupt lines are counted, never raised."""
     result = JsonlRead()
-    from teambrain_schema.local_files import loads_json, read_local_bytes
+    from teambrain_kit.local_files import loads_json, read_local_bytes
 
     try:
         raw = read_local_bytes(path, max_bytes=MAX_SESSION_BYTES)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from teambrain_kit.local_files import read_local_text
+from teambrain_kit.paths import MachineLayout, machine_layout
 from teambrain_schema import EnvironmentProblem
-from teambrain_schema.local_files import read_local_text
-from teambrain_schema.paths import MachineLayout, machine_layout
 
 from ._spool import append_jsonl, read_jsonl, utc_timestamp
 
@@ -104,7 +104,7 @@ def apply_machine_settings(machine: MachineLayout | None = None) -> None:
     here (``tb doctor`` names it)."""
     import os
 
-    from teambrain_schema.home import (
+    from teambrain_kit.home import (
         FETCH_MINUTES_ENV,
         FETCH_TIMEOUT_ENV,
         ORG_BRAIN_ENV,

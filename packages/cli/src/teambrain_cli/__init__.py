@@ -6,7 +6,7 @@ The adapter names are public for packages that add agent tools through the
 
 from __future__ import annotations
 
-from teambrain_schema.lazy import lazy_exports
+from teambrain_kit.lazy import lazy_exports
 
 # Not ``typing.TYPE_CHECKING``: importing typing costs milliseconds at start-up.
 TYPE_CHECKING = False

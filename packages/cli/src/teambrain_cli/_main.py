@@ -302,7 +302,7 @@ def _home_hint(exc: OSError) -> str:
     no permission): the machine-local folder must be writable, or be put elsewhere."""
     import errno
 
-    from teambrain_schema.paths import machine_layout
+    from teambrain_kit.paths import machine_layout
 
     if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM) or exc.filename is None:
         return ""

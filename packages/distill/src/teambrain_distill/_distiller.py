@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from teambrain_capture import list_candidates, queue_candidate, repo_keys
+from teambrain_kit.egress import require_approved
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_schema import (
     EnvironmentProblem,
     Evidence,
@@ -30,10 +32,8 @@ from teambrain_schema import (
 )
 from teambrain_schema.brain import load_brain, load_brain_config
 from teambrain_schema.drafts import validate_draft
-from teambrain_schema.egress import require_approved
 from teambrain_schema.frontmatter import FrontMatterError, new_memory_text, parse_memory
 from teambrain_schema.ids import new_ulid
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 from ._answer import MAX_CANDIDATES_PER_SESSION, DistillAnswer, ProposedMemory, labels_context
 from ._dedup import DuplicateGuard, Match
@@ -80,7 +80,7 @@ class DistillOptions:
 
 
 def _shown(text: str) -> str:
-    from teambrain_schema.secrets import redact_secrets
+    from teambrain_kit.secrets import redact_secrets
 
     return redact_secrets(text)
 

@@ -21,7 +21,7 @@ from ._budget import AttemptGuard
 from ._request import Request
 
 if TYPE_CHECKING:
-    from teambrain_schema.egress import Egress
+    from teambrain_kit.egress import Egress
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -70,8 +70,8 @@ class PluginDriver:
         guard: AttemptGuard,
         context: dict[str, Any] | None = None,
     ) -> ModelT:
+        from teambrain_kit.plugins import PluginProblem, plugin_call
         from teambrain_schema import TeambrainError
-        from teambrain_schema.plugins import PluginProblem, plugin_call
 
         from ._errors import ModelUnavailable
 
@@ -105,7 +105,7 @@ def register_driver(name: str, factory: DriverFactory) -> None:
 
 
 def _builtin_drivers() -> tuple[str, ...]:
-    from teambrain_schema.plugins import DRIVERS_GROUP, builtin_names
+    from teambrain_kit.plugins import DRIVERS_GROUP, builtin_names
 
     return builtin_names(DRIVERS_GROUP, DISTRIBUTION)
 
@@ -114,7 +114,7 @@ def _driver_factory(name: str) -> DriverFactory | None:
     factory = _REGISTRY.get(name)
     if factory is not None or name not in _builtin_drivers():
         return factory
-    from teambrain_schema.plugins import DRIVERS_GROUP, load_builtin
+    from teambrain_kit.plugins import DRIVERS_GROUP, load_builtin
 
     built_in: DriverFactory = load_builtin(DRIVERS_GROUP, DISTRIBUTION, name)
     return built_in
@@ -135,8 +135,8 @@ def make_driver(config: DistillConfig, brain_dir: Path | None) -> Driver:
     """The driver brain.yaml pins, built from the registry (or, with ``distill.plugin``, from
     the package that provides it through the ``teambrain.drivers`` entry point)."""
     if config.plugin is not None:
+        from teambrain_kit.plugins import DRIVERS_GROUP, PluginProblem, load_plugin, plugin_call
         from teambrain_schema import UserError
-        from teambrain_schema.plugins import DRIVERS_GROUP, PluginProblem, load_plugin, plugin_call
 
         label = f"{DRIVERS_GROUP} plugin {config.plugin!r}"
         try:
@@ -166,7 +166,7 @@ def driver_egress(config: DistillConfig) -> Egress | None:
     """Where the driver ``config`` pins sends what it distills (and with which credential), or
     None for the fake driver, which only replays recorded answers. A plugin driver counts as
     sending: it receives ``base_url`` and ``api_key_env`` and its code is not ours to know."""
-    from teambrain_schema.egress import Egress, normalise_url
+    from teambrain_kit.egress import Egress, normalise_url
 
     if config.plugin is not None:
         extra = (f"base_url {normalise_url(config.base_url)}",) if config.base_url else ()
@@ -205,7 +205,7 @@ def builtin_driver(name: str) -> BuiltinDriver | None:
     package does not declare)."""
     if name not in _builtin_drivers():
         return None
-    from teambrain_schema.plugins import DRIVERS_GROUP, load_builtin
+    from teambrain_kit.plugins import DRIVERS_GROUP, load_builtin
 
     built_in = load_builtin(DRIVERS_GROUP, DISTRIBUTION, name)
     return built_in if isinstance(built_in, BuiltinDriver) else None

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from teambrain_schema.atomic import write_text_atomic
+from teambrain_kit.atomic import write_text_atomic
 
 from ._errors import FixtureMissing
 from ._request import Request
@@ -42,7 +42,7 @@ MAX_FIXTURE_BYTES = 16 * 1024 * 1024
 
 def _read_fixture(path: Path, directory: Path) -> Any:
     """The JSON in a fixture file (OSError or ValueError, never a hang or RecursionError)."""
-    from teambrain_schema.local_files import loads_json, read_file_within
+    from teambrain_kit.local_files import loads_json, read_file_within
 
     return loads_json(read_file_within(path, directory, max_bytes=MAX_FIXTURE_BYTES))
 

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
+from teambrain_kit.paths import BrainLayout, find_brain
 from teambrain_schema import DistillConfig, EnvironmentProblem, UserError
 from teambrain_schema.brain import load_brain_config
-from teambrain_schema.paths import BrainLayout, find_brain
 
 from ._budget import AttemptGuard, CostBudget
 from ._drivers import Driver, make_driver
@@ -60,8 +60,8 @@ class LLM:
     def for_brain(cls, layout: BrainLayout, **options: Any) -> LLM:
         """The model pinned in ``layout``'s brain.yaml, if this machine approved where it sends
         (:class:`EgressNotApproved` otherwise: brain.yaml arrives by ``git pull``)."""
-        from teambrain_schema.egress import require_approved
-        from teambrain_schema.paths import machine_layout
+        from teambrain_kit.egress import require_approved
+        from teambrain_kit.paths import machine_layout
 
         from ._drivers import driver_egress
 

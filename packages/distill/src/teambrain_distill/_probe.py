@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel
+from teambrain_kit.egress import require_approved
+from teambrain_kit.paths import MachineLayout
 from teambrain_schema import DistillConfig, EnvironmentProblem, TeambrainError
-from teambrain_schema.egress import require_approved
-from teambrain_schema.paths import MachineLayout
 
 from ._budget import AttemptGuard, CostBudget
 from ._drivers import driver_egress, make_driver

@@ -12,8 +12,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from teambrain_kit.secrets import redact_secrets
 from teambrain_schema.render import render_memory
-from teambrain_schema.secrets import redact_secrets
 
 from ._sessions import SessionFacts, ToolStep
 

@@ -11,9 +11,9 @@ import re
 import string
 from dataclasses import dataclass
 
+from teambrain_kit.paths import BrainLayout
 from teambrain_schema.brain import read_text_safely
 from teambrain_schema.frontmatter import FrontMatterError
-from teambrain_schema.paths import BrainLayout
 
 SYSTEM_TEMPLATE = "distill-system.md"
 SESSION_TEMPLATE = "distill-session.md"

@@ -26,8 +26,8 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ValidationError
+from teambrain_kit.secrets import redact_secrets
 from teambrain_schema import DistillConfig, EnvironmentProblem
-from teambrain_schema.secrets import redact_secrets
 from teambrain_schema.tokens import estimate_tokens
 
 from ._budget import AttemptGuard

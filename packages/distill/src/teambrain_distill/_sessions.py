@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import ValidationError
 from teambrain_capture import read_jsonl, repo_join_key, repo_keys, session_files
+from teambrain_kit.paths import MachineLayout
 from teambrain_schema import ENVELOPE_ADAPTER, intent_summary
-from teambrain_schema.paths import MachineLayout
 
 # The envelope keys and, per event type, the payload keys the distiller may read.
 ENVELOPE_KEYS = ("v", "sid", "t", "tool", "model", "repo", "branch", "ev")
@@ -201,7 +201,7 @@ def commit_subjects(repo_root: Path, shas: Iterable[str]) -> dict[str, str]:
     wanted = list(dict.fromkeys(shas))
     if not wanted:
         return {}
-    from teambrain_schema.git import git_output
+    from teambrain_kit.git import git_output
 
     check = git_output(
         ["cat-file", "--batch-check=%(objectname) %(objecttype)"], cwd=repo_root,

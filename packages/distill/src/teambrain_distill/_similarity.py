@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from teambrain_schema.paths import BrainLayout, MachineLayout
+from teambrain_kit.paths import BrainLayout, MachineLayout
 
 from ._dedup import Match, PairScores, SimilarLive
 
@@ -40,7 +40,7 @@ def open_index(
                 source = Path(f"{machine.index_db}{suffix}")
                 if source.is_file():
                     shutil.copyfile(source, scratch / source.name)
-            from teambrain_schema.egress import load_approvals
+            from teambrain_kit.egress import load_approvals
 
             # The scratch home holds a copy of the index only: approvals are this machine's.
             options = RetrieverOptions(

@@ -1,11 +1,11 @@
 """``tb distill --since``: the same moments, and the same one-line error, as ``tb digest --since``
-(``teambrain_schema.moments.parse_moment`` reads them; this module only names the option)."""
+(``teambrain_kit.moments.parse_moment`` reads them; this module only names the option)."""
 
 from __future__ import annotations
 
 import datetime as dt
 
-from teambrain_schema.moments import parse_moment
+from teambrain_kit.moments import parse_moment
 
 
 def parse_since(text: str, *, now: dt.datetime | None = None) -> dt.datetime:

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from teambrain_capture import ensure_private_dir
+from teambrain_kit.atomic import write_text_atomic
+from teambrain_kit.local_files import read_json_file
+from teambrain_kit.paths import MachineLayout
 from teambrain_schema import EnvironmentProblem
-from teambrain_schema.atomic import write_text_atomic
-from teambrain_schema.local_files import read_json_file
-from teambrain_schema.paths import MachineLayout
 
 from ._sessions import SessionFacts
 

@@ -1,5 +1,5 @@
 """The HTTP transport under the SDK drivers: every request the anthropic and openai SDKs make
-is sent by the project's one HTTP client, :func:`teambrain_schema.outbound.send`, instead of
+is sent by the project's one HTTP client, :func:`teambrain_kit.outbound.send`, instead of
 the SDK's own stack — so no redirect is followed (the SDKs' default client follows them), no
 proxy is taken from the environment, and every reply, streamed or not, is read within a byte
 cap on the wire and unpacked (the SDKs unpack gzip without one).
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
-from teambrain_schema.outbound import OutboundError, OutboundTimeout, Reply, Unreachable, send
+from teambrain_kit.outbound import OutboundError, OutboundTimeout, Reply, Unreachable, send
 
 # Headers of the reply that describe bytes as sent, not as handed on (unpacked, de-chunked).
 WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})

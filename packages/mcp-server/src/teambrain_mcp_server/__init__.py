@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from teambrain_schema.lazy import lazy_exports
+from teambrain_kit.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "SERVER_NAME": "_server",

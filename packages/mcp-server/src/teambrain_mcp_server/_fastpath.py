@@ -543,9 +543,9 @@ def _marked(result: dict[str, Any]) -> dict[str, Any]:
 
 def _empty_brain(repo: Path) -> Path:
     """A git repository holding an empty brain (keywords only), as ``tb init`` makes one."""
+    from teambrain_kit.git import run_git
+    from teambrain_kit.paths import BrainLayout
     from teambrain_schema import BRAIN_YAML_TEMPLATE, MEMORY_CLASSES
-    from teambrain_schema.git import run_git
-    from teambrain_schema.paths import BrainLayout
 
     layout = BrainLayout(repo)
     for memory_class in MEMORY_CLASSES:

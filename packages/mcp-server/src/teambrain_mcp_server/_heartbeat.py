@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from teambrain_schema.atomic import write_text_atomic
-from teambrain_schema.local_files import read_json_file
-from teambrain_schema.paths import MachineLayout, machine_layout
-from teambrain_schema.private_dirs import ensure_private_dir
+from teambrain_kit.atomic import write_text_atomic
+from teambrain_kit.local_files import read_json_file
+from teambrain_kit.paths import MachineLayout, machine_layout
+from teambrain_kit.private_dirs import ensure_private_dir
 
 HEARTBEAT_VERSION = 1
 # Finished or vanished servers stay listed this long, so doctor can say when one last ran.

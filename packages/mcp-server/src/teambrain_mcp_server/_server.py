@@ -15,7 +15,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
-from teambrain_schema.paths import MachineLayout
+from teambrain_kit.paths import MachineLayout
 
 from ._meta import LogLevel, package_version
 from ._service import BrainService, RetrieverFactory, build_service, open_default_retriever

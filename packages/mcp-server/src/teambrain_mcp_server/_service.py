@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_schema import (
     EnvironmentProblem,
     MemoryContextResult,
@@ -28,7 +29,6 @@ from teambrain_schema import (
     ValidationFailure,
 )
 from teambrain_schema.brain import load_brain_config
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 from ._heartbeat import HeartbeatWriter
 from ._target import Target
@@ -360,9 +360,9 @@ class BrainService:
         checkout holds them), then queued in ``spool/records/`` for ``tb propose --all``."""
         from pydantic import ValidationError
         from teambrain_capture import queue_record, repo_keys
+        from teambrain_kit.yaml import dump_yaml
         from teambrain_schema.frontmatter import describe_validation_error
         from teambrain_schema.graph_lint import check_record
-        from teambrain_schema.yaml import dump_yaml
 
         try:
             record = draft if isinstance(draft, RecordDraft) else RecordDraft.model_validate(draft)
@@ -505,7 +505,7 @@ def build_service(
     """The service for ``repo`` (default: the current directory's repository, else an agent
     tool's project directory), with its heartbeat writer: what a server serves, built without
     the MCP SDK so the brain can open while the SDK loads."""
-    from teambrain_schema.paths import machine_layout
+    from teambrain_kit.paths import machine_layout
 
     from ._meta import package_version
     from ._target import resolve_target, session_hints

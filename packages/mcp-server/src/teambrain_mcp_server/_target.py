@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from teambrain_schema.paths import find_repo_root
+from teambrain_kit.paths import find_repo_root
 
 PROJECT_DIR_ENVS = ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR")
 # Session ids that agent tools hand to the MCP servers they start (see docs/mcp.md).

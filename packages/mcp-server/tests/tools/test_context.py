@@ -8,9 +8,9 @@ import pytest
 from markdown_it import MarkdownIt
 from mcp import Client
 from teambrain_capture import JoinKeys, mark_session_active, read_jsonl
+from teambrain_kit.paths import MachineLayout
 from teambrain_mcp_server import build_server
 from teambrain_schema import MAX_CONTEXT_BUDGET, MemoryContextResult, parse_event
-from teambrain_schema.paths import MachineLayout
 from teambrain_schema.render import RENDER_PREFIX
 
 pytestmark = pytest.mark.anyio

@@ -15,9 +15,9 @@ from teambrain_capture import (
     read_jsonl,
     repo_join_key,
 )
+from teambrain_kit.paths import MachineLayout
 from teambrain_mcp_server import build_server
 from teambrain_schema import parse_event
-from teambrain_schema.paths import MachineLayout
 
 pytestmark = pytest.mark.anyio
 

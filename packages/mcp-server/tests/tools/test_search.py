@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from mcp import Client
 from teambrain_capture import JoinKeys, mark_session_active, read_jsonl
+from teambrain_kit.paths import MachineLayout
 from teambrain_mcp_server import build_server, read_heartbeat
 from teambrain_schema import MemorySearchResult, parse_event
-from teambrain_schema.paths import MachineLayout
 
 pytestmark = pytest.mark.anyio
 

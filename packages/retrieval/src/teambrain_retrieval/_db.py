@@ -349,7 +349,7 @@ def connect(path: Path | None) -> apsw.Connection:
         _configure(db, in_memory=True)
         migrate(db)
         return db
-    from teambrain_schema.private_dirs import create_private_file
+    from teambrain_kit.private_dirs import create_private_file
 
     create_private_file(path)  # SQLite gives its -wal and -shm files the database's mode
     if path.stat().st_size > 0 and not _looks_like_sqlite(path):

@@ -24,8 +24,8 @@ from ._query import query_terms
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
+    from teambrain_kit.egress import Egress
     from teambrain_schema import EmbedderConfig
-    from teambrain_schema.egress import Egress
 
     Vectors = NDArray[np.float32]
 
@@ -70,7 +70,7 @@ def register_embedder(provider: str, factory: EmbedderFactory) -> None:
 
 
 def _builtin_providers() -> tuple[str, ...]:
-    from teambrain_schema.plugins import EMBEDDERS_GROUP, builtin_names
+    from teambrain_kit.plugins import EMBEDDERS_GROUP, builtin_names
 
     return builtin_names(EMBEDDERS_GROUP, DISTRIBUTION)
 
@@ -85,7 +85,7 @@ def _provider_factory(provider: str) -> EmbedderFactory:
     factory = _REGISTRY.get(provider)
     if factory is not None:
         return factory
-    from teambrain_schema.plugins import EMBEDDERS_GROUP, PluginProblem, load_builtin
+    from teambrain_kit.plugins import EMBEDDERS_GROUP, PluginProblem, load_builtin
 
     if provider not in _builtin_providers():
         stale = "" if _builtin_providers() else f" ({DISTRIBUTION}'s installed metadata lists no providers: reinstall it)"  # fmt: skip
@@ -103,7 +103,7 @@ def make_embedder(config: EmbedderConfig, repo_root: Path) -> Embedder | None:
     Raises :class:`EmbedderUnavailable` for a provider nobody registered.
     """
     if config.plugin is not None:
-        from teambrain_schema.plugins import (
+        from teambrain_kit.plugins import (
             EMBEDDERS_GROUP,
             PluginProblem,
             load_plugin,
@@ -142,7 +142,7 @@ def embedder_egress(config: EmbedderConfig, repo_root: Path | None = None) -> Eg
     is approved by path and sha256, so a commit that changes it asks again (None when it is
     not a readable model file at all: building the embedder then says why).
     """
-    from teambrain_schema.egress import Egress, normalise_url
+    from teambrain_kit.egress import Egress, normalise_url
 
     if config.plugin is not None:
         extra = (f"base_url {normalise_url(config.base_url)}",) if config.base_url else ()
@@ -274,7 +274,7 @@ class PluginEmbedder:
         return vector
 
     def _vectors(self, method: Callable[[Any], Any], argument: Any) -> Vectors:
-        from teambrain_schema.plugins import PluginProblem, plugin_call
+        from teambrain_kit.plugins import PluginProblem, plugin_call
 
         try:
             raw = plugin_call(self.label, method, argument, passes=(EmbedderUnavailable,))
@@ -323,9 +323,9 @@ MAX_EMBED_REPLY_BYTES = 32 * 1024 * 1024
 
 def _post_json(url: str, payload: dict[str, Any], headers: dict[str, str], timeout: float) -> Any:
     """POST ``payload`` to ``url`` through the project's one HTTP client
-    (:mod:`teambrain_schema.outbound`): no redirect followed, no proxy from the environment,
+    (:mod:`teambrain_kit.outbound`): no redirect followed, no proxy from the environment,
     the reply read within :data:`MAX_EMBED_REPLY_BYTES` and ``timeout`` seconds in all."""
-    from teambrain_schema.outbound import OutboundError, origin_of, send
+    from teambrain_kit.outbound import OutboundError, origin_of, send
 
     if not url.startswith(("http://", "https://")):
         raise EmbedderUnavailable(f"base_url must be http(s): {origin_of(url)}")

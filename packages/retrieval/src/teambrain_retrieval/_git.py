@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from teambrain_schema.git import git_output, git_path
-from teambrain_schema.gitdir import git_dirs_at, is_sha, read_head_sha
+from teambrain_kit.git import git_output, git_path
+from teambrain_kit.gitdir import git_dirs_at, is_sha, read_head_sha
 
 
 def _rev_parse(repo_root: Path) -> str | None:

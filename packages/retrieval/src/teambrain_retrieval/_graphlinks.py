@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from teambrain_kit.paths import BrainLayout
     from teambrain_schema.graph import Graph, Route
-    from teambrain_schema.paths import BrainLayout
 
     from ._backend import SqliteBackend
 

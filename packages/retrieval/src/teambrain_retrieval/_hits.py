@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from ._git import blob_id, head_blobs, head_commit
 
 if TYPE_CHECKING:
+    from teambrain_kit.citation_checker import CitationChecker
     from teambrain_schema import (
         Memory,
         MemoryContextResult,
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
         Provenance,
         SearchCoverage,
     )
-    from teambrain_schema.citation_checker import CitationChecker
 
     from ._refresher import BrainSource
     from ._store import DocRow, DocStore
@@ -267,7 +267,7 @@ class HitBuilder:
 
     def _citation_checker(self) -> CitationChecker:
         if self._checker is None:
-            from teambrain_schema.citation_checker import CitationChecker
+            from teambrain_kit.citation_checker import CitationChecker
 
             # A time-travel retriever reads a brain materialised elsewhere: the code it cites
             # is the repository's own, at the commit served.

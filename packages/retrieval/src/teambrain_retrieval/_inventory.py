@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from teambrain_kit.paths import MachineLayout
 from teambrain_schema import BRAIN_DIRNAME
-from teambrain_schema.paths import MachineLayout
 
 
 @dataclass(frozen=True)

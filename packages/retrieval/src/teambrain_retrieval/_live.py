@@ -34,10 +34,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from teambrain_kit.git import git_output, unsafe_git_path
+from teambrain_kit.gitdir import default_branch
+from teambrain_kit.paths import MAX_BRAIN_FILES, MAX_WALK_DEPTH, BrainLayout, MachineLayout
 from teambrain_schema import BRAIN_DIRNAME
-from teambrain_schema.git import git_output, unsafe_git_path
-from teambrain_schema.gitdir import default_branch
-from teambrain_schema.paths import MAX_BRAIN_FILES, MAX_WALK_DEPTH, BrainLayout, MachineLayout
 
 from ._git import blob_id, head_commit
 from ._scan import MAX_FILE_BYTES, Signals, change_signals, scan_stamps
@@ -255,7 +255,7 @@ class LiveView:
             tree = self._tree(base)
             if tree is None:
                 return None
-            # The walk's bounds (teambrain_schema.paths): a commit of 200,000 files or 5,000
+            # The walk's bounds (teambrain_kit.paths): a commit of 200,000 files or 5,000
             # nested folders is not copied into the view (it took ~17 s per search); said.
             shallow = sorted(p for p in tree if p.count("/") <= MAX_WALK_DEPTH + 2)
             kept = shallow[:MAX_BRAIN_FILES]
@@ -309,8 +309,8 @@ class LiveView:
     def _materialise(self, files: dict[str, tuple[LiveFile, bytes | None]]) -> bool:
         """Write the files whose content changed, remove those no longer served; True when
         anything was written or removed."""
-        from teambrain_schema.atomic import write_bytes_atomic
-        from teambrain_schema.private_dirs import ensure_private_dir
+        from teambrain_kit.atomic import write_bytes_atomic
+        from teambrain_kit.private_dirs import ensure_private_dir
 
         for folder in MEMORY_PATHS:
             ensure_private_dir(self.root / folder)  # machine-local: private, like the index
@@ -345,7 +345,7 @@ class LiveView:
 
     def _blobs(self, blobs: list[str]) -> dict[str, bytes]:
         """The content of each blob id (none larger than a memory file may be)."""
-        from teambrain_schema.git import read_git_blobs
+        from teambrain_kit.git import read_git_blobs
 
         found = read_git_blobs(blobs, cwd=self.repo_root, max_bytes=MAX_FILE_BYTES,
                                timeout=_TIMEOUT_S)  # fmt: skip
@@ -364,7 +364,7 @@ class LiveView:
             self.files = {}
 
     def _save_manifest(self) -> None:
-        from teambrain_schema.atomic import write_text_atomic
+        from teambrain_kit.atomic import write_text_atomic
 
         data = {
             "repo": self.repo_root.as_posix(),
@@ -397,7 +397,7 @@ class LiveSettings:
 def live_settings() -> LiveSettings:
     """The settings from the environment; a value that does not read is named in
     ``problems`` and its default used."""
-    from teambrain_schema.home import FETCH_MINUTES_ENV, FETCH_TIMEOUT_ENV, SERVE_FROM_ENV
+    from teambrain_kit.home import FETCH_MINUTES_ENV, FETCH_TIMEOUT_ENV, SERVE_FROM_ENV
 
     problems: list[str] = []
     serve_from = os.environ.get(SERVE_FROM_ENV, "").strip() or "default-branch"
@@ -430,8 +430,8 @@ def fetch_default_branch(repo_root: Path, *, timeout: float) -> str | None:
     """``git fetch`` of the default branch alone from the remote the repository's own git
     config names (the one teambrain serves as the team's brain), within ``timeout`` seconds;
     None when it worked, else git's reason in one line. Never asks for a password."""
+    from teambrain_kit.git import first_line, run_git
     from teambrain_schema import EnvironmentProblem
-    from teambrain_schema.git import first_line, run_git
 
     found = default_branch(str(repo_root))
     if found is None:
@@ -441,8 +441,8 @@ def fetch_default_branch(repo_root: Path, *, timeout: float) -> str | None:
     # A committed agent config can set the environment of the server that runs this fetch:
     # its proxy variables are not used (an empty one is none to git); git's own configuration
     # (http.proxy) and this machine's proxy (`tb trust --proxy`) are.
-    from teambrain_schema.egress import machine_proxy
-    from teambrain_schema.outbound import ENV_PROXY_VARIABLES
+    from teambrain_kit.egress import machine_proxy
+    from teambrain_kit.outbound import ENV_PROXY_VARIABLES
 
     proxies = dict.fromkeys(ENV_PROXY_VARIABLES, machine_proxy(repo_root=repo_root) or "")
     try:

@@ -104,7 +104,7 @@ def file_sha256(
     """sha256 of a regular file's bytes (at most ``max_bytes``), read in 1 MiB chunks within
     ``timeout`` seconds. Never blocks on a FIFO or device: it is refused (OSError), as is a
     file too large or too slow to read (TimeoutError)."""
-    from teambrain_schema.local_files import FileTooLarge, NotARegularFile
+    from teambrain_kit.local_files import FileTooLarge, NotARegularFile
 
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(path, flags)

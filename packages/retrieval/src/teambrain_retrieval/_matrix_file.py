@@ -56,7 +56,7 @@ def read_matrix_file(path: Path, generation: int, dim: int | None) -> dict[str, 
     Raises :class:`MatrixFileDamaged` for anything else that does not validate. ``dim``: the
     embedder's dimension as the index stores it (None: not known)."""
     import numpy as np
-    from teambrain_schema.local_files import open_local_file
+    from teambrain_kit.local_files import open_local_file
 
     try:
         handle = open_local_file(path)
@@ -159,7 +159,7 @@ class SavedMatrix:
     @staticmethod
     def save(path: Path, vectors: VectorMatrix, generation: int, complete: bool) -> None:
         import numpy as np
-        from teambrain_schema.private_dirs import ensure_private_dir
+        from teambrain_kit.private_dirs import ensure_private_dir
 
         ensure_private_dir(path.parent)
         arrays = {

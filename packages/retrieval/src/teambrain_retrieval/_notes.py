@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     import apsw
+    from teambrain_kit.paths import BrainLayout
     from teambrain_schema import NoteResult
-    from teambrain_schema.paths import BrainLayout
 
     from ._embedders import Embedder
     from ._worklock import WorkLocks

@@ -26,8 +26,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from teambrain_schema.globmatch import glob_matcher
-from teambrain_schema.paths import composed_form
+from teambrain_kit.globmatch import glob_matcher
+from teambrain_kit.paths import composed_form
 
 # Names in any script, with combining accents (macOS spells "é" as "e" + U+0301).
 _MARKS = "\u0300-\u036f"
@@ -403,11 +403,11 @@ MAX_SYMBOLS = 500
 
 
 def defined_symbols(text: str, path: str = "") -> frozenset[str]:
-    """The names the source file ``path`` defines (``teambrain_schema.code_names``: functions,
+    """The names the source file ``path`` defines (``teambrain_kit.code_names``: functions,
     classes, types, constants, assignments), squashed as identifiers are matched (lower case,
     no ``_``); names under five letters and a few generic ones are left out: they would match
     memories about other files."""
-    from teambrain_schema.code_names import defined_in
+    from teambrain_kit.code_names import defined_in
 
     found: set[str] = set()
     for name in defined_in(text, path):

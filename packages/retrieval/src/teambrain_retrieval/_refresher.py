@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from teambrain_kit.paths import MAX_BRAIN_FILES
 from teambrain_schema import BRAIN_DIRNAME
-from teambrain_schema.paths import MAX_BRAIN_FILES
 from teambrain_schema.render import quote_path
 
 from ._scan import (
@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     import apsw
+    from teambrain_kit.paths import BrainLayout
     from teambrain_schema import IndexableDoc
-    from teambrain_schema.paths import BrainLayout
 
     from ._backend import SqliteBackend
     from ._embedding import Progress

@@ -45,9 +45,9 @@ from ._trim import effective_budget, trim_to_budget
 from ._worklock import WorkLocks
 
 if TYPE_CHECKING:
+    from teambrain_kit.egress import Approvals, Egress
+    from teambrain_kit.paths import BrainLayout, MachineLayout
     from teambrain_schema import BrainConfig, IndexStats, SearchCoverage
-    from teambrain_schema.egress import Approvals, Egress
-    from teambrain_schema.paths import BrainLayout, MachineLayout
 
     from ._embedding import Progress
     from ._postgres._follow import SharedFollower
@@ -78,8 +78,8 @@ def org_brain_location(config: BrainConfig, repo_root: Path) -> tuple[Path, str]
     serve the org scope: the team decides whether, each machine where."""
     import os
 
+    from teambrain_kit.home import ORG_BRAIN_ENV, env_setting_source
     from teambrain_schema import BRAIN_DIRNAME
-    from teambrain_schema.home import ORG_BRAIN_ENV, env_setting_source
 
     if not config.org_brain or "org" not in config.scopes:
         return None
@@ -98,7 +98,7 @@ def org_brain_location(config: BrainConfig, repo_root: Path) -> tuple[Path, str]
 def org_brain_missing(path: Path, source: str) -> str:
     """One line: the org brain is not where ``source`` says, and how to tell teambrain where it
     is on this machine."""
-    from teambrain_schema.home import ORG_BRAIN_ENV
+    from teambrain_kit.home import ORG_BRAIN_ENV
 
     return (
         f"org brain not found at {path} (from {source}): clone it there, or say where it is on "
@@ -118,7 +118,7 @@ def org_brain_egress(config: BrainConfig, repo_root: Path) -> Egress | None:
     """The org brain as a destination to approve: memories from outside the repository
     reach this repository's agents (None when it names none, or one inside the repository,
     whose memories the repository already holds)."""
-    from teambrain_schema.egress import Egress
+    from teambrain_kit.egress import Egress
 
     path = org_brain_root(config, repo_root)
     if path is None:
@@ -279,7 +279,7 @@ class Retriever:
 
     def _approvals(self) -> Approvals:
         if self._approvals_read is None:
-            from teambrain_schema.egress import load_approvals
+            from teambrain_kit.egress import load_approvals
 
             self._approvals_read = load_approvals(self.home, self.trust_root)
         return self._approvals_read
@@ -338,7 +338,7 @@ class Retriever:
             return False
 
     def _org_sources(self) -> list[BrainSource]:
-        from teambrain_schema.paths import BrainLayout
+        from teambrain_kit.paths import BrainLayout
 
         found = org_brain_location(self.config, self.layout.repo_root)
         if found is None:
@@ -1001,8 +1001,8 @@ def open_retriever(
 
     ``config`` defaults to the brain's brain.yaml, ``home`` to ``$TEAMBRAIN_HOME``.
     """
+    from teambrain_kit.paths import machine_layout
     from teambrain_schema.brain import load_brain_config
-    from teambrain_schema.paths import machine_layout
 
     return Retriever(
         layout,

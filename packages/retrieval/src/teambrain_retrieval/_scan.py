@@ -12,15 +12,15 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from teambrain_kit.paths import MAX_BRAIN_FILES, MAX_WALK_DEPTH
 from teambrain_schema import BRAIN_DIRNAME
-from teambrain_schema.paths import MAX_BRAIN_FILES, MAX_WALK_DEPTH
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from teambrain_kit.paths import BrainLayout
     from teambrain_schema import IndexableDoc
-    from teambrain_schema.paths import BrainLayout
 
 MAX_FILE_BYTES = 256 * 1024
 _IGNORED = frozenset({".gitkeep", ".DS_Store"})
@@ -96,7 +96,7 @@ def change_signals(layout: BrainLayout, folders: Sequence[str], kind: str = "mem
     and most editors' safe saves write) and of git's ``index`` and ``HEAD`` (any pull,
     checkout, merge or reset rewrites them). A file rewritten in place changes none of these;
     callers still scan every file now and then to see that."""
-    from teambrain_schema.gitdir import file_stamp, git_state_stamps
+    from teambrain_kit.gitdir import file_stamp, git_state_stamps
 
     folder_stamps = [
         file_stamp(path)
@@ -190,8 +190,8 @@ def read_note_doc(layout: BrainLayout, relpath: str, brain_id: str) -> ReadResul
         return ReadResult(sha, None, "empty note")
     # Notes reach no review before they are searched: one with a secret or a prompt injection
     # is never served (`tb lint` names the line), as the company-brain design asks.
-    from teambrain_schema.injection import find_injections
-    from teambrain_schema.secrets import find_secrets
+    from teambrain_kit.injection import find_injections
+    from teambrain_kit.secrets import find_secrets
 
     secrets = find_secrets(text)
     if secrets:

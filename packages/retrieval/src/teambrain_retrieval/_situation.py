@@ -10,7 +10,7 @@
 3. **recent history of the default branch** — other people's work — to be weighed with a
    decaying weight that never outranks tier 1.
 
-The default branch is the one teambrain serves (:func:`teambrain_schema.gitdir.default_branch`:
+The default branch is the one teambrain serves (:func:`teambrain_kit.gitdir.default_branch`:
 the remote's HEAD as last fetched), else a local ``main``/``master``/``trunk``. A handful of
 short git commands, no shell, each with a timeout; a missing git, a repository without commits,
 a detached HEAD or no default branch give a smaller situation, never an error.
@@ -130,14 +130,14 @@ class Situation:
 
 
 def _git(repo_root: Path, *args: str) -> str | None:
-    from teambrain_schema.git import git_output
+    from teambrain_kit.git import git_output
 
     out = git_output(["-c", "core.quotePath=false", *args], cwd=repo_root, timeout=GIT_TIMEOUT_S)
     return out.decode("utf-8", "replace") if out is not None else None
 
 
 def _keep_path(path: str) -> bool:
-    from teambrain_schema.git import git_path
+    from teambrain_kit.git import git_path
 
     # The one check of a path from git: a name with a control character or a '..' from a
     # fetched commit never becomes part of a query or a path.
@@ -180,7 +180,7 @@ def _status(repo_root: Path, changes: dict[str, str]) -> None:
 def _default_branch(repo_root: Path) -> tuple[str, str] | None:
     """``(name, sha)`` of the default branch: the one teambrain serves from (the remote's, as
     last fetched), else a local ``main``, ``master`` or ``trunk``."""
-    from teambrain_schema.gitdir import (
+    from teambrain_kit.gitdir import (
         DEFAULT_BRANCH_NAMES,
         default_branch,
         find_git,
@@ -246,7 +246,7 @@ def file_symbols(
     or, for a file no longer there (deleted, renamed), from the first of ``revisions`` that
     holds it (one ``git cat-file`` for all of them). Binary, huge or unreadable files define
     nothing."""
-    from teambrain_schema.local_files import read_local_bytes
+    from teambrain_kit.local_files import read_local_bytes
 
     from ._pathmatch import defined_symbols
 
@@ -278,7 +278,7 @@ def file_symbols(
 def _symbols_in_git(
     repo_root: Path, paths: list[str], revisions: tuple[str, ...]
 ) -> dict[str, frozenset[str]]:
-    from teambrain_schema.git import git_output
+    from teambrain_kit.git import git_output
 
     from ._pathmatch import defined_symbols
 
@@ -311,7 +311,7 @@ _NAMES_CACHE: dict[str, tuple[object, tuple[dict[str, int], frozenset[str]]]] = 
 def tracked_names(repo_root: Path) -> tuple[dict[str, int], frozenset[str]]:
     """How many tracked files bear each file name, and the tracked paths (``git ls-files``),
     kept while git's index is unchanged."""
-    from teambrain_schema.gitdir import git_state_stamps
+    from teambrain_kit.gitdir import git_state_stamps
 
     key = str(repo_root.resolve())
     stamp = git_state_stamps(key)
@@ -358,7 +358,7 @@ _HISTORY_CACHE: dict[tuple[str, str, tuple[str, str] | None], _History] = {}
 def _head(repo_root: Path) -> tuple[str | None, str | None]:
     """(branch, HEAD's commit), from git's files; git is asked only when they cannot be read
     (a reftable repository). The branch is None when HEAD is detached."""
-    from teambrain_schema.gitdir import DETACHED, find_git, read_branch, read_head_sha
+    from teambrain_kit.gitdir import DETACHED, find_git, read_branch, read_head_sha
 
     dirs = find_git(str(repo_root))
     if dirs is not None:

@@ -34,7 +34,7 @@ def work_lock(
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:24]
     path = home / "locks" / f"{digest}.lock"
     try:
-        from teambrain_schema.private_dirs import ensure_private_dir
+        from teambrain_kit.private_dirs import ensure_private_dir
 
         ensure_private_dir(path.parent)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)

@@ -6,17 +6,17 @@ errors with their exit codes, and the few functions that define a wire form (``p
 in public sub-modules named for what they do (docs/architecture.md lists them):
 
     from teambrain_schema import MemoryDraft, ExitCode          # the contract
-    from teambrain_schema.secrets import redact_secrets         # machinery
-    from teambrain_schema.git import run_git
+    from teambrain_kit.secrets import redact_secrets         # machinery
+    from teambrain_kit.git import run_git
 
-Names load lazily: ``from teambrain_schema.secrets import redact_secrets`` imports only the stdlib
+Names load lazily: ``from teambrain_kit.secrets import redact_secrets`` imports only the stdlib
 secret scanner, which keeps the capture hook's start-up near a bare interpreter's. Models that
 need pydantic load when first used.
 """
 
 from __future__ import annotations
 
-from .lazy import lazy_exports
+from teambrain_kit.lazy import lazy_exports
 
 # Not ``typing.TYPE_CHECKING``: importing typing costs the capture hook milliseconds at start-up.
 # mypy treats any constant of this name as true.
@@ -30,10 +30,10 @@ _EXPORTS: dict[str, str] = {
     "EnvironmentProblem": "_errors",
     "ValidationFailure": "_errors",
     # paths: the names of the brain's folders (stdlib)
-    "BRAIN_DIRNAME": "paths",
-    "CLASS_FOLDERS": "paths",
-    "FOLDER_CLASSES": "paths",
-    "MEMORY_CLASSES": "paths",
+    "BRAIN_DIRNAME": "_layout",
+    "CLASS_FOLDERS": "_layout",
+    "FOLDER_CLASSES": "_layout",
+    "MEMORY_CLASSES": "_layout",
     # ids: memory ids (stdlib)
     "ULID_PATTERN": "ids",
     # _memory: memories, drafts, candidates (pydantic)
@@ -172,6 +172,12 @@ if TYPE_CHECKING:
         UserError as UserError,
         ValidationFailure as ValidationFailure,
     )
+    from ._layout import (
+        BRAIN_DIRNAME as BRAIN_DIRNAME,
+        CLASS_FOLDERS as CLASS_FOLDERS,
+        FOLDER_CLASSES as FOLDER_CLASSES,
+        MEMORY_CLASSES as MEMORY_CLASSES,
+    )
     from ._mcp import (
         MAX_CONTEXT_BUDGET as MAX_CONTEXT_BUDGET,
         MAX_SEARCH_K as MAX_SEARCH_K,
@@ -214,9 +220,3 @@ if TYPE_CHECKING:
         RecordEdge as RecordEdge,
     )
     from .ids import ULID_PATTERN as ULID_PATTERN
-    from .paths import (
-        BRAIN_DIRNAME as BRAIN_DIRNAME,
-        CLASS_FOLDERS as CLASS_FOLDERS,
-        FOLDER_CLASSES as FOLDER_CLASSES,
-        MEMORY_CLASSES as MEMORY_CLASSES,
-    )

@@ -10,6 +10,15 @@ from pathlib import Path, PurePosixPath
 from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from teambrain_kit.local_files import FileTooLarge, NotARegularFile, read_local_bytes
+from teambrain_kit.paths import (
+    BRAIN_DIRNAME,
+    FOLDER_CLASSES,
+    MAX_BRAIN_FILES,
+    MAX_WALK_DEPTH,
+    BrainLayout,
+)
+from teambrain_kit.yaml import YamlProblem, key_line, load_yaml, to_plain
 
 from ._config import BrainConfig
 from ._errors import EnvironmentProblem, ValidationFailure
@@ -22,10 +31,7 @@ from .frontmatter import (
 )
 from .ids import ULID_PATTERN
 from .index_md import IndexEntry
-from .local_files import FileTooLarge, NotARegularFile, read_local_bytes
-from .paths import BRAIN_DIRNAME, FOLDER_CLASSES, MAX_BRAIN_FILES, MAX_WALK_DEPTH, BrainLayout
 from .slugs import SLUG_PATTERN
-from .yaml import YamlProblem, key_line, load_yaml, to_plain
 
 __all__ = [
     "Brain",

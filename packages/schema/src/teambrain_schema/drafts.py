@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from teambrain_kit.scrub import strip_private
+from teambrain_kit.secrets import find_secrets
+
 from ._errors import ValidationFailure
 from ._memory import MemoryDraft
-from .scrub import strip_private
-from .secrets import find_secrets
 
 __all__ = ["validate_draft"]
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
+from teambrain_kit.yaml import YamlProblem, dump_yaml, key_line, load_yaml, to_plain
 
 from ._fastyaml import simple_mapping
 from ._memory import MemoryFrontMatter
-from .yaml import YamlProblem, dump_yaml, key_line, load_yaml, to_plain
 
 __all__ = [
     "FrontMatterError",

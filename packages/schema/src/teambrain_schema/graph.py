@@ -36,7 +36,7 @@ from .ids import is_ulid
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from .paths import BrainLayout
+    from teambrain_kit.paths import BrainLayout
 
 __all__ = [
     "DEFAULT_DEPTH",
@@ -138,7 +138,7 @@ class ParsedRecord:
 
 
 def _line(mapping: Any, key: str) -> int | None:
-    from .yaml import key_line
+    from teambrain_kit.yaml import key_line
 
     return key_line(mapping, key)
 
@@ -225,8 +225,9 @@ def _edges(data: Any, source: str, relpath: str, problems: list[RecordProblem]) 
 def parse_record(relpath: str, text: str, *, fast: bool = True) -> ParsedRecord:
     """Read one record file's ``text`` (never raises on content). A record in the plain shape
     is read by a fast reader that gives what ruamel gives (``fast=False``: ruamel always)."""
+    from teambrain_kit.yaml import YamlProblem, load_yaml, to_plain
+
     from ._fastrecords import record_mapping
-    from .yaml import YamlProblem, load_yaml, to_plain
 
     problems: list[RecordProblem] = []
     try:
@@ -361,7 +362,7 @@ def _clean_path(path: str) -> str:
 def path_covered(pattern: str, path: str) -> bool:
     """Whether the node glob ``pattern`` covers ``path`` (a file, a folder or a query glob): the
     glob matches it, or it lies inside the folder the pattern names."""
-    from .globmatch import glob_matcher
+    from teambrain_kit.globmatch import glob_matcher
 
     pattern, path = _clean_path(pattern), _clean_path(path)
     if not pattern or not path or ".." in pattern.split("/"):
@@ -584,8 +585,9 @@ def graph_record_paths(layout: BrainLayout) -> tuple[list[Path], list[tuple[str,
     nested too deep, the file budget spent), as problems."""
     from pathlib import Path
 
+    from teambrain_kit.paths import MAX_BRAIN_FILES, MAX_WALK_DEPTH
+
     from .brain import iter_tree
-    from .paths import MAX_BRAIN_FILES, MAX_WALK_DEPTH
 
     folder = _graph_folder(layout)
     problems: list[tuple[str, RecordProblem]] = []

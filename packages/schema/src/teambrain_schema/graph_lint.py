@@ -16,10 +16,11 @@ from .ids import is_ulid
 from .ontology import MEMORY_TARGET, NodeKind, Ontology, kind_key
 
 if TYPE_CHECKING:
+    from teambrain_kit.paths import BrainLayout
+
     from .brain import Brain
     from .graph import Graph, GraphEdge, GraphRecord
     from .lint import Violation
-    from .paths import BrainLayout
 
 __all__ = ["GraphLint", "check_record", "lint_graph", "lint_records", "record_relpath"]
 
@@ -189,8 +190,8 @@ def _check_edge(
 
 def _scan_text(relpath: str, text: str, out: GraphLint) -> None:
     """Secrets and prompt injections in a record's text, as in a memory's body."""
-    from .injection import find_injections
-    from .secrets import find_secrets
+    from teambrain_kit.injection import find_injections
+    from teambrain_kit.secrets import find_secrets
 
     for finding in find_secrets(text):
         out.add(relpath, finding.line, "secret", f"{finding.rule} in record")

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from .paths import CLASS_FOLDERS
+from teambrain_kit.paths import CLASS_FOLDERS
 
 __all__ = ["parse_retirement_reasons"]
 

@@ -9,6 +9,11 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from teambrain_kit.citations import MAX_EVIDENCE_CHECKED
+from teambrain_kit.injection import InjectionFinding, find_injections
+from teambrain_kit.paths import BrainLayout
+from teambrain_kit.secrets import find_secrets, redact_secrets
+
 from ._config import AdaptersFile, BrainConfig
 from ._errors import EnvironmentProblem
 from ._memory import MAX_BODY_WORDS, count_words
@@ -23,13 +28,9 @@ from .brain import (
     load_config_file,
     read_text_safely,
 )
-from .citations import MAX_EVIDENCE_CHECKED
 from .frontmatter import FrontMatterError
 from .index_md import INDEX_HEADER, parse_retirement_reasons, render_index
-from .injection import InjectionFinding, find_injections
-from .paths import BrainLayout
 from .render import quote_path
-from .secrets import find_secrets, redact_secrets
 from .tokens import memory_token_cost
 
 __all__ = [
@@ -513,7 +514,7 @@ MAX_INDEX_BYTES = 16 * 1024 * 1024
 def index_md_text(layout: BrainLayout) -> str | None:
     """INDEX.md's text, or None when it is missing or not a regular file inside the brain (a
     committed link to ``/dev/zero`` or ``/dev/stdin`` is refused, never read)."""
-    from .local_files import read_file_within
+    from teambrain_kit.local_files import read_file_within
 
     try:
         data = read_file_within(layout.index_md, layout.root, max_bytes=MAX_INDEX_BYTES)
@@ -525,7 +526,7 @@ def index_md_text(layout: BrainLayout) -> str | None:
 def regenerate_index(layout: BrainLayout, reasons: Mapping[str, str] | None = None) -> bool:
     """Rewrite INDEX.md from the memory files (``reasons``: retirement reasons to record, by
     memory id); True when its content changed."""
-    from .atomic import write_text_atomic
+    from teambrain_kit.atomic import write_text_atomic
 
     text = expected_index_text(load_brain(layout), reasons)
     path = layout.index_md

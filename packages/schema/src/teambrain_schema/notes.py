@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from .paths import BrainLayout
+    from teambrain_kit.paths import BrainLayout
 
 __all__ = [
     "MAX_NOTE_BYTES",
@@ -68,7 +68,7 @@ def parse_note(relpath: str, text: str) -> Note:
     if body.startswith("---\n"):
         end = body.find("\n---", 3)
         if end > 0:
-            from .yaml import YamlProblem, load_yaml, to_plain
+            from teambrain_kit.yaml import YamlProblem, load_yaml, to_plain
 
             try:
                 data = to_plain(load_yaml(body[4:end]))
@@ -97,8 +97,9 @@ def note_paths(layout: BrainLayout) -> tuple[list[Path], list[tuple[str, int, st
     was not walked, as (path, line, rule, message)."""
     from pathlib import Path
 
+    from teambrain_kit.paths import MAX_BRAIN_FILES, MAX_WALK_DEPTH
+
     from .brain import iter_tree
-    from .paths import MAX_BRAIN_FILES, MAX_WALK_DEPTH
 
     folder = layout.root / "notes"
     problems: list[tuple[str, int, str, str]] = []
@@ -142,10 +143,11 @@ def read_note(path: Path, layout: BrainLayout) -> Note:
 def lint_notes(layout: BrainLayout) -> tuple[list[tuple[str, int, str, str]], int]:
     """Problems of the notes — unreadable files, secrets, prompt injections — as (path, line,
     rule, message), and how many notes were read."""
+    from teambrain_kit.injection import find_injections
+    from teambrain_kit.secrets import find_secrets
+
     from .brain import read_text_safely
     from .frontmatter import FrontMatterError
-    from .injection import find_injections
-    from .secrets import find_secrets
 
     paths, problems = note_paths(layout)
     for path in paths:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .paths import BrainLayout
+    from teambrain_kit.paths import BrainLayout
 
 __all__ = [
     "MEMORY_TARGET",
@@ -162,7 +162,7 @@ class _Reader:
         self.ontology.problems.append(OntologyProblem(self.relpath, line or 1, message))
 
     def line(self, mapping: Any, key: str, default: int = 1) -> int:
-        from .yaml import key_line
+        from teambrain_kit.yaml import key_line
 
         return key_line(mapping, key) or default
 
@@ -339,7 +339,7 @@ def parse_ontology(texts: dict[str, str | None], folder: str = ".teambrain/ontol
     their paths shown under ``folder``. Cross-references are checked last: an edge kind's
     ``from``/``to`` naming an unknown node kind, a rule naming an unknown edge kind or
     vocabulary."""
-    from .yaml import YamlProblem, load_yaml
+    from teambrain_kit.yaml import YamlProblem, load_yaml
 
     ontology = Ontology(present=True)
     for name in ONTOLOGY_FILES:

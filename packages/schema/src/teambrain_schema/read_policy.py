@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .paths import BrainLayout
+    from teambrain_kit.paths import BrainLayout
 
 __all__ = [
     "QUERY_MODES",
@@ -148,7 +148,7 @@ def _names(
 
 def parse_source(relpath: str, text: str) -> tuple[PolicySource | None, list[PolicyProblem]]:
     """One source file's ``text`` (never raises on content)."""
-    from .yaml import YamlProblem, key_line, load_yaml, to_plain
+    from teambrain_kit.yaml import YamlProblem, key_line, load_yaml, to_plain
 
     problems: list[PolicyProblem] = []
     try:

@@ -75,7 +75,7 @@ def _escape_lookalike(line: str) -> str:
         return _PREFIX_LOOKALIKE.sub(r"\\[\1", folded)
     if "[" not in folded:  # no look-alike of "[" survives NFKC: no header without one
         return line
-    from .injection import scan_forms
+    from teambrain_kit.injection import scan_forms
 
     for shown in scan_forms(folded):
         if _PREFIX_LOOKALIKE.search(shown):
@@ -185,7 +185,7 @@ def forged_header_lines(body: str) -> list[int]:
     """1-based lines of ``body`` that impersonate a memory header (an injection attempt),
     looked for after folding compatibility forms and look-alike letters (UTS #39) and dropping
     invisible format characters."""
-    from .injection import scan_forms
+    from teambrain_kit.injection import scan_forms
 
     found = []
     for number, line in enumerate(body.split("\n"), start=1):

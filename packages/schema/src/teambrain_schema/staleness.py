@@ -8,13 +8,14 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .citation_checker import CitationChecker, StaleCitation
-from .citations import MAX_EVIDENCE_CHECKED, extract_citations
+from teambrain_kit.citation_checker import CitationChecker, StaleCitation
+from teambrain_kit.citations import MAX_EVIDENCE_CHECKED, extract_citations
 
 if TYPE_CHECKING:
+    from teambrain_kit.evidence import EvidenceFate
+    from teambrain_kit.paths import BrainLayout
+
     from .brain import Brain, BrainFile
-    from .evidence import EvidenceFate
-    from .paths import BrainLayout
 
 __all__ = ["EvidenceNote", "StaleMemory", "followed_evidence", "stale_memories"]
 

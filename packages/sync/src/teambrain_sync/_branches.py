@@ -21,8 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from teambrain_kit.git import git_path
 from teambrain_schema import BRAIN_DIRNAME
-from teambrain_schema.git import git_path
 
 from ._git import GitRepo
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from teambrain_schema.atomic import write_text_atomic
-from teambrain_schema.private_dirs import ensure_private_dir
+from teambrain_kit.atomic import write_text_atomic
+from teambrain_kit.private_dirs import ensure_private_dir
 
 
 def keep_entry(path: Path, key: str, entry: object, *, max_entries: int | None = None) -> None:

@@ -1,5 +1,5 @@
 """Running git for sync: a :class:`GitRepo` (a work tree and its git directories) over schema's
-one git runner (:func:`teambrain_schema.git.run_git`: argument lists, a scrubbed environment,
+one git runner (:func:`teambrain_kit.git.run_git`: argument lists, a scrubbed environment,
 timeouts that kill git's helpers too). See that module for what is scrubbed and why.
 """
 
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from teambrain_kit.git import GitFailed, first_line, run_git
 from teambrain_schema import EnvironmentProblem
-from teambrain_schema.git import GitFailed, first_line, run_git
 
 DEFAULT_TIMEOUT_S: Final = 60.0
 __all__ = ["DEFAULT_TIMEOUT_S", "GitFailed", "GitRepo", "first_line", "open_repo"]

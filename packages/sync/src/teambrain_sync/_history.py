@@ -16,7 +16,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Literal
 
-from teambrain_schema.git import git_path
+from teambrain_kit.git import git_path
 
 from ._git import GitRepo
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 
+from teambrain_kit.atomic import write_text_atomic
+from teambrain_kit.git import GitFailed
+from teambrain_kit.paths import BrainLayout
 from teambrain_schema import BRAIN_DIRNAME
-from teambrain_schema.atomic import write_text_atomic
 from teambrain_schema.brain import load_brain
-from teambrain_schema.git import GitFailed
 from teambrain_schema.index_md import parse_retirement_reasons
 from teambrain_schema.lint import expected_index_text, index_md_text
-from teambrain_schema.paths import BrainLayout
 
 from ._git import GitRepo
 from ._memories import MAX_REASON_CHARS

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from teambrain_kit.injection import find_injections
+from teambrain_kit.secrets import find_secrets
 from teambrain_schema import MemoryDraft, MemoryFrontMatter, UserError, content_hash
 from teambrain_schema.brain import Brain
 from teambrain_schema.frontmatter import (
@@ -23,9 +25,7 @@ from teambrain_schema.frontmatter import (
     serialise_memory,
 )
 from teambrain_schema.ids import is_ulid, new_ulid
-from teambrain_schema.injection import find_injections
 from teambrain_schema.lint import LintReport, Violation, lint_brain
-from teambrain_schema.secrets import find_secrets
 from teambrain_schema.slugs import slugify
 
 from ._branches import ProposalBranch, PullRequest, all_branches

@@ -380,7 +380,7 @@ def propose_citation_fixes(
     rewrote replaced by the commit it became, on a new branch ``teambrain/fix-citations-<ulid>``,
     in one commit sent for review; nothing is rewritten in place. Stale citations git cannot
     follow (a deleted file, a missing symbol) are listed, not edited."""
-    from teambrain_schema.citation_checker import CitationChecker
+    from teambrain_kit.citation_checker import CitationChecker
     from teambrain_schema.staleness import followed_evidence, stale_memories
 
     checker = CitationChecker(repo.root, commit=target.base.sha)

@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
+from teambrain_kit.injection import find_injections
+from teambrain_kit.paths import BrainLayout
 from teambrain_schema import Candidate, MemoryDraft, UserError, ValidationFailure
 from teambrain_schema.drafts import validate_draft
-from teambrain_schema.injection import find_injections
-from teambrain_schema.paths import BrainLayout
 
 from ._branches import (
     CLOCK_SKEW_S,
@@ -143,7 +143,7 @@ class Outcome:
     def shown_title(self) -> str:
         """The draft's title as reports print it: a secret in it (why it was rejected, often)
         is never printed back."""
-        from teambrain_schema.secrets import redact_secrets
+        from teambrain_kit.secrets import redact_secrets
 
         return redact_secrets(self.candidate.draft.title)
 
@@ -284,8 +284,8 @@ def draft_citation_problems(
     """Why ``draft`` would be stale the day it merges: one line per cited path, glob, symbol,
     ``make`` target, script or evidence commit that the repository at ``commit`` (default: its
     working tree) does not bear out. Empty when every citation holds, or without git."""
-    from teambrain_schema.citation_checker import CitationChecker
-    from teambrain_schema.citations import extract_citations
+    from teambrain_kit.citation_checker import CitationChecker
+    from teambrain_kit.citations import extract_citations
 
     commits = draft.evidence.commits if draft.evidence else []
     checker = CitationChecker(repo_root, commit=commit)

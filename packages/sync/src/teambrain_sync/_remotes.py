@@ -3,7 +3,7 @@ proposals start from and pull requests target) and the one proposal branches are
 the same remote in a shared repository, two in a fork — and what that repository's default
 branch is now.
 
-The roles follow ``gh`` and ``git`` (:func:`teambrain_schema.gitdir.remote_roles`), read here
+The roles follow ``gh`` and ``git`` (:func:`teambrain_kit.gitdir.remote_roles`), read here
 through ``git config`` so that included and global files count. The remote's default branch is
 asked with one ``git ls-remote --symref`` by the verbs that reach the remote anyway (``tb
 propose`` and ``tb retire`` when they push, ``tb doctor --online``); the answer is kept in
@@ -18,9 +18,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from teambrain_kit.git import network_timeout
+from teambrain_kit.gitdir import remote_default_branch, remote_roles, remote_slug
 from teambrain_schema import EnvironmentProblem
-from teambrain_schema.git import network_timeout
-from teambrain_schema.gitdir import remote_default_branch, remote_roles, remote_slug
 
 from ._cachefile import keep_entry
 from ._git import GitRepo

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from teambrain_kit.atomic import write_bytes_atomic
+from teambrain_kit.git import first_line, network_timeout
+from teambrain_kit.gitdir import DEFAULT_BRANCH_NAMES
+from teambrain_kit.private_dirs import ensure_private_dir
 from teambrain_schema import EnvironmentProblem, UserError
-from teambrain_schema.atomic import write_bytes_atomic
-from teambrain_schema.git import first_line, network_timeout
-from teambrain_schema.gitdir import DEFAULT_BRANCH_NAMES
-from teambrain_schema.private_dirs import ensure_private_dir
 
 from ._branches import ProposalBranch
 from ._forge import review_link

@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from teambrain_kit.git import git_path, read_git_blobs, unsafe_git_path
+from teambrain_kit.paths import BrainLayout
 from teambrain_schema import BRAIN_DIRNAME, UserError
-from teambrain_schema.git import git_path, read_git_blobs, unsafe_git_path
-from teambrain_schema.paths import BrainLayout
 
 from ._git import GitRepo
 
@@ -49,10 +49,10 @@ class BrainSnapshot:
 def parse_timestamp(value: str) -> dt.datetime:
     """``--at``: an ISO 8601 date or date-time, a span back from now (``7d``) or ``now``, as
     an aware UTC datetime (no zone given: UTC); the same forms as ``--since`` everywhere
-    (:func:`teambrain_schema.moments.parse_moment`). A bare date is the start of that day:
+    (:func:`teambrain_kit.moments.parse_moment`). A bare date is the start of that day:
     ``2026-05-08`` is ``2026-05-08T00:00:00Z``. Before 1970 is refused (exit 1).
     """
-    from teambrain_schema.moments import parse_moment
+    from teambrain_kit.moments import parse_moment
 
     return parse_moment(value, option="--at")
 
@@ -127,7 +127,7 @@ def read_blobs(
 ) -> list[bytes | None]:
     """The contents of the objects ``names`` (ids or ``<rev>:<path>``) in order; None for a
     name that resolves to nothing, to no blob, or to one larger than ``max_bytes`` (see
-    :func:`teambrain_schema.git.read_git_blobs`)."""
+    :func:`teambrain_kit.git.read_git_blobs`)."""
     return read_git_blobs(names, cwd=repo.root, max_bytes=max_bytes)
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from teambrain_schema.git import GitFailed, git_path
+from teambrain_kit.git import GitFailed, git_path
 
 from ._git import GitRepo
 

@@ -16,12 +16,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from teambrain_kit.atomic import write_bytes_atomic, write_text_atomic
+from teambrain_kit.git import unsafe_git_path
+from teambrain_kit.local_files import read_file_within
+from teambrain_kit.paths import BrainLayout
 from teambrain_schema import BRAIN_DIRNAME, EnvironmentProblem, UserError
-from teambrain_schema.atomic import write_bytes_atomic, write_text_atomic
 from teambrain_schema.brain import Brain, brain_file_from_text, load_brain
-from teambrain_schema.git import unsafe_git_path
-from teambrain_schema.local_files import read_file_within
-from teambrain_schema.paths import BrainLayout
 
 from ._git import GitFailed, GitRepo, first_line
 from ._snapshot import ResolvedCommit, materialise_brain, read_blobs

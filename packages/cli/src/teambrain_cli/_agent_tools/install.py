@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from teambrain_kit.atomic import write_text_atomic
 from teambrain_schema import EnvironmentProblem
-from teambrain_schema.atomic import write_text_atomic
 
 from .jsonc import MISSING, JsoncDocument, JsoncError
 from .registry import HOOK_COMMAND, MCP_SERVER_NAME, Adapter, bundled_adapters_file
@@ -551,7 +551,7 @@ def _write_target(
     socket stops the install with one line (a FIFO would block it, ``/dev/zero`` never end,
     and as root a device would be replaced by a file). Raises :class:`EnvironmentProblem`.
     """
-    from teambrain_schema.local_files import FileTooLarge, NotARegularFile, read_local_bytes
+    from teambrain_kit.local_files import FileTooLarge, NotARegularFile, read_local_bytes
 
     display = _display(path, repo_root, home)
     real = Path(os.path.realpath(path))

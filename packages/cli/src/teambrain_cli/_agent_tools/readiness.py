@@ -67,7 +67,7 @@ MAX_TOOL_FILE_BYTES = 64 * 1024 * 1024
 def read_object(path: Path, fmt: str = "json") -> dict[str, Any]:
     """A JSON, JSONC or TOML file's top-level object; empty when missing or unreadable (the tool
     itself reports a file it cannot parse)."""
-    from teambrain_schema.local_files import read_local_bytes
+    from teambrain_kit.local_files import read_local_bytes
 
     try:
         # Through links (dotfiles), but never a device or FIFO a committed link leads to

@@ -201,7 +201,7 @@ def plugin_distribution(name: str) -> str | None:
     None. Read only when something about the plugin must be reported."""
     from importlib.metadata import entry_points
 
-    from teambrain_schema.plugins import ADAPTERS_GROUP, OWN_DISTRIBUTIONS
+    from teambrain_kit.plugins import ADAPTERS_GROUP, OWN_DISTRIBUTIONS
 
     name = PLUGIN_ENTRY_POINTS.get(name, name)
     for entry in entry_points(group=ADAPTERS_GROUP):
@@ -220,7 +220,7 @@ def plugin_adapters_loaded() -> bool:
 @functools.cache
 def _load_plugin_adapters() -> tuple[dict[str, Adapter], list[tuple[str, str]]]:
     # Once per process: a plugin that hangs costs its load bound once, not per lookup.
-    from teambrain_schema.plugins import (
+    from teambrain_kit.plugins import (
         ADAPTERS_GROUP,
         PluginProblem,
         load_plugin,
@@ -375,7 +375,7 @@ def hook_reader_problem(adapter: Adapter) -> str | None:
 def _load_builtin_adapters() -> None:
     """Fill :data:`ADAPTERS` from this package's ``teambrain.adapters`` entry points, by name:
     each names a tool module's ``adapter`` function (an :class:`Adapter` itself also does)."""
-    from teambrain_schema.plugins import ADAPTERS_GROUP, builtin_names, load_builtin
+    from teambrain_kit.plugins import ADAPTERS_GROUP, builtin_names, load_builtin
 
     names = builtin_names(ADAPTERS_GROUP, DISTRIBUTION)
     if not names:

@@ -13,16 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from teambrain_kit.paths import BrainLayout
 from teambrain_schema import MEMORY_CLASSES, UserError
-from teambrain_schema.paths import BrainLayout
 
 from .._console.context import require_brain
 from .._console.ids import resolve_id
 
 if TYPE_CHECKING:
+    from teambrain_kit.citation_checker import CitationChecker
     from teambrain_retrieval import Catalog
     from teambrain_schema.brain import Brain, FileProblem
-    from teambrain_schema.citation_checker import CitationChecker
     from teambrain_schema.frontmatter import MemoryDocument
     from teambrain_sync import GitRepo, HistoryEntry
 
@@ -251,7 +251,7 @@ def _finished(view: BrainView, rows: list[MemorySummary]) -> list[MemorySummary]
 def _summaries(
     view: BrainView, brain: Brain, *, check_citations: bool, today: dt.date | None
 ) -> list[MemorySummary]:
-    from teambrain_schema.citation_checker import CitationChecker
+    from teambrain_kit.citation_checker import CitationChecker
     from teambrain_schema.staleness import stale_memories
 
     stale: dict[str, tuple[str, ...]] = {}
@@ -329,7 +329,7 @@ def stale_reasons(
 ) -> dict[str, tuple[str, ...]]:  # fmt: skip
     """Why each live memory of ``ids`` may be stale — its citations the repository (at the
     view's commit) no longer bears out, its TTL run out — as :func:`list_memories` says it."""
-    from teambrain_schema.citation_checker import CitationChecker
+    from teambrain_kit.citation_checker import CitationChecker
     from teambrain_schema.staleness import StaleMemory
 
     checker = checker or CitationChecker(view.repo_root, commit=view.commit)
@@ -530,8 +530,8 @@ def _brain_for(layout: BrainLayout, given: str) -> Brain:
 def _files_mentioning(layout: BrainLayout, memory_id: str) -> set[Path] | None:
     """The brain files whose text holds ``memory_id`` (any case), found by ``git grep`` over
     the folders as they are on disk (tracked or not); None when git cannot say."""
+    from teambrain_kit.git import run_git
     from teambrain_schema import EnvironmentProblem
-    from teambrain_schema.git import run_git
 
     folders = [layout.relative(f) for f in (layout.memories, layout.retired) if f.is_dir()]
     if not folders:
@@ -545,7 +545,7 @@ def _files_mentioning(layout: BrainLayout, memory_id: str) -> set[Path] | None:
         return None
     if done.returncode not in (0, 1):  # 1: no file matched
         return None
-    from teambrain_schema.git import git_path
+    from teambrain_kit.git import git_path
 
     names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
     root = layout.repo_root

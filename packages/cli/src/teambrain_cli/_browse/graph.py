@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 from teambrain_schema import UserError
 
 if TYPE_CHECKING:
+    from teambrain_kit.paths import BrainLayout
     from teambrain_schema.brain import Brain
     from teambrain_schema.graph import Graph, GraphRecord, Route
-    from teambrain_schema.paths import BrainLayout
 
 MAX_BROWSE_DEPTH = 4
 

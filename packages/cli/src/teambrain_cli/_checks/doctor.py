@@ -11,9 +11,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
+from teambrain_kit.paths import BrainLayout, MachineLayout, find_repo_root
 from teambrain_schema import BrainConfig, TeambrainError
 from teambrain_schema.brain import ConfigProblem, load_brain_config
-from teambrain_schema.paths import BrainLayout, MachineLayout, find_repo_root
 
 from .._console.extras import extra_install_command
 
@@ -67,7 +67,7 @@ def check_python() -> Finding:
 
 
 def _git_version() -> tuple[int, ...] | None:
-    from teambrain_schema.git import git_output
+    from teambrain_kit.git import git_output
 
     out = git_output(["--version"], cwd=Path.cwd() if Path.cwd().is_dir() else "/", timeout=10)
     if out is None:
@@ -259,9 +259,9 @@ def check_org_brain(ctx: DoctorContext) -> list[Finding]:
     committed path), and a problem when it is not there."""
     import os
 
+    from teambrain_kit.home import ORG_BRAIN_ENV
     from teambrain_retrieval import org_brain_location, org_brain_missing
     from teambrain_schema import BRAIN_DIRNAME
-    from teambrain_schema.home import ORG_BRAIN_ENV
 
     if ctx.layout is None or ctx.config is None:
         return []
@@ -285,7 +285,7 @@ def check_org_brain(ctx: DoctorContext) -> list[Finding]:
 def _org_read_policy(ctx: DoctorContext, path: Path) -> Finding:
     """What this repository may read from the org brain: the read policies (AgentMemorySource)
     the org brain keeps under ``.teambrain/sources/`` that name it (docs/graph.md)."""
-    from teambrain_schema.paths import BrainLayout
+    from teambrain_kit.paths import BrainLayout
     from teambrain_schema.read_policy import load_read_policy
 
     assert ctx.layout is not None and ctx.config is not None
@@ -352,7 +352,7 @@ def check_default_branch(ctx: DoctorContext, *, online: bool) -> list[Finding]:
         moved = check_remote_head(repo, ctx.machine.proposals, ask=online)
     except TeambrainError:
         return []
-    from teambrain_schema.gitdir import remote_default_branch
+    from teambrain_kit.gitdir import remote_default_branch
 
     fork = f"; proposals are pushed to {roles.push}" if roles.fork else ""
     if moved is not None:
@@ -568,8 +568,8 @@ def check_retrieval(ctx: DoctorContext) -> list[Finding]:
 
 
 def _embedder_unapproved(ctx: DoctorContext) -> bool:
+    from teambrain_kit.egress import load_approvals
     from teambrain_retrieval import embedder_egress
-    from teambrain_schema.egress import load_approvals
 
     if ctx.layout is None or ctx.config is None:
         return False
@@ -583,8 +583,8 @@ def check_staleness(ctx: DoctorContext) -> list[Finding]:
     marked, so agents can weigh them)."""
     if ctx.layout is None:
         return []
+    from teambrain_kit.citation_checker import CitationChecker
     from teambrain_schema.brain import load_brain
-    from teambrain_schema.citation_checker import CitationChecker
     from teambrain_schema.staleness import followed_evidence, stale_memories
 
     try:

@@ -74,7 +74,7 @@ class NotPublished(Exception):
 def _fetch(url: str, limit: int) -> bytes:
     """GET ``url`` through the project's one HTTP client (no redirect followed, no proxy from
     the environment, at most ``limit`` bytes read, on the wire and unpacked)."""
-    from teambrain_schema.outbound import OutboundError, origin_of, send
+    from teambrain_kit.outbound import OutboundError, origin_of, send
 
     if not url.startswith(("https://", "http://")):
         raise IndexUnreachable(f"refusing to fetch {origin_of(url)}: only http(s) package indexes")

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from teambrain_schema.paths import BrainLayout, MachineLayout
+from teambrain_kit.paths import BrainLayout, MachineLayout
 
 from .results import CheckResult
 from .scratch import GIT_IDENTITY, scratch_brain

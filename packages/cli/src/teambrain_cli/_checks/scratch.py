@@ -15,7 +15,7 @@ GIT_IDENTITY = {
 
 def git(*args: str, cwd: Path) -> None:
     """Run git quietly in ``cwd`` as :data:`GIT_IDENTITY`; raise when it fails."""
-    from teambrain_schema.git import run_git
+    from teambrain_kit.git import run_git
 
     run_git(args, cwd=cwd, env=GIT_IDENTITY)
 
@@ -32,10 +32,10 @@ def scratch_brain(
     files: Mapping[str, str] | None = None,
 ) -> Path:
     """``root/repo``: a committed brain with one memory (and ``files``, path → text)."""
+    from teambrain_kit.paths import BrainLayout
     from teambrain_schema import BRAIN_YAML_TEMPLATE, CLASS_FOLDERS, MemoryFrontMatter
     from teambrain_schema.frontmatter import new_memory_text
     from teambrain_schema.lint import regenerate_index
-    from teambrain_schema.paths import BrainLayout
 
     repo = root / "repo"
     layout = BrainLayout(repo)

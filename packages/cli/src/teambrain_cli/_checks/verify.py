@@ -18,11 +18,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from teambrain_kit.paths import BrainLayout, MachineLayout
+from teambrain_kit.secrets import find_secrets
 from teambrain_schema import MAX_INTENT_CHARS, intent_summary
 from teambrain_schema.brain import load_brain
-from teambrain_schema.paths import BrainLayout, MachineLayout
 from teambrain_schema.render import forged_header_lines, render_memory, rendering_problem
-from teambrain_schema.secrets import find_secrets
 
 from .provenance import IndexUnreachable, InstalledDist, installed_teambrain_dists, verify_dist
 from .results import CheckResult
@@ -103,7 +103,7 @@ def check_spool_privacy(machine: MachineLayout) -> CheckResult:
 
 def _work_tree_of(path: Path) -> tuple[str | None, bool]:
     """(the git work tree containing ``path`` or None, whether ``path`` is tracked there)."""
-    from teambrain_schema.git import git_output
+    from teambrain_kit.git import git_output
 
     out = git_output(["rev-parse", "--show-toplevel"], cwd=path, timeout=10)
     if out is None:
@@ -336,9 +336,9 @@ def check_egress(machine: MachineLayout, layout: BrainLayout | None) -> CheckRes
     """Nothing leaves for a destination this machine has not approved: every committed setting
     that sends data is listed with its approval state, and the approvals file is this user's
     alone (one anybody else could write would approve for them)."""
+    from teambrain_kit.egress import load_approvals
     from teambrain_schema import TeambrainError
     from teambrain_schema.brain import load_brain_config
-    from teambrain_schema.egress import load_approvals
 
     from .._console.trust import egress_status, proxy_line
 

@@ -48,7 +48,7 @@ def _settings() -> tuple[str, ...]:
 def _memory_ids() -> list[str]:
     """The ids of the memory files (live and retired) of the brain around the current directory,
     from their file names (``<ULID>-<slug>.md``): nothing is parsed."""
-    from teambrain_schema.paths import BrainLayout, find_repo_root
+    from teambrain_kit.paths import BrainLayout, find_repo_root
 
     root = find_repo_root()
     if root is None:
@@ -61,7 +61,7 @@ def _memory_ids() -> list[str]:
 def _candidate_ids() -> list[str]:
     """The pending candidates queued for the repository around the current directory."""
     from teambrain_capture import repo_keys
-    from teambrain_schema.paths import find_repo_root
+    from teambrain_kit.paths import find_repo_root
 
     from .._console.context import machine
     from .._proposals.queue import read_queue

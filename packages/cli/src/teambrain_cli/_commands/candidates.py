@@ -40,7 +40,7 @@ def _repo_key() -> RepoKeys | None:
     """The spool's keys of the repository around the current directory (None outside one):
     its join key and the ones it was filed under before its remote changed (said once)."""
     from teambrain_capture import repo_keys
-    from teambrain_schema.paths import find_repo_root
+    from teambrain_kit.paths import find_repo_root
 
     from .._console.context import machine
 
@@ -218,7 +218,7 @@ def show_command(candidate_id: str, no_similar: bool, as_json: bool) -> None:
       tb candidates show 01KBX9V8M2Q4RZ7T5W3Y6N1D8C
       tb candidates show 1D8C --json
     """
-    from teambrain_schema.paths import BrainLayout, find_repo_root
+    from teambrain_kit.paths import BrainLayout, find_repo_root
     from teambrain_schema.render import one_line, sanitise_body
     from teambrain_sync import open_repo
 
@@ -300,7 +300,7 @@ def _insert_problems(text: str, problems: tuple[str, ...]) -> str:
 def _keep_edit(candidate_id: str, text: str) -> str:
     """Save a refused edit where the user finds it again (private, like git's COMMIT_EDITMSG)."""
     from teambrain_capture import ensure_private_dir
-    from teambrain_schema.atomic import write_text_atomic
+    from teambrain_kit.atomic import write_text_atomic
 
     from .._console.context import machine
 
@@ -351,8 +351,8 @@ def edit_command(
       tb candidates edit 1D8C --add-tag payments --remove-tag imported
       tb candidates edit 1D8C --file edited.md
     """
+    from teambrain_kit.paths import find_repo_root
     from teambrain_schema import ExitCode, ValidationFailure
-    from teambrain_schema.paths import find_repo_root
 
     from .._console.context import machine, require_brain
     from .._console.editor import edit_text, on_terminal

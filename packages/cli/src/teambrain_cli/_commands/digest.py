@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 from teambrain_capture import RepoKeys, repo_keys
+from teambrain_kit.paths import MachineLayout, find_brain
 from teambrain_schema import UserError
 from teambrain_schema.brain import load_brain
-from teambrain_schema.paths import MachineLayout, find_brain
 
 from .._console.choice import Choice
 from .._console.context import machine

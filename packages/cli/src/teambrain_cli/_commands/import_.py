@@ -10,7 +10,7 @@ import click
 from .._console.context import machine, require_brain
 
 if TYPE_CHECKING:
-    from teambrain_schema.paths import BrainLayout
+    from teambrain_kit.paths import BrainLayout
 from teambrain_schema import UserError
 
 from .._console.output import emit_json, fit, paint, say, terminal_width

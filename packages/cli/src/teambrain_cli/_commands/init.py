@@ -7,10 +7,10 @@ import stat
 from pathlib import Path
 
 import click
+from teambrain_kit.atomic import write_text_atomic
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_schema import BRAIN_DIRNAME, BRAIN_YAML_TEMPLATE, MEMORY_CLASSES
-from teambrain_schema.atomic import write_text_atomic
 from teambrain_schema.lint import regenerate_index
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 from .._console.context import machine, require_repo
 from .._console.output import emit_json
@@ -32,8 +32,8 @@ Delete a template and run `tb init` to get this version's default back.
 def _refuse_link_out(path: Path, within: Path | None, label: str) -> None:
     """Stop before writing ``path`` when a committed link takes it out of ``within`` (the
     repository for the brain folder, the brain for what is in it) or into ``.git/``."""
+    from teambrain_kit.local_files import write_lands_outside
     from teambrain_schema import EnvironmentProblem
-    from teambrain_schema.local_files import write_lands_outside
 
     real = None if within is None else write_lands_outside(path, within)
     if real is not None:

@@ -140,7 +140,7 @@ def ensure_index(repo: Path) -> dict[str, object] | None:
     """Bring the brain's search index up to date (built when missing: the first agent session
     then does not wait for it); None without a brain. Never fails the install: a problem is
     reported and the first search builds the index instead."""
-    from teambrain_schema.paths import BrainLayout
+    from teambrain_kit.paths import BrainLayout
 
     layout = BrainLayout(repo)
     if not layout.root.is_dir():

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import click
+from teambrain_kit.paths import BrainLayout
 from teambrain_schema import ExitCode
 from teambrain_schema.brain import Brain, load_brain
 from teambrain_schema.lint import LintReport, Violation, lint_brain
-from teambrain_schema.paths import BrainLayout
 
 from .._console.context import require_brain
 from .._console.output import emit_json

@@ -7,9 +7,9 @@ import datetime as dt
 from pathlib import Path
 
 import click
+from teambrain_kit.paths import find_brain
 from teambrain_schema import UserError
 from teambrain_schema.brain import load_brain
-from teambrain_schema.paths import find_brain
 
 from .._console.context import machine
 from .._reports.cells import Audience

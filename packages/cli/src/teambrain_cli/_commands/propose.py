@@ -6,9 +6,9 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 import click
+from teambrain_kit.paths import MachineLayout
 from teambrain_schema import Candidate, ExitCode, MemoryDraft, UserError
 from teambrain_schema.ids import is_ulid, new_ulid
-from teambrain_schema.paths import MachineLayout
 
 from .._console.context import machine
 from .._console.output import emit_json, fit, fit_middle, say, terminal_width
@@ -268,7 +268,7 @@ def command(
     if promote and memory_class and drafts:
         raise UserError("--promote NOTE --class CLASS makes the memory from the note: no --draft")
     repo, target = open_target(base, sending=not (dry_run or no_push), cache_dir=home.proposals)
-    from teambrain_schema.paths import BrainLayout
+    from teambrain_kit.paths import BrainLayout
 
     from .._console.trust import ask_to_approve
     from .._proposals.drafts import load_draft_file

@@ -166,6 +166,7 @@ def command(
 
 def _fill_shared(layout: Any, out: dict[str, object], *, quiet: bool) -> None:
     """``--shared``: fill the shared index named by brain.yaml, once this machine approved it."""
+    from teambrain_kit.egress import EgressNotApproved, load_approvals
     from teambrain_retrieval import (
         SharedIndexUnavailable,
         connect_shared_index,
@@ -177,7 +178,6 @@ def _fill_shared(layout: Any, out: dict[str, object], *, quiet: bool) -> None:
     )
     from teambrain_schema import UserError
     from teambrain_schema.brain import load_brain_config
-    from teambrain_schema.egress import EgressNotApproved, load_approvals
 
     from .._console.trust import ask_to_approve
 

@@ -186,7 +186,7 @@ def command(
             raise UserError("give --query TEXT or --paths GLOB (or both), or neither")
         _print_context(k, as_json, view, ref, at)
         return
-    from teambrain_schema.paths import find_repo_root
+    from teambrain_kit.paths import find_repo_root
 
     root = find_repo_root()
     if root is not None:
@@ -257,8 +257,8 @@ def _print_context(
     """What ``memory_context()`` would give an agent starting a session here now: the
     required memories, then the relevant ones with why (the brain ``tb serve`` serves, or
     with --ref/--at the brain as it was then; the situation is always the work tree's)."""
+    from teambrain_kit.paths import find_repo_root
     from teambrain_retrieval import gather_situation
-    from teambrain_schema.paths import find_repo_root
 
     from .. import _main
 

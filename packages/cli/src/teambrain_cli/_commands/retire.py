@@ -24,9 +24,9 @@ def _full_id(repo_root: Path, given: str) -> str:
     """The memory id ``given`` names in the checkout's brain (a prefix or suffix of 4+
     characters will do, as for `tb show`); as given when nothing here matches (the base may
     hold it)."""
+    from teambrain_kit.paths import BrainLayout
     from teambrain_schema.brain import load_brain
     from teambrain_schema.ids import is_ulid
-    from teambrain_schema.paths import BrainLayout
 
     text = given.strip()
     if is_ulid(text.upper()):

@@ -54,9 +54,9 @@ def command(
       tb trust distill --yes
       tb trust --proxy http://proxy.corp.example:3128
     """
+    from teambrain_kit.egress import approve_egress, revoke_egress
+    from teambrain_kit.outbound import env_proxies_ignored
     from teambrain_schema.brain import load_brain_config
-    from teambrain_schema.egress import approve_egress, revoke_egress
-    from teambrain_schema.outbound import env_proxies_ignored
 
     unknown = [s for s in settings if s not in SETTINGS]
     if unknown:
@@ -117,7 +117,7 @@ def command(
 
 def _set_proxy(url: str, *, settings: tuple[str, ...], other: bool, as_json: bool) -> None:
     """``--proxy``: name (or, with ``none``, forget) this machine's proxy."""
-    from teambrain_schema.egress import set_machine_proxy
+    from teambrain_kit.egress import set_machine_proxy
 
     if settings or other:
         raise UserError("--proxy sets this machine's proxy alone: give it without SETTING, --yes or --revoke")  # fmt: skip

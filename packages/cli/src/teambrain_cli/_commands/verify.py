@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import click
-from teambrain_schema.paths import BrainLayout, find_repo_root
+from teambrain_kit.paths import BrainLayout, find_repo_root
 
 from .._checks import verify
 from .._checks.results import CheckResult, verdict_exit_code

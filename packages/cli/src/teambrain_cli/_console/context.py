@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from teambrain_kit.paths import BrainLayout, MachineLayout, find_repo_root, machine_layout
 from teambrain_schema import EnvironmentProblem
-from teambrain_schema.paths import BrainLayout, MachineLayout, find_repo_root, machine_layout
 
 
 def require_repo(start: Path | None = None) -> Path:

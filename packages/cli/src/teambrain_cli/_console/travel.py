@@ -14,9 +14,9 @@ from .output import say
 from .trust import ask_to_approve
 
 if TYPE_CHECKING:
+    from teambrain_kit.paths import BrainLayout
     from teambrain_retrieval import Retriever
     from teambrain_schema import BrainConfig
-    from teambrain_schema.paths import BrainLayout
     from teambrain_sync import ResolvedCommit
 
 
@@ -79,8 +79,8 @@ def snapshot_retriever(layout: BrainLayout, commit: str, repo_root: Path) -> Ret
 def retriever_at(commit: ResolvedCommit, start: Path | None = None) -> Iterator[Retriever]:
     """A retriever of the brain at ``commit``: the checkout's warm index when the checkout
     holds exactly that brain, else an in-memory index of a snapshot (removed on exit)."""
+    from teambrain_kit.paths import BrainLayout
     from teambrain_retrieval import RetrieverOptions, open_retriever
-    from teambrain_schema.paths import BrainLayout
     from teambrain_sync import brain_at, checkout_matches, open_repo
 
     repo = open_repo(start or Path.cwd())

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
+    from teambrain_kit.egress import Approvals, Egress
+    from teambrain_kit.paths import BrainLayout, MachineLayout
     from teambrain_schema import BrainConfig
-    from teambrain_schema.egress import Approvals, Egress
-    from teambrain_schema.paths import BrainLayout, MachineLayout
 
 # The settings brain.yaml can make send data (or bring it in from outside the repository).
 SETTINGS = ("retrieval.embedder", "retrieval.backend", "org_brain", "distill")
@@ -64,7 +64,7 @@ def egress_status(
     layout: BrainLayout, config: BrainConfig, machine: MachineLayout
 ) -> tuple[list[EgressStatus], Approvals]:
     """Each sending setting of ``config`` with its approval state here, and the approvals."""
-    from teambrain_schema.egress import load_approvals
+    from teambrain_kit.egress import load_approvals
 
     approvals = load_approvals(machine, layout.repo_root)
     found = []
@@ -100,7 +100,7 @@ def shown_proxy(url: str) -> str:
 def proxy_line(approvals: Approvals) -> str | None:
     """How requests leave this machine, in one line — when there is anything to say: the
     proxy this machine named, or proxy variables of the environment that are not used."""
-    from teambrain_schema.outbound import env_proxies_ignored
+    from teambrain_kit.outbound import env_proxies_ignored
 
     ignored = env_proxies_ignored()
     unused = f"; ${', $'.join(ignored)} in the environment not used" if ignored else ""
@@ -135,9 +135,9 @@ def ask_to_approve(
     script, CI) it asks nothing: the verb then runs without what is not approved."""
     if not interactive():
         return
+    from teambrain_kit.egress import approve_egress
     from teambrain_schema import TeambrainError
     from teambrain_schema.brain import load_brain_config
-    from teambrain_schema.egress import approve_egress
 
     try:
         config = load_brain_config(layout)

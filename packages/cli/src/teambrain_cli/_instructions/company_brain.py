@@ -30,7 +30,7 @@ from .markdown import Piece, split_front_matter, split_pieces
 from .sources import Source
 
 if TYPE_CHECKING:
-    from teambrain_schema.paths import BrainLayout, MachineLayout
+    from teambrain_kit.paths import BrainLayout, MachineLayout
 
 MARKDOWN_FOLDERS = {
     "decisions": "decision",
@@ -106,8 +106,8 @@ def company_root(given: str) -> Path:
 def _files(
     root: Path, folder: str, suffixes: tuple[str, ...], left_out: list[tuple[str, str]]
 ) -> list[Path]:
+    from teambrain_kit.paths import MAX_WALK_DEPTH
     from teambrain_schema.brain import iter_tree
-    from teambrain_schema.paths import MAX_WALK_DEPTH
 
     top = root / folder
     if not top.is_dir():
@@ -125,7 +125,7 @@ def _files(
 
 
 def _read(path: Path, root: Path) -> str:
-    from teambrain_schema.local_files import read_file_within
+    from teambrain_kit.local_files import read_file_within
 
     data = read_file_within(path, root, max_bytes=MAX_FILE_BYTES)
     if b"\x00" in data:
@@ -138,7 +138,7 @@ def _pieces(
 ) -> tuple[list[tuple[Piece, str, tuple[str, ...]]], int]:
     """The memory-sized pieces of one Markdown record, with class and tags (the node its
     front-matter ``id`` names, when the graph has it)."""
-    from teambrain_schema.yaml import YamlProblem, load_yaml, to_plain
+    from teambrain_kit.yaml import YamlProblem, load_yaml, to_plain
 
     front, rest, skipped = split_front_matter(text.replace("\r\n", "\n"))
     meta: dict[str, Any] = {}
@@ -315,9 +315,9 @@ def _import_notes(
     """Queue the folder's notes, with the scans every note gets."""
     from pydantic import ValidationError
     from teambrain_capture import queue_note
+    from teambrain_kit.injection import find_injections
+    from teambrain_kit.secrets import find_secrets
     from teambrain_schema import NoteDraft
-    from teambrain_schema.injection import find_injections
-    from teambrain_schema.secrets import find_secrets
 
     for folder in NOTE_FOLDERS:
         for path in _files(root, folder, (".md",), run.left_out):

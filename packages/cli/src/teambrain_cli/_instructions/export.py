@@ -19,8 +19,8 @@ from teambrain_schema import UserError
 from .sources import MARK_BEGIN, MARK_END
 
 if TYPE_CHECKING:
+    from teambrain_kit.paths import BrainLayout
     from teambrain_schema.brain import Brain
-    from teambrain_schema.paths import BrainLayout
 
 DEFAULT_TARGET = "AGENTS.md"
 # Where a generated section may live: files agent tools read as instructions.
@@ -165,9 +165,9 @@ def export_section(
 ) -> Exported:
     """Write the generated section into ``target`` (repository-relative), creating the file
     when missing; nothing else in it changes."""
-    from teambrain_schema.atomic import write_text_atomic
+    from teambrain_kit.atomic import write_text_atomic
+    from teambrain_kit.local_files import read_file_within, write_lands_outside
     from teambrain_schema.brain import load_brain
-    from teambrain_schema.local_files import read_file_within, write_lands_outside
 
     repo = layout.repo_root
     named = repo / target if not Path(target).is_absolute() else Path(target)
@@ -216,7 +216,7 @@ def export_section(
 def stale_sections(layout: BrainLayout, brain: Brain | None = None) -> list[tuple[str, int, str]]:
     """(path, line, message) for each known instruction file whose generated section differs
     from what the brain holds now (``tb lint`` warns with it)."""
-    from teambrain_schema.local_files import read_file_within
+    from teambrain_kit.local_files import read_file_within
 
     repo = layout.repo_root
     section: str | None = None

@@ -25,8 +25,8 @@ from .sources import (
 )
 
 if TYPE_CHECKING:
+    from teambrain_kit.paths import BrainLayout, MachineLayout
     from teambrain_schema import Proposer
-    from teambrain_schema.paths import BrainLayout, MachineLayout
     from teambrain_sync import GitRepo
 
 Result = Literal["queued", "would-queue", "already-queued", "in-brain", "skipped"]
@@ -256,7 +256,7 @@ def _front_matter_hints(front: str | None) -> tuple[str | None, list[str]]:
     Cursor ``.mdc`` or Copilot ``.instructions.md`` front matter."""
     if not front:
         return None, []
-    from teambrain_schema.yaml import YamlProblem, load_yaml
+    from teambrain_kit.yaml import YamlProblem, load_yaml
 
     try:
         data: Any = load_yaml(front)
@@ -274,7 +274,7 @@ def _front_matter_hints(front: str | None) -> tuple[str | None, list[str]]:
 
 
 def _read(source: Source, repo: Path) -> str:
-    from teambrain_schema.local_files import read_file_within, read_local_text
+    from teambrain_kit.local_files import read_file_within, read_local_text
 
     if source.personal:
         return read_local_text(source.path, max_bytes=MAX_SOURCE_BYTES)
@@ -319,7 +319,7 @@ def _blanked(text: str, start: int, end: int) -> str:
 def _without_private(text: str) -> str:
     """``text`` without its ``<private>`` spans (whole: no placeholder is worth a memory's
     words), line numbers kept; then schema's own rule, for anything shaped otherwise."""
-    from teambrain_schema.scrub import PRIVATE_MARK, strip_private
+    from teambrain_kit.scrub import PRIVATE_MARK, strip_private
 
     for match in reversed(list(_PRIVATE_SPAN.finditer(text))):
         text = _blanked(text, match.start(), match.end())
@@ -339,7 +339,7 @@ def redact_text(text: str, *, first_line: int = 1) -> tuple[str, list[Redaction]
     """``text`` with every secret replaced by ``[REDACTED:<rule>]`` (a secret over several
     lines keeps their breaks), and each one found: its line (``first_line`` is the first
     line's number) and that line as it now reads."""
-    from teambrain_schema.secrets import REDACTION_TEMPLATE, find_secrets
+    from teambrain_kit.secrets import REDACTION_TEMPLATE, find_secrets
 
     findings = find_secrets(text)
     if not findings:
@@ -367,7 +367,7 @@ def prepare_pieces(source: Source, text: str) -> list[Prepared]:
     holds one rule; the files it applies to come first), the exported section and ``<private>``
     spans removed, and every secret redacted where it is — only that value, on that line; the
     rest of the rule is kept."""
-    from teambrain_schema.secrets import redact_secrets
+    from teambrain_kit.secrets import redact_secrets
 
     front, rest, skipped = split_front_matter(text.replace("\r\n", "\n"))
     description, applies = _front_matter_hints(front)
@@ -402,7 +402,7 @@ def _last_commit(repo: Path, source: Source) -> str | None:
     """The commit that last changed a tracked, unmodified source: its evidence."""
     if source.personal:
         return None
-    from teambrain_schema.git import git_output
+    from teambrain_kit.git import git_output
 
     relpath = source.path.relative_to(repo).as_posix()
     dirty = git_output(["status", "--porcelain", "--", relpath], cwd=repo)
@@ -493,7 +493,7 @@ def import_instructions(
 
 def _injection_line(piece: Piece) -> tuple[int, str] | None:
     """The source line of the first prompt injection in ``piece`` and what it says."""
-    from teambrain_schema.injection import find_injections
+    from teambrain_kit.injection import find_injections
 
     for text, offset in ((piece.title, None), (piece.body, 0)):
         found = find_injections(text)
@@ -515,8 +515,8 @@ def _check_and_queue(
     """One piece through the gates of ``memory_propose`` and, when it passes, into the spool
     (its secrets were redacted on their lines already: what is left is checked as is)."""
     from teambrain_capture import queue_candidate, save_candidate
+    from teambrain_kit.secrets import redact_secrets
     from teambrain_schema.drafts import validate_draft
-    from teambrain_schema.secrets import redact_secrets
     from teambrain_sync import check_draft
 
     piece, memory_class, tags = prepared.piece, prepared.memory_class, prepared.tags

@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from teambrain_kit.yaml import YamlProblem, load_yaml
 from teambrain_schema import MAX_BODY_BYTES, MemoryDraft, UserError, ValidationFailure
-from teambrain_schema.yaml import YamlProblem, load_yaml
 
 # A draft file is a body and a little front-matter: the body's cap (schema.MAX_BODY_BYTES)
 # bounds what is read, so a draft too big here is too big everywhere.

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from teambrain_schema import Candidate, UserError, ValidationFailure
 
 if TYPE_CHECKING:
-    from teambrain_schema.paths import BrainLayout, MachineLayout
+    from teambrain_kit.paths import BrainLayout, MachineLayout
     from teambrain_sync import GitRepo
 
     from .queue import CandidateReview, Check
@@ -39,7 +39,7 @@ def candidate_form(candidate: Candidate, problems: tuple[str, ...] = ()) -> str:
     (class, title, tags, priority, scope, supersedes, ttl_days) and the body after it. Lines
     starting ``# tb:`` say what to do, and ``problems`` (the last attempt's) — YAML comments,
     ignored when the form is read."""
-    from teambrain_schema.yaml import dump_yaml
+    from teambrain_kit.yaml import dump_yaml
 
     draft = candidate.draft
     fields: dict[str, Any] = {
@@ -152,7 +152,7 @@ def edit_candidate(
 
     def checked(draft_candidate: Candidate) -> tuple[CandidateReview | None, tuple[str, ...]]:
         if layout is None:
-            from teambrain_schema.injection import find_injections
+            from teambrain_kit.injection import find_injections
 
             found = find_injections(draft_candidate.draft.title + "\n" + draft_candidate.draft.body)
             problems = (

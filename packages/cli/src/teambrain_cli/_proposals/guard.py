@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from teambrain_kit.paths import BrainLayout
     from teambrain_retrieval import Retriever
     from teambrain_schema import MemoryDraft
     from teambrain_schema.brain import Brain
-    from teambrain_schema.paths import BrainLayout
     from teambrain_sync import GitRepo, NearDuplicateGuard, OpenMemory, SimilarMemory
 
 
@@ -30,8 +30,8 @@ def near_duplicate_guard(repo: GitRepo) -> NearDuplicateGuard:
         drafts: Sequence[MemoryDraft],
         proposed: Sequence[OpenMemory] = (),
     ) -> list[list[SimilarMemory]]:
+        from teambrain_kit.paths import BrainLayout
         from teambrain_retrieval import RetrieverOptions, open_retriever
-        from teambrain_schema.paths import BrainLayout
         from teambrain_sync import SimilarMemory, checkout_matches
 
         if checkout_matches(repo, commit):

@@ -21,15 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from teambrain_kit.paths import MachineLayout
 from teambrain_schema import Candidate, UserError, ValidationFailure
-from teambrain_schema.paths import MachineLayout
 
 from .._console.ids import resolve_id
 
 if TYPE_CHECKING:
     from teambrain_capture import RepoKeys
+    from teambrain_kit.paths import BrainLayout
     from teambrain_retrieval import Catalog, Retriever
-    from teambrain_schema.paths import BrainLayout
     from teambrain_sync import GitRepo, KnownMemory, ProposalIndex, SimilarMemory
 
 CandidateStatus = Literal["pending", "proposed", "rejected"]
@@ -41,7 +41,7 @@ def shown(candidate: Candidate) -> Candidate:
     """``candidate`` as every listing prints it (``tb candidates``, ``--json``, the page): a
     secret anywhere in its title, body, tags or note — the reason it is blocked, often — is
     redacted, never printed back."""
-    from teambrain_schema.secrets import redact_secrets
+    from teambrain_kit.secrets import redact_secrets
 
     draft = candidate.draft
     clean = draft.model_copy(update={
@@ -195,7 +195,7 @@ def shared_checks(
         from teambrain_schema.brain import load_brain
 
         return SharedChecks(known_memories(load_brain(layout)), proposals)
-    from teambrain_schema.paths import BRAIN_DIRNAME
+    from teambrain_kit.paths import BRAIN_DIRNAME
 
     retired_dir = f"{BRAIN_DIRNAME}/retired/"
     known: dict[str, KnownMemory] = {}

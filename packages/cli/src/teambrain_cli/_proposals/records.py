@@ -13,8 +13,8 @@ from teambrain_schema import MemoryDraft, UserError, ValidationFailure
 from .drafts import read_draft_source
 
 if TYPE_CHECKING:
+    from teambrain_kit.paths import BrainLayout
     from teambrain_schema import RecordCandidate
-    from teambrain_schema.paths import BrainLayout
     from teambrain_sync import RecordSubmission
 
 
@@ -38,9 +38,9 @@ def record_submission(source: str) -> RecordSubmission:
 def record_yaml(data: Any, source: str) -> str:
     """A record draft (mapping) as the YAML a record file holds."""
     from pydantic import ValidationError
+    from teambrain_kit.yaml import dump_yaml
     from teambrain_schema import RecordDraft
     from teambrain_schema.frontmatter import describe_validation_error
-    from teambrain_schema.yaml import dump_yaml
 
     try:
         draft = data if isinstance(data, RecordDraft) else RecordDraft.model_validate(data)

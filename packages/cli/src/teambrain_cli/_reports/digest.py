@@ -26,7 +26,7 @@ from teambrain_capture import (
     session_files,
     summarise_session,
 )
-from teambrain_schema.paths import MachineLayout
+from teambrain_kit.paths import MachineLayout
 
 from .cells import (
     MIN_SESSIONS,

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_schema import IndexStats
 from teambrain_schema.brain import Brain
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 from .cells import MIN_SESSIONS, SUPPRESSED_MARK, Audience, as_json
 from .digest import DigestReport, build_digest

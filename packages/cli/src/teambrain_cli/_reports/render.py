@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from teambrain_kit.atomic import write_text_atomic
+from teambrain_kit.private_dirs import ensure_private_dir
 from teambrain_schema import BRAIN_DIRNAME, UserError
-from teambrain_schema.atomic import write_text_atomic
-from teambrain_schema.private_dirs import ensure_private_dir
 
 from .cells import (
     MIN_SESSIONS,

@@ -3,7 +3,7 @@
 The webhook URL is a credential: it lives in an environment variable whose *name* is in
 ``user/config.toml`` (``digest.slack_webhook_env``), and no message, error or repr ever contains
 it. One POST with a timeout through the project's one HTTP client
-(:mod:`teambrain_schema.outbound`: no redirect followed, no proxy from the environment, the
+(:mod:`teambrain_kit.outbound`: no redirect followed, no proxy from the environment, the
 reply read within a cap), no retries.
 """
 
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from teambrain_capture import USER_CONFIG_NAME, load_user_config, user_dir
+from teambrain_kit.paths import MachineLayout
 from teambrain_schema import EnvironmentProblem
-from teambrain_schema.paths import MachineLayout
 
 DEFAULT_TIMEOUT_S = 10.0
 
@@ -45,7 +45,7 @@ def resolve_slack_webhook(
 
     A set variable that does not hold an ``https://`` URL (``http://`` only to this machine)
     is an :class:`EnvironmentProblem`; the message names the variable, never its value."""
-    from teambrain_schema.outbound import is_loopback_host
+    from teambrain_kit.outbound import is_loopback_host
 
     env = os.environ if environ is None else environ
     name = load_user_config(machine).slack_webhook_env
@@ -78,7 +78,7 @@ def post_slack(
 ) -> None:
     """POST ``payload`` as JSON to the webhook; :class:`EnvironmentProblem` with one clear line
     (naming the variable, never the URL) when it fails or answers other than 2xx."""
-    from teambrain_schema.outbound import OutboundError, send
+    from teambrain_kit.outbound import OutboundError, send
 
     where = f"the Slack webhook from ${webhook.env_name}"
     try:

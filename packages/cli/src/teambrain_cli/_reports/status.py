@@ -6,9 +6,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_schema import TeambrainError
 from teambrain_schema.brain import load_brain_config
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 from .metrics import ComponentStatus, format_age, index_status
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from teambrain_schema import EnvironmentProblem, UserError
 
 if TYPE_CHECKING:
+    from teambrain_kit.paths import BrainLayout, MachineLayout
     from teambrain_retrieval import SharedIndexUnavailable, TeamCell
-    from teambrain_schema.paths import BrainLayout, MachineLayout
 
     from .team import WeekUsage
 
@@ -26,6 +26,7 @@ def _open(
 ) -> tuple[Any, str]:
     """(connection, the brain's id in the database), or one line saying why not (``ask``: on
     a terminal, ask to approve the destination first, as other verbs do)."""
+    from teambrain_kit.egress import EgressNotApproved, load_approvals
     from teambrain_retrieval import (
         SharedIndexUnavailable,
         connect_shared_index,
@@ -34,7 +35,6 @@ def _open(
         shared_index_url,
     )
     from teambrain_schema.brain import load_brain_config
-    from teambrain_schema.egress import EgressNotApproved, load_approvals
 
     from .._console.trust import ask_to_approve
 

@@ -3,7 +3,7 @@
 Accepted forms: ``now``; relative ``<n>m``, ``<n>h``, ``<n>d``, ``<n>w`` (that long before now);
 ISO dates (``2026-07-01``) and datetimes (``2026-07-01T09:30``, ``…Z``, ``…+02:00``). Values
 without an offset are UTC, so a team's reports agree whatever their laptops' time zones. A date
-given to ``--until`` includes that whole day (``teambrain_schema.moments.parse_moment`` reads them).
+given to ``--until`` includes that whole day (``teambrain_kit.moments.parse_moment`` reads them).
 Stdlib only.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from teambrain_kit.moments import parse_moment
 from teambrain_schema import UserError
-from teambrain_schema.moments import parse_moment
 
 DEFAULT_SINCE = "7d"
 # Windows longer than this are charted by week instead of by day.

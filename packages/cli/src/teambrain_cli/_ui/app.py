@@ -103,7 +103,7 @@ def _templates() -> Any:
         lstrip_blocks=True,
     )
     from teambrain_capture import safe_sid
-    from teambrain_schema.secrets import redact_secrets
+    from teambrain_kit.secrets import redact_secrets
 
     env.filters["short"] = lambda sha: (sha or "")[:12]
     env.filters["session_key"] = safe_sid

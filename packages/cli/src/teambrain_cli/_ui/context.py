@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from teambrain_schema.paths import BrainLayout, MachineLayout
+from teambrain_kit.paths import BrainLayout, MachineLayout
 
 if TYPE_CHECKING:
     from teambrain_capture import RepoKeys
+    from teambrain_kit.citation_checker import CitationChecker
     from teambrain_retrieval import Catalog, Retriever
-    from teambrain_schema.citation_checker import CitationChecker
     from teambrain_sync import ResolvedCommit
 
     from .._browse import BrainListing, BrainView
@@ -38,8 +38,8 @@ class Browsed:
     them when the stale filter asks) and kept."""
 
     def __init__(self, view: BrainView, retriever: Retriever) -> None:
+        from teambrain_kit.citation_checker import CitationChecker
         from teambrain_retrieval import brain_catalog
-        from teambrain_schema.citation_checker import CitationChecker
 
         from .._browse import list_indexed
 
@@ -133,7 +133,7 @@ class UiContext:
         """Every memory of the checkout's brain as ``tb list --status all`` lists it, from the
         index (refreshed first, as a search is); made again only when the brain or the
         repository changed since the last page. Stale reasons are filled in on demand."""
-        from teambrain_schema.gitdir import git_state_stamps
+        from teambrain_kit.gitdir import git_state_stamps
 
         with self._lock:
             touched = self.retriever().refresh().touched

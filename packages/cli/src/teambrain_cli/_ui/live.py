@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from teambrain_schema.gitdir import git_state_stamps
+from teambrain_kit.gitdir import git_state_stamps
 
 LIVE_FRAME = "/live/queue"  # the only page that may be framed (by this server's own pages)
 FRAME_REFRESH_S = 3

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_schema import Candidate, UserError
-from teambrain_schema.paths import BrainLayout, MachineLayout
 
 from .._proposals.queue import (
     CandidateReview,
@@ -206,7 +206,7 @@ def edit_form(
     """The form to edit candidate ``candidate_id`` of this repository's queue, filled with its
     draft — a secret in it shown redacted, as everywhere on the page (saving keeps the
     redaction: the secret is gone from the draft)."""
-    from teambrain_schema.secrets import redact_secrets
+    from teambrain_kit.secrets import redact_secrets
 
     candidate = _pending_here(machine, repo_key, candidate_id)
     if candidate.status != "pending":
@@ -235,8 +235,8 @@ def save_edit(
     (:func:`teambrain_cli._proposals.edit.edit_candidate`: the schema, secrets and prompt
     injection checked before anything is written); the saved candidate, or the form again with
     what was typed and why the edit was refused (the candidate file untouched)."""
+    from teambrain_kit.secrets import redact_secrets
     from teambrain_schema import TeambrainError
-    from teambrain_schema.secrets import redact_secrets
 
     from .._proposals.edit import edit_candidate
 

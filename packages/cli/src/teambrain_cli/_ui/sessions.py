@@ -19,6 +19,7 @@ from teambrain_capture import (
     session_files,
     summarise_session,
 )
+from teambrain_kit.paths import MachineLayout
 from teambrain_schema import (
     ENVELOPE_ADAPTER,
     CandidateProposedEvent,
@@ -29,7 +30,6 @@ from teambrain_schema import (
     ToolUseEvent,
     intent_summary,
 )
-from teambrain_schema.paths import MachineLayout
 
 MAX_LISTED = 200
 MAX_STEPS = 500  # a session page lists this many steps at most (the counts cover them all)

@@ -8,7 +8,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from teambrain_schema.paths import BrainLayout
+from teambrain_kit.paths import BrainLayout
 from teambrain_schema.staleness import stale_memories
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from teambrain_capture import RepoKeys
-from teambrain_schema.paths import BrainLayout, MachineLayout
+from teambrain_kit.paths import BrainLayout, MachineLayout
 
 from .._reports.cells import Audience
 from .._reports.digest import build_digest

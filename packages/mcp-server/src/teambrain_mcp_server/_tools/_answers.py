@@ -17,7 +17,7 @@ _EXAMPLE_ID = "01KB2F0A1S9Y4Q7V3C8D5E6F01"
 
 
 def _shown(value: Any) -> str:
-    from teambrain_schema.secrets import redact_secrets
+    from teambrain_kit.secrets import redact_secrets
 
     # The value quoted back to the agent: a secret in it never is (a title too long may be
     # tokens run together, which no scanner sees as one), so a long string is described, not

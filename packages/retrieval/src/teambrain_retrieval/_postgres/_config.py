@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from teambrain_kit.egress import Egress
     from teambrain_schema import RetrievalConfig
-    from teambrain_schema.egress import Egress
 
 SHARED_INDEX_SENDS = (
     "search queries and their embeddings (and, from CI's `tb reindex --shared`, memory text)"
@@ -28,7 +28,7 @@ def shared_index_egress(config: RetrievalConfig) -> Egress | None:
     (host, user, password) never reaches brain.yaml or the approvals file; a commit that
     renames the variable asks again.
     """
-    from teambrain_schema.egress import Egress
+    from teambrain_kit.egress import Egress
 
     if config.backend != "postgres" or config.url_env is None:
         return None

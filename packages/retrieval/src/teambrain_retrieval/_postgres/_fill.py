@@ -23,7 +23,7 @@ from ._schema import SCHEMA, migrate
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from teambrain_schema.paths import BrainLayout
+    from teambrain_kit.paths import BrainLayout
 
     from .._embedders import Embedder
 
@@ -48,8 +48,8 @@ class FillReport:
 
 
 def _git(layout: BrainLayout, *args: str) -> str | None:
+    from teambrain_kit.git import run_git
     from teambrain_schema import TeambrainError
-    from teambrain_schema.git import run_git
 
     try:
         done = run_git(list(args), cwd=layout.repo_root, check=False, timeout=30)
@@ -62,7 +62,7 @@ def _git(layout: BrainLayout, *args: str) -> str | None:
 def shared_brain_id(layout: BrainLayout) -> str:
     """The brain's id in a shared index, the same on every clone: ``host/owner/name`` of its
     ``origin`` remote, else the repository folder's name (``local/<name>``)."""
-    from teambrain_schema.gitdir import remote_slug
+    from teambrain_kit.gitdir import remote_slug
 
     url = _git(layout, "config", "--get", "remote.origin.url")
     slug = remote_slug(url) if url else None

@@ -110,7 +110,7 @@ def _local_blobs(repo_root: Path, wanted: list[tuple[str, str]]) -> dict[str, st
     has: one ``git ls-tree`` per commit (``<commit>:<path>`` lookups scan a folder's entries
     one by one — quadratic in a folder of 20,000 memories). The :data:`_TREES_MAX` commits
     holding most documents are looked up; the rest are transferred."""
-    from teambrain_schema.git import git_output
+    from teambrain_kit.git import git_output
 
     from .._live import MEMORY_PATHS
 

@@ -23,7 +23,7 @@ from ._connect import SharedIndexUnavailable, connect
 from ._schema import SCHEMA, SCHEMA_VERSION, schema_version
 
 if TYPE_CHECKING:
-    from teambrain_schema.paths import BrainLayout
+    from teambrain_kit.paths import BrainLayout
 
 FETCH_CHUNK = 1000
 FALLBACK = "embedding on this machine instead"

@@ -4,7 +4,7 @@ a path or glob that matches nothing (and where git's rename detection says it we
 absent from the module it names, a function or method renamed or removed from the file it is
 cited next to, a ``make`` target no Makefile defines. Evidence commits are never stale: what a
 squash or rebase merge made of them is followed (:meth:`CitationChecker.evidence`). Stdlib
-only; git through the one runner (:mod:`teambrain_schema.git`).
+only; git through the one runner (:mod:`teambrain_kit.git`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from teambrain_schema.egress import (
+from teambrain_kit.egress import (
     Egress,
     EgressNotApproved,
     approve_egress,
@@ -17,7 +17,7 @@ from teambrain_schema.egress import (
     revoke_egress,
     trust_file,
 )
-from teambrain_schema.paths import MachineLayout
+from teambrain_kit.paths import MachineLayout
 
 EMBEDDER = Egress("retrieval.embedder", "memory text", "https://api.example.com/v1", "KEY")
 

@@ -6,8 +6,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from teambrain_schema import EnvironmentProblem
-from teambrain_schema.git import GitFailed, git_output, network_timeout, run_git
+from teambrain_kit._errors import EnvironmentProblem
+from teambrain_kit.git import GitFailed, git_output, network_timeout, run_git
 
 
 def test_a_failing_command_is_a_one_line_git_failed(tmp_path: Path) -> None:

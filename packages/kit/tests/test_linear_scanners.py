@@ -9,11 +9,11 @@ import time
 from collections.abc import Callable
 
 import pytest
-from teambrain_schema.citations import extract_citations
-from teambrain_schema.globmatch import glob_matcher
-from teambrain_schema.injection import find_injections
-from teambrain_schema.scrub import scrub_text
-from teambrain_schema.secrets import find_secrets, redact_secrets
+from teambrain_kit.citations import extract_citations
+from teambrain_kit.globmatch import glob_matcher
+from teambrain_kit.injection import find_injections
+from teambrain_kit.scrub import scrub_text
+from teambrain_kit.secrets import find_secrets, redact_secrets
 
 BASE = 4_000  # characters at 1x: 64 KB at 16x (bodies of 120 KB took 15-60 s)
 # Linear growth is 16x; quadratic is 256x. Allow 4x on top of linear for noise and caches.

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
-from teambrain_schema.scrub import scrub_text
-from teambrain_schema.secrets import find_secrets, redact_secrets
+from teambrain_kit.scrub import scrub_text
+from teambrain_kit.secrets import find_secrets, redact_secrets
 
 DATA = Path(__file__).parent / "data"
 
@@ -182,7 +182,7 @@ def test_flags_in_prose_are_judged_like_values(text: str, kept: bool) -> None:
 def test_a_message_naming_a_rule_is_not_a_secret_in_brackets() -> None:
     """teambrain's own messages ("contains a secret (github-token)") pass through redaction on
     the page; the rule's name in brackets after "secret" is not a credential."""
-    from teambrain_schema.secrets import _RULE_NAMES, find_secrets
+    from teambrain_kit.secrets import _RULE_NAMES, find_secrets
 
     for rule in sorted(_RULE_NAMES):
         message = f"draft.body: contains a secret ({rule}); remove it before proposing"

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings, strategies as st
-from teambrain_schema.egress import machine_proxy, set_machine_proxy
-from teambrain_schema.outbound import (
+from teambrain_kit.egress import machine_proxy, set_machine_proxy
+from teambrain_kit.outbound import (
     OutboundError,
     OutboundTimeout,
     RedirectRefused,
@@ -30,7 +30,7 @@ from teambrain_schema.outbound import (
     is_loopback_host,
     send,
 )
-from teambrain_schema.paths import MachineLayout
+from teambrain_kit.paths import MachineLayout
 
 Handler = Callable[[BaseHTTPRequestHandler], None]
 
@@ -285,7 +285,7 @@ def test_the_proxy_this_machine_names_is_used_except_for_this_machine(
             "http://pro\nxy:3128"],
 )  # fmt: skip
 def test_a_proxy_that_is_not_http_host_port_is_refused(tmp_path: Path, url: str) -> None:
-    from teambrain_schema import UserError
+    from teambrain_kit._errors import UserError
 
     with pytest.raises(UserError, match="--proxy"):
         set_machine_proxy(MachineLayout(tmp_path), url)

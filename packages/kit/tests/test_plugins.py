@@ -8,7 +8,7 @@ import threading
 
 import pytest
 from hypothesis import given, strategies as st
-from teambrain_schema.plugins import PluginProblem, plugin_call
+from teambrain_kit.plugins import PluginProblem, plugin_call
 
 FAILURES = [
     SystemExit(7), SystemExit("bye"), SystemExit(None), KeyboardInterrupt(), RuntimeError("x\ny"),
@@ -78,7 +78,7 @@ def test_a_plugin_s_own_error_types_pass_as_they_are() -> None:
 def test_an_unusable_bound_falls_back_to_the_default(
     monkeypatch: pytest.MonkeyPatch, value: str
 ) -> None:
-    from teambrain_schema.plugins import DEFAULT_TIMEOUT_S, load_timeout
+    from teambrain_kit.plugins import DEFAULT_TIMEOUT_S, load_timeout
 
     monkeypatch.setenv("TEAMBRAIN_PLUGIN_TIMEOUT", value)
     assert load_timeout() == DEFAULT_TIMEOUT_S

@@ -4,8 +4,8 @@ import datetime as dt
 
 import pytest
 from hypothesis import given, strategies as st
-from teambrain_schema import UserError
-from teambrain_schema.moments import parse_moment
+from teambrain_kit._errors import UserError
+from teambrain_kit.moments import parse_moment
 
 NOW = dt.datetime(2026, 7, 8, 12, 0, tzinfo=dt.UTC)
 

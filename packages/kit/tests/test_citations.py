@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
-from teambrain_schema.citation_checker import CitationChecker
-from teambrain_schema.citations import extract_citations
+from teambrain_kit.citation_checker import CitationChecker
+from teambrain_kit.citations import extract_citations
 
 
 def cited(body: str, commits: tuple[str, ...] = ()) -> list[tuple[str, str]]:
@@ -162,7 +162,7 @@ _FENCE_LINES = st.sampled_from(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_FENCE_LINES, max_size=30))
 def test_fenced_blocks_are_cut_as_commonmark_says(lines: list[str]) -> None:
-    from teambrain_schema.citations import _without_fences
+    from teambrain_kit.citations import _without_fences
 
     body = "\n".join(lines)
     assert _without_fences(body) == _fences_by_the_book(body)
@@ -540,7 +540,7 @@ def test_evidence_commits_say_what_the_code_was(shop: Path) -> None:
 
 def test_only_the_first_evidence_commits_are_checked() -> None:
     """Issue 32 point 4: one memory's cost is bounded, however many commits it lists."""
-    from teambrain_schema.citations import MAX_EVIDENCE_CHECKED
+    from teambrain_kit.citations import MAX_EVIDENCE_CHECKED
 
     shas = [f"{i:040x}" for i in range(1, 5_201)]
     commits = [c for c in extract_citations("A body.", shas) if c.kind == "commit"]

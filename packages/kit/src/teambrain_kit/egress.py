@@ -16,7 +16,7 @@ have written (a symlink, group- or world-writable, owned by another user, or ins
 repository it would approve) approves nothing.
 
 The same file holds this machine's proxy, when the user names one (``tb trust --proxy``): the
-only proxy teambrain's HTTP requests use (:mod:`teambrain_schema.outbound`), because the
+only proxy teambrain's HTTP requests use (:mod:`teambrain_kit.outbound`), because the
 environment's ``HTTPS_PROXY`` can be set by a committed agent config.
 """
 

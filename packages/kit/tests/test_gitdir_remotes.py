@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
-from teambrain_schema.gitdir import (
+from teambrain_kit.gitdir import (
     config_remote_roles,
     default_branch,
     remote_roles,

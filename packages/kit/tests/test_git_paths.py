@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
-from teambrain_schema.git import git_path, read_git_blobs, unsafe_git_path
+from teambrain_kit.git import git_path, read_git_blobs, unsafe_git_path
 
 REFUSED = [
     "",

@@ -6,7 +6,7 @@ A memory cites paths and globs (in backticks, or in prose as ``a/b/`` or ``a/b.p
 command reads (``pytest -q tests/test_cart.py``, ``python manage.py migrate``, ``ruff check
 src/``), in backticks or on the lines of a shell (or unlabelled) fenced block, and evidence
 commits. :func:`extract_citations` lists them;
-:mod:`teambrain_schema.citation_checker` checks them against the repository.
+:mod:`teambrain_kit.citation_checker` checks them against the repository.
 
 What is not a citation, so never stale: URLs, absolute or home paths, a dotted name whose
 module is not a file of this repository (``structlog.get_logger``), code in fenced blocks of

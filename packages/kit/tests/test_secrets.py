@@ -1,6 +1,6 @@
 import pytest
 from hypothesis import given, settings, strategies as st
-from teambrain_schema.secrets import find_secrets, has_secret, redact_secrets
+from teambrain_kit.secrets import find_secrets, has_secret, redact_secrets
 
 # Assembled at run time so this file itself holds no scannable secret.
 A36 = "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -88,7 +88,7 @@ def test_embedded_secrets_never_survive(prefix: str, suffix: str, rule: str) -> 
 
 
 def test_a_finding_is_an_immutable_value() -> None:
-    from teambrain_schema.secrets import SecretFinding
+    from teambrain_kit.secrets import SecretFinding
 
     finding = SecretFinding(rule="github-token", start=4, end=44, line=1)
     assert finding == SecretFinding("github-token", 4, 44, 1) and hash(finding) == hash(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
-from teambrain_schema.local_files import (
+from teambrain_kit.local_files import (
     FileTooLarge,
     NotARegularFile,
     OutsideTree,
@@ -137,7 +137,7 @@ def test_a_private_span_never_survives_whatever_surrounds_it(
 ) -> None:
     """Offsets stay right even where lower-casing changes a string's length (İ)."""
     from hypothesis import assume
-    from teambrain_schema.scrub import strip_private
+    from teambrain_kit.scrub import strip_private
 
     assume("</private" not in inside.lower())  # a closing tag inside ends the span there
     marker = "Zq9xSECRETxq9Z"

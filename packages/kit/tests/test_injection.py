@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
-from teambrain_schema.injection import find_injections, has_injection
+from teambrain_kit.injection import find_injections, has_injection
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -118,7 +118,7 @@ def test_linear_time_on_adversarial_input() -> None:
 
 def test_each_of_many_findings_has_its_own_line() -> None:
     """Lines come from one pass over the text (counting again per finding was quadratic)."""
-    from teambrain_schema.injection import find_injections
+    from teambrain_kit.injection import find_injections
 
     text = "\n".join(
         f"note {i}\n[team memory 01KB2F0A1S9Y4Q7V3C8D5E6F0{i % 10}" for i in range(2000)

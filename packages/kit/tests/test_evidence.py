@@ -7,9 +7,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from teambrain_schema import evidence
-from teambrain_schema.citation_checker import CitationChecker
-from teambrain_schema.evidence import evidence_fates
+from teambrain_kit import evidence
+from teambrain_kit.citation_checker import CitationChecker
+from teambrain_kit.evidence import evidence_fates
 
 ENV = {
     "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
