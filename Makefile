@@ -131,7 +131,7 @@ changelog-check: ## Every package's CHANGELOG says what changed since its last r
 	@$(PYTHON) .ci/release_check.py changelogs
 
 release-check: uv ## Dry-run one package's release: make release-check PKG=schema (docs/releasing.md)
-	@test -n "$(PKG)" || { echo "usage: make release-check PKG=<schema|capture|retrieval|distill|sync|mcp-server|cli>"; exit 1; }
+	@test -n "$(PKG)" || { echo "usage: make release-check PKG=<kit|schema|capture|retrieval|distill|sync|mcp-server|cli>"; exit 1; }
 	@$(PYTHON) .ci/release_check.py release $(PKG)
 
 check: lint types imports test test-versions build-check changelog-check ## Everything CI and a reviewer would check

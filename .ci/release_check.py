@@ -24,7 +24,7 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ["schema", "capture", "retrieval", "distill", "sync", "mcp-server", "cli"]
+PACKAGES = ["kit", "schema", "capture", "retrieval", "distill", "sync", "mcp-server", "cli"]
 VERSION = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 SECTION = re.compile(r"^## \[([^\]]+)\](?: - (\d{4}-\d{2}-\d{2}))?\s*$", re.MULTILINE)
 URL_KEYS = ("Homepage", "Documentation", "Repository", "Changelog", "Issues")

@@ -47,7 +47,7 @@ def git_run() -> object:
 
 @pytest.fixture(scope="session")
 def wheels() -> Path:
-    """The seven wheels built from the workspace and the third-party wheels they need (see
+    """The eight wheels built from the workspace and the third-party wheels they need (see
     wheelhouse.py): built once for these sources and shared by every test process and every
     later run (tests-integration/.cache/). Read it, never write into it."""
     from wheelhouse import cached_wheelhouse

@@ -34,8 +34,17 @@ def test_one_install_puts_every_command_on_path_and_the_hooks_run(
     )
     version = _run(bin_dir, "tb", "--version", cwd=repo)
     assert version.returncode == 0, version.stderr
-    for package in ("cli", "mcp-server", "sync", "distill", "retrieval", "capture", "schema"):
-        assert f"teambrain-{package} " in version.stdout  # all seven, each released on its own
+    for package in (
+        "cli",
+        "mcp-server",
+        "sync",
+        "distill",
+        "retrieval",
+        "capture",
+        "schema",
+        "kit",
+    ):
+        assert f"teambrain-{package} " in version.stdout  # all eight, each released on its own
 
     assert _run(bin_dir, "tb", "init", cwd=repo).returncode == 0
     wired = _run(bin_dir, "tb", "install", "claude-code", cwd=repo)

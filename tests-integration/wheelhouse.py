@@ -1,4 +1,4 @@
-"""Install teambrain the way a user does, offline: the seven wheels built from the workspace,
+"""Install teambrain the way a user does, offline: the eight wheels built from the workspace,
 and every third-party wheel they need repacked from this environment's installed files (the
 same files the registry's wheels held; RECORD says which), in one folder that pip, pipx and
 ``uv tool install`` read with ``--no-index --find-links``.
@@ -7,7 +7,7 @@ Each installer then works exactly as it does for a user: pip installs into a vir
 distribution's scripts in its bin/), ``uv tool install`` and pipx make a private environment
 and put on PATH only the scripts of the package named.
 
-Building the folder takes a while (seven builds, a hundred MB of third-party files zipped), so
+Building the folder takes a while (eight builds, a hundred MB of third-party files zipped), so
 :func:`cached_wheelhouse` builds it once into ``tests-integration/.cache/`` under a key made
 of everything that goes into it: every test process of a run, and every later run with the
 same sources and environment, reads the same folder.
@@ -33,7 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = (
-    "teambrain-schema", "teambrain-capture", "teambrain-retrieval", "teambrain-distill",
+    "teambrain-kit", "teambrain-schema", "teambrain-capture", "teambrain-retrieval", "teambrain-distill",
     "teambrain-sync", "teambrain-mcp-server", "teambrain-cli",
 )  # fmt: skip
 # What a user's environment gains beyond the core: the model clients behind cli's extras.
@@ -118,7 +118,7 @@ def repack(dist: metadata.Distribution, dest: Path) -> Path:
 
 
 def build_wheelhouse(dest: Path) -> Path:
-    """Build the seven wheels into ``dest`` and repack every third-party distribution they
+    """Build the eight wheels into ``dest`` and repack every third-party distribution they
     need (with the model-client extras) beside them; returns ``dest``."""
     dest.mkdir(parents=True, exist_ok=True)
     uv = [sys.executable, "-m", "uv"] if shutil.which("uv") is None else ["uv"]
@@ -136,7 +136,7 @@ def build_wheelhouse(dest: Path) -> Path:
 
 
 def wheelhouse_key() -> str:
-    """What the wheelhouse is made of, hashed: every file of the seven packages outside their
+    """What the wheelhouse is made of, hashed: every file of the eight packages outside their
     tests, the third-party distributions (name and version) it repacks, this module, the
     Python and uv that build it. Any change gives a new key, so a cached folder is never stale."""
     digest = hashlib.sha256()

@@ -1,5 +1,5 @@
 """What users of llm, gh and basic-memory expect of a CLI: bare `tb` helps, summaries whole,
-examples in every verb's help, suggestions for typos, the versions of all seven packages,
+examples in every verb's help, suggestions for typos, the versions of all eight packages,
 shell completion, colour only on a terminal."""
 
 from __future__ import annotations
@@ -69,10 +69,10 @@ def test_a_mistyped_value_gets_a_suggestion(
     assert f"Did you mean {meant!r}?" in capsys.readouterr().err
 
 
-def test_version_lists_the_seven_packages(capsys: pytest.CaptureFixture[str]) -> None:
+def test_version_lists_the_eight_packages(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["--version"]) == 0
     out = capsys.readouterr().out
-    for name in ("cli", "mcp-server", "sync", "distill", "retrieval", "capture", "schema"):
+    for name in ("cli", "mcp-server", "sync", "distill", "retrieval", "capture", "schema", "kit"):
         assert f"teambrain-{name} " in out
 
 

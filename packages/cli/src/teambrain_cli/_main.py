@@ -142,13 +142,13 @@ def help_command(ctx: click.Context, words: tuple[str, ...]) -> None:
 
 PACKAGES = (
     "teambrain-cli", "teambrain-mcp-server", "teambrain-sync", "teambrain-distill",
-    "teambrain-retrieval", "teambrain-capture", "teambrain-schema",
+    "teambrain-retrieval", "teambrain-capture", "teambrain-schema", "teambrain-kit",
 )  # fmt: skip
 
 
 def version_text() -> str:
-    """``tb --version``: tb's version, then each of the seven packages (they are released on
-    their own, so a bug report needs all seven) and the Python running them."""
+    """``tb --version``: tb's version, then each of the eight packages (they are released on
+    their own, so a bug report needs all eight) and the Python running them."""
     import platform
     from importlib import metadata
 
