@@ -34,8 +34,17 @@ def test_contracts_are_kept() -> None:
     ("module", "statement", "contract"),
     [
         ("teambrain_capture", "import anthropic", "Only teambrain_distill may import LLM clients"),
-        ("teambrain_sync", "import teambrain_capture", "sync imports only schema"),
+        ("teambrain_sync", "import teambrain_capture", "sync imports only kit and schema"),
         ("teambrain_schema", "import numpy", "The contract package imports none"),
+        # the machinery sits below the contract and stays light for the hook
+        ("teambrain_kit", "import teambrain_schema", "Layers"),
+        ("teambrain_kit", "import pydantic", "The shared machinery imports no pydantic"),
+        (
+            "teambrain_capture",
+            "import teambrain_kit.citation_checker",
+            "capture (the hook command)",
+        ),
+        ("teambrain_sync", "from teambrain_kit._errors import ExitCode", "The contract's errors"),
         ("teambrain_retrieval", "import teambrain_distill", "Layers"),
         # schema's _private modules stay its own; its public sub-modules are for everyone.
         (
@@ -130,3 +139,85 @@ def test_every_private_schema_module_is_protected() -> None:
         if path.name != "__pycache__"
     }
     assert listed == private
+
+
+def test_every_private_kit_module_is_protected() -> None:
+    """kit's _private modules are listed by name too: _errors for kit and schema, the rest kit's."""
+    import configparser
+
+    config = configparser.ConfigParser()
+    config.read(ROOT / ".importlinter")
+    listed = set(config["importlinter:contract:private-kit"]["protected_modules"].split())
+    listed |= set(config["importlinter:contract:private-kit-errors"]["protected_modules"].split())
+    package = ROOT / "packages/kit/src/teambrain_kit"
+    private = {f"teambrain_kit.{path.stem}" for path in package.glob("_*.py")}
+    assert listed == private - {"teambrain_kit.__init__"}
+
+
+# The types a public function of kit or schema returns (or a public type holds): public because
+# its callers hold its values, though no other package names it in an import.
+RETURNED_TYPES = {
+    ("teambrain_kit", "citations", "Citation"),
+    ("teambrain_kit", "egress", "ApprovalState"),
+    ("teambrain_kit", "secrets", "SecretFinding"),
+    ("teambrain_schema", "brain", "BrainFile"),
+    ("teambrain_schema", "graph", "GraphEdge"),
+    ("teambrain_schema", "graph", "Hop"),
+    ("teambrain_schema", "graph_lint", "GraphLint"),
+    ("teambrain_schema", "notes", "Note"),
+    ("teambrain_schema", "ontology", "EdgeKind"),
+    ("teambrain_schema", "ontology", "NodeKind"),
+    ("teambrain_schema", "ontology", "Ontology"),
+    ("teambrain_schema", "ontology", "ValidationRules"),
+    ("teambrain_schema", "read_policy", "PolicyProblem"),
+    ("teambrain_schema", "staleness", "EvidenceNote"),
+}
+
+
+def _sub_module_imports(top: str) -> dict[tuple[str, str], list[str]]:
+    """(sub-module, name) → where another package's source imports it from ``top.<sub-module>``."""
+    import ast
+
+    found: dict[tuple[str, str], list[str]] = {}
+    for path in sorted((ROOT / "packages").glob("*/src/*/**/*.py")):
+        if path.relative_to(ROOT / "packages").parts[2] == top:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                parts = node.module.split(".")
+                if parts[0] == top and len(parts) == 2:
+                    for alias in node.names:
+                        where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                        found.setdefault((parts[1], alias.name), []).append(where)
+    return found
+
+
+@pytest.mark.parametrize("top", ["teambrain_kit", "teambrain_schema"])
+def test_public_names_are_the_ones_other_packages_use(top: str) -> None:
+    """Both ways, for the machinery and the contract's sub-modules: another package imports only
+    names in a sub-module's ``__all__``, and every name there is imported by another package
+    (or is a type its public functions return). Nothing public that no other package uses."""
+    import importlib
+    import pkgutil
+
+    import teambrain_schema
+
+    package = importlib.import_module(top)
+    used = _sub_module_imports(top)
+    not_public = [
+        f"{top}.{sub}.{name} ({where[0]})"
+        for (sub, name), where in sorted(used.items())
+        if not sub.startswith("_")
+        and name not in importlib.import_module(f"{top}.{sub}").__all__
+        # the contract's on-disk names, defined with the layout in kit: public in schema
+        and name not in teambrain_schema.__all__
+    ]
+    assert not_public == [], "imported from outside but not in __all__"
+    unused = [
+        f"{top}.{info.name}.{name}"
+        for info in pkgutil.iter_modules(package.__path__)
+        if not info.name.startswith("_")
+        for name in importlib.import_module(f"{top}.{info.name}").__all__
+        if (info.name, name) not in used and (top, info.name, name) not in RETURNED_TYPES
+    ]
+    assert unused == [], "public, but no other package imports it"
