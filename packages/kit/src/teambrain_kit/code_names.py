@@ -18,7 +18,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["MEMBER", "code_name", "defined_in", "defined_names", "defines", "mentions"]
+__all__ = [
+    "defined_in",
+]
 
 # `Class.method`, `Class::method`, `Class#method`, optionally called: a class is CapWords.
 MEMBER = re.compile(r"^([A-Z][A-Za-z0-9_]*)(?:\.|::|#)([A-Za-z_]\w*)(?:\(\))?$")

@@ -39,7 +39,6 @@ __all__ = [
     "ApprovalState",
     "Approvals",
     "Egress",
-    "EgressNotApproved",
     "approve_egress",
     "load_approvals",
     "machine_proxy",
@@ -47,7 +46,6 @@ __all__ = [
     "require_approved",
     "revoke_egress",
     "set_machine_proxy",
-    "trust_file",
 ]
 
 TRUST_FILE_NAME = "trust.json"

@@ -32,7 +32,9 @@ from .git import git_output, git_path
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["EvidenceFate", "evidence_fates"]
+__all__ = [
+    "EvidenceFate",
+]
 
 FateState = Literal["reachable", "rewritten", "unverifiable"]
 

@@ -11,10 +11,8 @@ from __future__ import annotations
 import os
 
 __all__ = [
-    "BASE_REMOTE_NAMES",
     "DEFAULT_BRANCH_NAMES",
     "DETACHED",
-    "config_remote_roles",
     "default_branch",
     "file_stamp",
     "find_git",

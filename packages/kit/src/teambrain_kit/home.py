@@ -8,7 +8,6 @@ import os
 __all__ = [
     "FETCH_MINUTES_ENV",
     "FETCH_TIMEOUT_ENV",
-    "HOME_ENV",
     "ORG_BRAIN_ENV",
     "SERVE_FROM_ENV",
     "env_setting_source",

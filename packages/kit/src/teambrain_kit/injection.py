@@ -16,7 +16,11 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["InjectionFinding", "find_injections"]
+__all__ = [
+    "InjectionFinding",
+    "find_injections",
+    "scan_forms",
+]
 
 
 @dataclass(frozen=True)

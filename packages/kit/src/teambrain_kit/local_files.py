@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 __all__ = [
     "FileTooLarge",
     "NotARegularFile",
-    "OutsideTree",
     "loads_json",
     "open_local_file",
     "read_file_within",

@@ -31,13 +31,10 @@ if TYPE_CHECKING:
     import ssl
 
 __all__ = [
-    "DEFAULT_MAX_REPLY_BYTES",
     "ENV_PROXY_VARIABLES",
     "OutboundError",
     "OutboundTimeout",
-    "RedirectRefused",
     "Reply",
-    "ReplyTooLarge",
     "Unreachable",
     "env_proxies_ignored",
     "is_loopback_host",

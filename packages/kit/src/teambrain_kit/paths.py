@@ -20,7 +20,8 @@ __all__ = [
     "find_brain",
     "find_repo_root",
     "machine_layout",
-    "teambrain_home",
+    "MAX_BRAIN_FILES",
+    "MAX_WALK_DEPTH",
 ]
 
 BRAIN_DIRNAME: Final = ".teambrain"

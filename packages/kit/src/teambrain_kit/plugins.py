@@ -29,12 +29,10 @@ __all__ = [
     "ADAPTERS_GROUP",
     "DRIVERS_GROUP",
     "EMBEDDERS_GROUP",
-    "TIMEOUT_ENV",
     "PluginProblem",
     "builtin_names",
     "load_builtin",
     "load_plugin",
-    "load_timeout",
     "plugin_call",
     "plugin_names",
 ]
@@ -59,7 +57,7 @@ class PluginProblem(Exception):
 # teambrain's own distributions: what they declare in a group is built in, never a plugin.
 OWN_DISTRIBUTIONS = frozenset(
     f"teambrain-{name}"
-    for name in ("schema", "capture", "retrieval", "distill", "sync", "mcp-server", "cli")
+    for name in ("kit", "schema", "capture", "retrieval", "distill", "sync", "mcp-server", "cli")
 )
 
 

@@ -7,7 +7,12 @@ hold one, so the capture hook's tool-call path stays near bare interpreter start
 
 from __future__ import annotations
 
-__all__ = ["scrub", "scrub_text"]
+__all__ = [
+    "scrub",
+    "scrub_text",
+    "PRIVATE_MARK",
+    "strip_private",
+]
 
 PRIVATE_MARK = "[private]"
 _OPEN, _CLOSE = "<private", "</private"

@@ -15,7 +15,12 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Final
 
-__all__ = ["SecretFinding", "find_secrets", "redact_secrets"]
+__all__ = [
+    "SecretFinding",
+    "find_secrets",
+    "redact_secrets",
+    "REDACTION_TEMPLATE",
+]
 
 REDACTION_TEMPLATE: Final = "[REDACTED:{rule}]"
 

@@ -6,7 +6,13 @@ import datetime as dt
 from io import StringIO
 from typing import Any
 
-__all__ = ["YamlProblem", "dump_yaml", "load_yaml"]
+__all__ = [
+    "YamlProblem",
+    "dump_yaml",
+    "load_yaml",
+    "key_line",
+    "to_plain",
+]
 
 MAX_YAML_CHARS = 64 * 1024
 MAX_YAML_DEPTH = 8

@@ -45,6 +45,9 @@ __all__ = [
     "load_brain_config",
     "load_config_file",
     "read_text_safely",
+    "brain_file_paths",
+    "iter_tree",
+    "load_brain_files",
 ]
 
 FILE_NAME_RE = re.compile(rf"^(?P<id>{ULID_PATTERN})-(?P<slug>{SLUG_PATTERN})\.md$")

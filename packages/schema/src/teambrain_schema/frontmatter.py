@@ -25,6 +25,7 @@ __all__ = [
     "parse_memory",
     "serialise_memory",
     "split_front_matter",
+    "MAX_MEMORY_FILE_BYTES",
 ]
 
 DELIMITER = "---"

@@ -39,21 +39,14 @@ if TYPE_CHECKING:
     from teambrain_kit.paths import BrainLayout
 
 __all__ = [
-    "DEFAULT_DEPTH",
-    "MAX_DEPTH",
-    "MAX_RECORD_BYTES",
-    "NODE_ID_PATTERN",
-    "TAG_EDGE",
     "Graph",
     "GraphEdge",
     "GraphRecord",
     "Hop",
     "RecordCache",
-    "RecordProblem",
     "Route",
     "graph_record_paths",
     "load_graph",
-    "node_label",
     "parse_record",
 ]
 

@@ -23,11 +23,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_NOTE_BYTES",
-    "NOTE_PREFIX",
     "Note",
-    "lint_notes",
     "note_id",
-    "note_paths",
     "parse_note",
     "read_note",
     "render_note",

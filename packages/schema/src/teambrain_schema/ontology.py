@@ -24,17 +24,12 @@ if TYPE_CHECKING:
     from teambrain_kit.paths import BrainLayout
 
 __all__ = [
-    "MEMORY_TARGET",
-    "ONTOLOGY_FILES",
     "STARTER_FILES",
     "EdgeKind",
     "NodeKind",
     "Ontology",
-    "OntologyProblem",
     "ValidationRules",
-    "kind_key",
     "load_ontology",
-    "parse_ontology",
 ]
 
 # The pseudo-kind an edge kind names in ``to`` when its edges point at memories.

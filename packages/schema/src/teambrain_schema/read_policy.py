@@ -29,14 +29,9 @@ if TYPE_CHECKING:
     from teambrain_kit.paths import BrainLayout
 
 __all__ = [
-    "QUERY_MODES",
     "PolicyProblem",
-    "PolicySource",
     "ReadPolicy",
     "load_read_policy",
-    "load_sources",
-    "parse_source",
-    "source_files",
 ]
 
 QUERY_MODES = ("graph-and-grep", "graph-only", "grep-only")

@@ -12,7 +12,6 @@ from .ids import is_ulid
 
 __all__ = [
     "MEMORY_NOTICE",
-    "RENDER_PREFIX",
     "forged_header_lines",
     "one_line",
     "quote_path",
