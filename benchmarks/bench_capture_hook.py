@@ -47,7 +47,7 @@ def _time(command: list[str], stdin: bytes, env: dict[str, str]) -> float:
 
 
 def _compile_bytecode() -> None:
-    for package in ("teambrain_capture", "teambrain_schema"):
+    for package in ("teambrain_capture", "teambrain_kit", "teambrain_schema"):
         spec = importlib.util.find_spec(package)
         assert spec is not None and spec.submodule_search_locations, package
         for location in spec.submodule_search_locations:
