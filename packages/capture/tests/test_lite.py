@@ -152,3 +152,40 @@ def test_the_hook_never_reads_entry_points(tmp_path: Path, event: str) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "none", done.stderr
+
+
+# What the hook may load of the shared machinery: its light, standard-library modules. The
+# contract package (pydantic models) and kit's heavy modules stay out of every hook event.
+HOOK_KIT_MODULES = {
+    "teambrain_kit", "teambrain_kit.atomic", "teambrain_kit.gitdir", "teambrain_kit.home",
+    "teambrain_kit.lazy", "teambrain_kit.local_files", "teambrain_kit.paths",
+    "teambrain_kit.private_dirs", "teambrain_kit.scrub", "teambrain_kit.secrets",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "UserPromptSubmit", "PostToolUse"])
+def test_the_hook_loads_only_the_light_kit_and_never_the_contract(
+    tmp_path: Path, event: str
+) -> None:
+    """The hook runs on every tool call: it imports kit's light modules, not teambrain_schema
+    (whose models need pydantic) nor kit's git-history, HTTP or plugin machinery."""
+    payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": event,
+               "prompt": "Fix the cart total", "tool_name": "Edit", "tool_input": {},
+               "tool_response": {}, "source": "startup"}  # fmt: skip
+    script = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print(' '.join(sorted(m for m in sys.modules"
+        " if m.startswith(('teambrain_kit', 'teambrain_schema', 'pydantic')))),"
+        " file=sys.__stderr__))\n"
+        "sys.argv = ['tb-capture', 'claude-code']\n"
+        "from teambrain_capture._hook import main\n"
+        "sys.exit(main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], input=json.dumps(payload), capture_output=True,
+        text=True, env={**os.environ, "TEAMBRAIN_HOME": str(tmp_path / "home")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    loaded = set(done.stderr.strip().splitlines()[-1].split())
+    assert "teambrain_kit.gitdir" in loaded  # the hook does use the kit
+    assert loaded <= HOOK_KIT_MODULES, loaded - HOOK_KIT_MODULES

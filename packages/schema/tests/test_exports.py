@@ -16,7 +16,7 @@ def test_public_api_is_pinned_and_resolves() -> None:
 
 def test_the_top_level_is_the_contract_alone() -> None:
     """Models, enums, limits, names, errors — and the four functions that define a wire form;
-    machinery lives in the public sub-modules."""
+    rules and rendering live in the public sub-modules, machinery in teambrain_kit."""
     import inspect
 
     functions = sorted(

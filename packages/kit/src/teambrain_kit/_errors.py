@@ -1,6 +1,9 @@
 """Exit codes and the error types every teambrain front end maps onto them.
 
-Stdlib only: the capture hook imports this on its hot path.
+They are the contract's, public at ``teambrain_schema``'s top level (``from teambrain_schema
+import ExitCode``); they are defined here because the machinery in this package raises them, and
+only kit and schema import this module (an import-linter contract). Stdlib only: the capture
+hook imports this on its hot path.
 """
 
 from __future__ import annotations

@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Final, Literal
 
 __all__ = [
+    "MAX_BRAIN_FILES",
+    "MAX_WALK_DEPTH",
     "BrainLayout",
     "MachineLayout",
     "composed_form",
     "find_brain",
     "find_repo_root",
     "machine_layout",
-    "MAX_BRAIN_FILES",
-    "MAX_WALK_DEPTH",
 ]
 
 BRAIN_DIRNAME: Final = ".teambrain"

@@ -8,9 +8,9 @@ hold one, so the capture hook's tool-call path stays near bare interpreter start
 from __future__ import annotations
 
 __all__ = [
+    "PRIVATE_MARK",
     "scrub",
     "scrub_text",
-    "PRIVATE_MARK",
     "strip_private",
 ]
 

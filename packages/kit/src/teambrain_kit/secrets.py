@@ -16,10 +16,10 @@ if TYPE_CHECKING:
     from typing import Final
 
 __all__ = [
+    "REDACTION_TEMPLATE",
     "SecretFinding",
     "find_secrets",
     "redact_secrets",
-    "REDACTION_TEMPLATE",
 ]
 
 REDACTION_TEMPLATE: Final = "[REDACTED:{rule}]"

@@ -9,8 +9,8 @@ from typing import Any
 __all__ = [
     "YamlProblem",
     "dump_yaml",
-    "load_yaml",
     "key_line",
+    "load_yaml",
     "to_plain",
 ]
 

@@ -2,16 +2,17 @@
 
 The top level is the contract alone — models, their enums and limits, the on-disk names, the
 errors with their exit codes, and the few functions that define a wire form (``parse_event``,
-``dump_event``, ``intent_summary``, ``content_hash``). The machinery other packages share lives
-in public sub-modules named for what they do (docs/architecture.md lists them):
+``dump_event``, ``intent_summary``, ``content_hash``). The contract's rules, formats and
+rendering are public sub-modules named for what they do (``lint``, ``render``, ``frontmatter``,
+``graph``, …; docs/architecture.md lists them). The machinery every package shares is not here
+but in ``teambrain_kit``, below this package:
 
     from teambrain_schema import MemoryDraft, ExitCode          # the contract
-    from teambrain_kit.secrets import redact_secrets         # machinery
-    from teambrain_kit.git import run_git
+    from teambrain_schema.render import render_memory           # its rendering rule
+    from teambrain_kit.secrets import redact_secrets            # machinery
 
-Names load lazily: ``from teambrain_kit.secrets import redact_secrets`` imports only the stdlib
-secret scanner, which keeps the capture hook's start-up near a bare interpreter's. Models that
-need pydantic load when first used.
+Names load lazily: ``from teambrain_schema import ExitCode`` imports only the stdlib errors, and
+models that need pydantic load when first used.
 """
 
 from __future__ import annotations

@@ -39,15 +39,15 @@ __all__ = [
     "ConfigProblem",
     "FileProblem",
     "brain_file_from_text",
+    "brain_file_paths",
     "brain_yaml_line",
     "file_name_problem",
+    "iter_tree",
     "load_brain",
     "load_brain_config",
+    "load_brain_files",
     "load_config_file",
     "read_text_safely",
-    "brain_file_paths",
-    "iter_tree",
-    "load_brain_files",
 ]
 
 FILE_NAME_RE = re.compile(rf"^(?P<id>{ULID_PATTERN})-(?P<slug>{SLUG_PATTERN})\.md$")

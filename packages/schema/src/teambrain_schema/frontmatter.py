@@ -18,6 +18,7 @@ from ._fastyaml import simple_mapping
 from ._memory import MemoryFrontMatter
 
 __all__ = [
+    "MAX_MEMORY_FILE_BYTES",
     "FrontMatterError",
     "MemoryDocument",
     "describe_validation_error",
@@ -25,7 +26,6 @@ __all__ = [
     "parse_memory",
     "serialise_memory",
     "split_front_matter",
-    "MAX_MEMORY_FILE_BYTES",
 ]
 
 DELIMITER = "---"
