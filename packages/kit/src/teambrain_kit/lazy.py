@@ -141,6 +141,8 @@ def _write_reexports(init: str) -> bool:
 
     path = Path(init)
     package = importlib.import_module(path.parent.name)
+    if not hasattr(package, "_EXPORTS"):  # a package that exports nothing (teambrain_kit)
+        return False
     source = path.read_text("utf-8")
     head = source.partition(GENERATED_MARK)[0].rstrip("\n")
     updated = f"{head}\n\n\n{_reexport_block(dict(package._EXPORTS))}"
