@@ -28,7 +28,7 @@ def test_importing_sync_does_not_import_capture_or_name_user_dir() -> None:
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.splitlines()
-    assert out[0] == "['teambrain_kit', 'teambrain_schema', 'teambrain_sync']"
+    assert out[0] == "['teambrain_kit', 'teambrain_sync']"
     assert out[1] == "False"
 
 

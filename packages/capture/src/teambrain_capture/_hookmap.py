@@ -337,7 +337,7 @@ def claude_shaped(payload: Mapping[str, object], *, success_means_zero: bool) ->
 ADAPTERS_GROUP = "teambrain.adapters"
 OWN_DISTRIBUTIONS = frozenset(
     f"teambrain_{name}"
-    for name in ("schema", "capture", "retrieval", "distill", "sync", "mcp_server", "cli")
+    for name in ("kit", "schema", "capture", "retrieval", "distill", "sync", "mcp_server", "cli")
 )
 READER = "read_hook"  # the function a tool module with hooks defines
 REPLY = "hook_reply"  # what the tool reads on the hook's stdout, for the few that read it

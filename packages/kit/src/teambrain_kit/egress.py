@@ -39,6 +39,7 @@ __all__ = [
     "ApprovalState",
     "Approvals",
     "Egress",
+    "EgressNotApproved",
     "approve_egress",
     "load_approvals",
     "machine_proxy",

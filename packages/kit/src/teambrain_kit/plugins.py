@@ -29,6 +29,7 @@ __all__ = [
     "ADAPTERS_GROUP",
     "DRIVERS_GROUP",
     "EMBEDDERS_GROUP",
+    "OWN_DISTRIBUTIONS",
     "PluginProblem",
     "builtin_names",
     "load_builtin",
