@@ -24,7 +24,7 @@ from teambrain_capture import NORMALISERS
 from teambrain_schema import UserError
 
 if TYPE_CHECKING:
-    from .readiness import ToolContext, UserStep
+    from .readiness import ToolContext, UserStep  # types only; readiness imports no registry
 
 ConfigFormat = Literal["json", "jsonc", "toml", "yaml"]
 HandlerValue = str | int | bool
