@@ -357,7 +357,7 @@ def overhead(repo: Path, bodies: list[tuple[str, str, list[str], object]]) -> No
     """Warm in-process search at 1,000 memories with the citation check, against the same
     retriever with the check switched off (the baseline), alternating, same queries."""
     from teambrain_retrieval import HashEmbedder, RetrieverOptions, open_retriever
-    from teambrain_retrieval._hits import HitBuilder
+    from teambrain_retrieval._search._hits import HitBuilder
     from teambrain_schema import BRAIN_YAML_TEMPLATE
     from teambrain_schema.paths import MachineLayout
 

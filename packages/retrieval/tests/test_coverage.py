@@ -8,7 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from teambrain_retrieval import Retriever, Situation, _refresher as refresher_module
+from teambrain_retrieval import Retriever, Situation
+from teambrain_retrieval._index import _refresher as refresher_module
 from teambrain_schema.paths import BrainLayout
 
 OpenRetriever = Callable[..., Retriever]

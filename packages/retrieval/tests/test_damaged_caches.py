@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 from teambrain_retrieval import Retriever
-from teambrain_retrieval._matrix_file import FIELDS, MatrixFileDamaged, read_matrix_file
+from teambrain_retrieval._search._matrix_file import FIELDS, MatrixFileDamaged, read_matrix_file
 from teambrain_schema.paths import BrainLayout, machine_layout
 
 OpenRetriever = Callable[..., Retriever]

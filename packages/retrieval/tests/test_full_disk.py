@@ -11,7 +11,7 @@ from typing import Any
 import apsw
 import pytest
 from teambrain_retrieval import HashEmbedder, Retriever
-from teambrain_retrieval._db import storage_trouble
+from teambrain_retrieval._index._db import storage_trouble
 from teambrain_schema import EnvironmentProblem
 from teambrain_schema.paths import BrainLayout, machine_layout
 

@@ -22,49 +22,49 @@ _EXPORTS: dict[str, str] = {
     "open_retriever": "_retriever",
     "Retriever": "_retriever",
     "RetrieverOptions": "_retriever",
-    "Hit": "_hits",
-    "Similar": "_hits",
-    "ContextPack": "_hits",
-    "RefreshReport": "_refresher",
+    "Hit": "_search._hits",
+    "Similar": "_search._hits",
+    "ContextPack": "_search._hits",
+    "RefreshReport": "_index._refresher",
     "brain_id_for": "_retriever",
     "org_brain_root": "_retriever",
     "org_brain_location": "_retriever",
     "org_brain_missing": "_retriever",
     "org_brain_egress": "_retriever",
-    "Catalog": "_catalog",
-    "CatalogEntry": "_catalog",
-    "brain_catalog": "_catalog",
-    "DUPLICATE_COSINE": "_duplicates",
-    "DUPLICATE_TERM_OVERLAP": "_duplicates",
-    "PARAPHRASE_COSINE": "_duplicates",
-    "PARAPHRASE_TERM_OVERLAP": "_duplicates",
-    "is_near_duplicate": "_duplicates",
-    "term_overlap": "_duplicates",
-    "Situation": "_situation",
-    "gather_situation": "_situation",
+    "Catalog": "_index._catalog",
+    "CatalogEntry": "_index._catalog",
+    "brain_catalog": "_index._catalog",
+    "DUPLICATE_COSINE": "_search._duplicates",
+    "DUPLICATE_TERM_OVERLAP": "_search._duplicates",
+    "PARAPHRASE_COSINE": "_search._duplicates",
+    "PARAPHRASE_TERM_OVERLAP": "_search._duplicates",
+    "is_near_duplicate": "_search._duplicates",
+    "term_overlap": "_search._duplicates",
+    "Situation": "_search._situation",
+    "gather_situation": "_search._situation",
     # the live view: the default branch as last fetched, this checkout's changes on top
-    "LiveView": "_live",
-    "LiveSettings": "_live",
-    "live_settings": "_live",
-    "fetch_default_branch": "_live",
+    "LiveView": "_index._live",
+    "LiveSettings": "_index._live",
+    "live_settings": "_index._live",
+    "fetch_default_branch": "_index._live",
     # the backend and its pieces
-    "SqliteBackend": "_backend",
-    "ServedBrain": "_store",
-    "embed_text": "_store",
-    "fuse_rrf": "_fusion",
-    "RRF_K": "_fusion",
-    "CANDIDATES": "_fusion",
+    "SqliteBackend": "_search._backend",
+    "ServedBrain": "_index._store",
+    "embed_text": "_index._store",
+    "fuse_rrf": "_search._fusion",
+    "RRF_K": "_search._fusion",
+    "CANDIDATES": "_search._fusion",
     "sanitise_fts_query": "_query",
     "query_terms": "_query",
-    "trim_to_budget": "_trim",
-    "Trimmed": "_trim",
+    "trim_to_budget": "_search._trim",
+    "Trimmed": "_search._trim",
     "extract_mentions": "_pathmatch",
     "path_score": "_pathmatch",
     # what index.db holds (tb verify) and pruning brains no longer here
-    "inventory_index": "_inventory",
-    "prune_index": "_inventory",
-    "IndexInventory": "_inventory",
-    "IndexedBrain": "_inventory",
+    "inventory_index": "_index._inventory",
+    "prune_index": "_index._inventory",
+    "IndexInventory": "_index._inventory",
+    "IndexedBrain": "_index._inventory",
     # the shared index (retrieval.backend: postgres); the driver loads only on connecting
     "shared_index_egress": "_postgres._config",
     "shared_index_url": "_postgres._config",
@@ -73,18 +73,18 @@ _EXPORTS: dict[str, str] = {
     "connect_shared_index": "_postgres._connect",
     "SharedIndexUnavailable": "_postgres._connect",
     # embedders
-    "Embedder": "_embedders",
-    "EmbedderUnavailable": "_embedders",
-    "register_embedder": "_embedders",
-    "embedder_providers": "_embedders",
-    "make_embedder": "_embedders",
-    "embedder_egress": "_embedders",
-    "HashEmbedder": "_embedders",
-    "FailingEmbedder": "_embedders",
-    "LocalOnnxEmbedder": "_local",
-    "LocalModel": "_local",
-    "LOCAL_MODELS": "_local",
-    "DEFAULT_LOCAL_MODEL": "_local",
+    "Embedder": "_index._embedders",
+    "EmbedderUnavailable": "_index._embedders",
+    "register_embedder": "_index._embedders",
+    "embedder_providers": "_index._embedders",
+    "make_embedder": "_index._embedders",
+    "embedder_egress": "_index._embedders",
+    "HashEmbedder": "_index._embedders",
+    "FailingEmbedder": "_index._embedders",
+    "LocalOnnxEmbedder": "_index._local",
+    "LocalModel": "_index._local",
+    "LOCAL_MODELS": "_index._local",
+    "DEFAULT_LOCAL_MODEL": "_index._local",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -94,21 +94,12 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:  # explicit re-exports for type checkers
-    from ._backend import SqliteBackend as SqliteBackend
-    from ._catalog import (
+    from ._index._catalog import (
         Catalog as Catalog,
         CatalogEntry as CatalogEntry,
         brain_catalog as brain_catalog,
     )
-    from ._duplicates import (
-        DUPLICATE_COSINE as DUPLICATE_COSINE,
-        DUPLICATE_TERM_OVERLAP as DUPLICATE_TERM_OVERLAP,
-        PARAPHRASE_COSINE as PARAPHRASE_COSINE,
-        PARAPHRASE_TERM_OVERLAP as PARAPHRASE_TERM_OVERLAP,
-        is_near_duplicate as is_near_duplicate,
-        term_overlap as term_overlap,
-    )
-    from ._embedders import (
+    from ._index._embedders import (
         Embedder as Embedder,
         EmbedderUnavailable as EmbedderUnavailable,
         FailingEmbedder as FailingEmbedder,
@@ -118,26 +109,26 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         make_embedder as make_embedder,
         register_embedder as register_embedder,
     )
-    from ._fusion import CANDIDATES as CANDIDATES, RRF_K as RRF_K, fuse_rrf as fuse_rrf
-    from ._hits import ContextPack as ContextPack, Hit as Hit, Similar as Similar
-    from ._inventory import (
+    from ._index._inventory import (
         IndexedBrain as IndexedBrain,
         IndexInventory as IndexInventory,
         inventory_index as inventory_index,
         prune_index as prune_index,
     )
-    from ._live import (
+    from ._index._live import (
         LiveSettings as LiveSettings,
         LiveView as LiveView,
         fetch_default_branch as fetch_default_branch,
         live_settings as live_settings,
     )
-    from ._local import (
+    from ._index._local import (
         DEFAULT_LOCAL_MODEL as DEFAULT_LOCAL_MODEL,
         LOCAL_MODELS as LOCAL_MODELS,
         LocalModel as LocalModel,
         LocalOnnxEmbedder as LocalOnnxEmbedder,
     )
+    from ._index._refresher import RefreshReport as RefreshReport
+    from ._index._store import ServedBrain as ServedBrain, embed_text as embed_text
     from ._pathmatch import extract_mentions as extract_mentions, path_score as path_score
     from ._postgres._config import (
         shared_index_egress as shared_index_egress,
@@ -152,7 +143,6 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         shared_brain_id as shared_brain_id,
     )
     from ._query import query_terms as query_terms, sanitise_fts_query as sanitise_fts_query
-    from ._refresher import RefreshReport as RefreshReport
     from ._retriever import (
         Retriever as Retriever,
         RetrieverOptions as RetrieverOptions,
@@ -163,6 +153,16 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
         org_brain_missing as org_brain_missing,
         org_brain_root as org_brain_root,
     )
-    from ._situation import Situation as Situation, gather_situation as gather_situation
-    from ._store import ServedBrain as ServedBrain, embed_text as embed_text
-    from ._trim import Trimmed as Trimmed, trim_to_budget as trim_to_budget
+    from ._search._backend import SqliteBackend as SqliteBackend
+    from ._search._duplicates import (
+        DUPLICATE_COSINE as DUPLICATE_COSINE,
+        DUPLICATE_TERM_OVERLAP as DUPLICATE_TERM_OVERLAP,
+        PARAPHRASE_COSINE as PARAPHRASE_COSINE,
+        PARAPHRASE_TERM_OVERLAP as PARAPHRASE_TERM_OVERLAP,
+        is_near_duplicate as is_near_duplicate,
+        term_overlap as term_overlap,
+    )
+    from ._search._fusion import CANDIDATES as CANDIDATES, RRF_K as RRF_K, fuse_rrf as fuse_rrf
+    from ._search._hits import ContextPack as ContextPack, Hit as Hit, Similar as Similar
+    from ._search._situation import Situation as Situation, gather_situation as gather_situation
+    from ._search._trim import Trimmed as Trimmed, trim_to_budget as trim_to_budget

@@ -22,30 +22,30 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import apsw
 
-from ._backend import SqliteBackend
-from ._db import IndexCorrupt, connect, is_damage, move_aside, storage_trouble
-from ._duplicates import is_near_duplicate, term_overlap
-from ._embedders import Embedder, EmbedderUnavailable, embedder_egress, make_embedder
-from ._fusion import CANDIDATES, RRF_K, fuse_rrf
 from ._git import head_commit
-from ._hits import ContextPack, Hit, HitBuilder, Similar
-from ._live import LIVE_SUFFIX, LiveView
+from ._index._db import IndexCorrupt, connect, is_damage, move_aside, storage_trouble
+from ._index._embedders import Embedder, EmbedderUnavailable, embedder_egress, make_embedder
+from ._index._live import LIVE_SUFFIX, LiveView
+from ._index._refresher import BrainSource, Refresher, RefreshReport
+from ._index._store import DocRow, ServedBrain, embed_text
+from ._index._worklock import WorkLocks
 from ._notices import say_once
 from ._numpy import prepare_numpy
 from ._pathmatch import path_score
 from ._query import query_terms
-from ._refresher import BrainSource, Refresher, RefreshReport
-from ._situation import Situation
-from ._store import DocRow, ServedBrain, embed_text
-from ._trim import effective_budget, trim_to_budget
-from ._worklock import WorkLocks
+from ._search._backend import SqliteBackend
+from ._search._duplicates import is_near_duplicate, term_overlap
+from ._search._fusion import CANDIDATES, RRF_K, fuse_rrf
+from ._search._hits import ContextPack, Hit, HitBuilder, Similar
+from ._search._situation import Situation
+from ._search._trim import effective_budget, trim_to_budget
 
 if TYPE_CHECKING:
     from teambrain_schema import BrainConfig, IndexStats, SearchCoverage
     from teambrain_schema.egress import Approvals, Egress
     from teambrain_schema.paths import BrainLayout, MachineLayout
 
-    from ._embedding import Progress
+    from ._index._embedding import Progress
 
 TRUST_HINT = "`tb trust` shows it and asks"
 ORG_BRAIN_SENDS = "its org-scoped memories, served to this repository's agents"

@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._scan import read_doc, scan_stamps
-from .._store import ServedBrain
+from .._index._scan import read_doc, scan_stamps
+from .._index._store import ServedBrain
 from ._backend import PostgresBackend
 from ._schema import SCHEMA, migrate
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from teambrain_schema.paths import BrainLayout
 
-    from .._embedders import Embedder
+    from .._index._embedders import Embedder
 
 
 @dataclass

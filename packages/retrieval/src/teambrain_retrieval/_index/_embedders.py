@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from ._numpy import prepare_numpy
-from ._query import query_terms
+from .._numpy import prepare_numpy
+from .._query import query_terms
 
 if TYPE_CHECKING:
     import numpy as np

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from teambrain_schema import IndexableDoc
     from teambrain_schema.paths import BrainLayout
 
-    from ._backend import SqliteBackend
+    from .._search._backend import SqliteBackend
     from ._embedding import Progress
 
 # Freshness checks may take at most ~2% of the time between them (large brains, hot loops).

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._retriever import Retriever
+    from .._retriever import Retriever
 
 
 @dataclass(frozen=True)

@@ -19,19 +19,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._embedding import Embeddings, Progress
+from .._index._embedding import Embeddings, Progress
+from .._index._store import BY_EMBED_KEY, BY_ROWID, DocRow, DocStore, ServedBrain, is_live
+from .._notices import say_once
+from .._query import sanitise_fts_query
 from ._fusion import CANDIDATES, fuse_hybrid
 from ._matrix_file import SavedMatrix, cache_file
-from ._notices import say_once
-from ._query import sanitise_fts_query
-from ._store import BY_EMBED_KEY, BY_ROWID, DocRow, DocStore, ServedBrain, is_live
 from ._vectors import VectorMatrix, build_matrix, nearest, patched_in_place, without_rows
 
 if TYPE_CHECKING:
     import apsw
     from teambrain_schema import IndexableDoc, IndexStats, Scored, Source
 
-    from ._embedders import Embedder, Vectors
+    from .._index._embedders import Embedder, Vectors
 
 # bm25() column weights: a word in the title counts double, a tag one and a half times.
 TITLE_WEIGHT = 2.0

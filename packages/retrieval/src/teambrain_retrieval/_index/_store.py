@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
+from .._pathmatch import extract_mentions
 from ._db import now_iso
-from ._pathmatch import extract_mentions
 from ._scan import is_retired_path
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from teambrain_schema.git import git_output
 from teambrain_schema.gitdir import default_branch
 from teambrain_schema.paths import MAX_BRAIN_FILES, MAX_WALK_DEPTH, BrainLayout, MachineLayout
 
-from ._git import blob_id, head_commit
+from .._git import blob_id, head_commit
 from ._scan import MAX_FILE_BYTES, Signals, change_signals, scan_stamps
 
 LIVE_SUFFIX = "#live"  # a live view is indexed as a brain of its own: "<repository>#live"

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._numpy import prepare_numpy
 from ._embedders import EmbedderUnavailable, normalise_rows
-from ._numpy import prepare_numpy
 from ._wordpiece import TokenizerError, WordPieceTokenizer
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from ._embedders import Embedder, Vectors
 
-MODELS_DIR = Path(__file__).resolve().parent / "models"
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 
 
 LOCAL_EXTRA_HINT = "pip install 'teambrain-retrieval[local]'"
