@@ -26,11 +26,11 @@ _EXPORTS: dict[str, str] = {
     "Similar": "_search._hits",
     "ContextPack": "_search._hits",
     "RefreshReport": "_index._refresher",
-    "brain_id_for": "_retriever",
-    "org_brain_root": "_retriever",
-    "org_brain_location": "_retriever",
-    "org_brain_missing": "_retriever",
-    "org_brain_egress": "_retriever",
+    "brain_id_for": "_setup",
+    "org_brain_root": "_setup",
+    "org_brain_location": "_setup",
+    "org_brain_missing": "_setup",
+    "org_brain_egress": "_setup",
     "Catalog": "_index._catalog",
     "CatalogEntry": "_index._catalog",
     "brain_catalog": "_index._catalog",
@@ -146,12 +146,7 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
     from ._retriever import (
         Retriever as Retriever,
         RetrieverOptions as RetrieverOptions,
-        brain_id_for as brain_id_for,
         open_retriever as open_retriever,
-        org_brain_egress as org_brain_egress,
-        org_brain_location as org_brain_location,
-        org_brain_missing as org_brain_missing,
-        org_brain_root as org_brain_root,
     )
     from ._search._backend import SqliteBackend as SqliteBackend
     from ._search._duplicates import (
@@ -166,3 +161,10 @@ if TYPE_CHECKING:  # explicit re-exports for type checkers
     from ._search._hits import ContextPack as ContextPack, Hit as Hit, Similar as Similar
     from ._search._situation import Situation as Situation, gather_situation as gather_situation
     from ._search._trim import Trimmed as Trimmed, trim_to_budget as trim_to_budget
+    from ._setup import (
+        brain_id_for as brain_id_for,
+        org_brain_egress as org_brain_egress,
+        org_brain_location as org_brain_location,
+        org_brain_missing as org_brain_missing,
+        org_brain_root as org_brain_root,
+    )

@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._index._embedding import Embeddings, Progress
-from .._index._store import BY_EMBED_KEY, BY_ROWID, DocRow, DocStore, ServedBrain, is_live
+from .._index._store import (
+    DocRow,
+    DocStore,
+    ServedBrain,
+    embed_keys_in,
+    is_live,
+    rowids_in,
+)
 from .._notices import say_once
 from .._query import sanitise_fts_query
 from ._fusion import CANDIDATES, fuse_hybrid
@@ -33,10 +40,6 @@ if TYPE_CHECKING:
 
     from .._index._embedders import Embedder, Vectors
 
-# bm25() column weights: a word in the title counts double, a tag one and a half times.
-TITLE_WEIGHT = 2.0
-BODY_WEIGHT = 1.0
-TAGS_WEIGHT = 1.5
 # Keyword matches read before filtering, beyond the ones wanted; more are read only when filters
 # reject too many.
 FTS_WINDOW = 160
@@ -235,15 +238,11 @@ class SqliteBackend:
         dirty = list(self._dirty_rows)
         for start in range(0, len(dirty), 500):
             chunk = dirty[start : start + 500]
-            rows += self._vector_rows(
-                f"d.rowid IN ({','.join('?' for _ in chunk)})", chunk, BY_ROWID
-            )
+            rows += self._vector_rows(*rowids_in(chunk))
         keys = list(self._dirty_keys)
         for start in range(0, len(keys), 500):
             some_keys = keys[start : start + 500]
-            rows += self._vector_rows(
-                f"d.embed_key IN ({','.join('?' for _ in some_keys)})", some_keys, BY_EMBED_KEY
-            )
+            rows += self._vector_rows(*embed_keys_in(some_keys))
         changed = self._dirty_rows | {r[0] for r in rows}
         unique = list({r[0]: r for r in rows}.values())
         in_place = patched_in_place(old, changed, unique, snap.excluded)
@@ -321,25 +320,10 @@ class SqliteBackend:
             return []
         snap = self.snapshot()
         today = self._today().isoformat()
-        live, params = self.store.live_clause(sources)
-        score = f"bm25(docs_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}, {TAGS_WEIGHT})"
         window = FTS_WINDOW + limit + len(snap.excluded)
-        first = self.store.q(
-            f"SELECT rowid, {score} AS score FROM docs_fts WHERE docs_fts MATCH ? "
-            "ORDER BY score LIMIT ?",
-            [match, window],
-        )
+        first = self.store.fts_best(match, window)
         if first:
-            marks = ",".join("?" for _ in first)
-            passing = {
-                rowid: (expires, doc_id)
-                for rowid, doc_id, expires in self.store.q(
-                    f"SELECT d.rowid, d.id, d.expires FROM docs d {BY_ROWID} "
-                    f"WHERE d.rowid IN ({marks}) "
-                    f"AND {live}",
-                    [*(row[0] for row in first), *params],
-                )
-            }
+            passing = self.store.live_among([row[0] for row in first], sources)
             ranked = [
                 (rowid, float(value))
                 for rowid, value in first
@@ -347,12 +331,7 @@ class SqliteBackend:
             ]
             if len(ranked) >= limit or len(first) < window:
                 return ranked[:limit]
-        rows = self.store.q(
-            f"SELECT d.rowid, d.id, d.expires, {score} AS score FROM docs_fts JOIN docs d "
-            f"ON d.rowid = docs_fts.rowid WHERE docs_fts MATCH ? AND {live} "
-            "ORDER BY score LIMIT ?",
-            [match, *params, limit + len(snap.excluded) + 16],
-        )
+        rows = self.store.fts_live(match, sources, limit + len(snap.excluded) + 16)
         ranked = [
             (rowid, float(value))
             for rowid, doc_id, expires, value in rows
