@@ -19,7 +19,9 @@ def _shared_brain(repo: Path, tb: Any, git_run: Any) -> None:
     assert "  backend: sqlite\n  url_env: null\n" in text
     yaml.write_text(
         text.replace(
-            "  backend: sqlite\n  url_env: null\n", "  backend: postgres\n  url_env: TB_SHARED_PG\n", 1
+            "  backend: sqlite\n  url_env: null\n",
+            "  backend: postgres\n  url_env: TB_SHARED_PG\n",
+            1,
         )
     )
     git_run("add", "-A", cwd=repo)
@@ -58,9 +60,7 @@ def test_backend_postgres_without_url_env_is_a_one_line_config_error(
 ) -> None:
     assert tb("init", cwd=repo).returncode == 0
     yaml = repo / ".teambrain" / "brain.yaml"
-    yaml.write_text(
-        yaml.read_text().replace("  backend: sqlite\n", "  backend: postgres\n", 1)
-    )
+    yaml.write_text(yaml.read_text().replace("  backend: sqlite\n", "  backend: postgres\n", 1))
     done = tb("lint", cwd=repo)
     assert done.returncode != 0
     assert "url_env" in done.stderr + done.stdout
