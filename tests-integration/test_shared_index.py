@@ -16,14 +16,8 @@ def _shared_brain(repo: Path, tb: Any, git_run: Any) -> None:
     assert tb("init", cwd=repo).returncode == 0
     yaml = repo / ".teambrain" / "brain.yaml"
     text = yaml.read_text()
-    assert "  backend: sqlite\n  url_env: null\n" in text
-    yaml.write_text(
-        text.replace(
-            "  backend: sqlite\n  url_env: null\n",
-            "  backend: postgres\n  url_env: TB_SHARED_PG\n",
-            1,
-        )
-    )
+    text = text.replace("  backend: sqlite\n", "  backend: postgres\n", 1)
+    yaml.write_text(text.replace("  url_env: null\n", "  url_env: TB_SHARED_PG\n", 1))
     git_run("add", "-A", cwd=repo)
     git_run("commit", "-qm", "teammate: a shared index", cwd=repo)
 
