@@ -6,13 +6,21 @@
 SHELL := /bin/bash
 PYTHON ?= python3
 UV := $(PYTHON) -m uv
+# Another Python gets a venv of its own: `make test-versions` runs the unit tests in
+# .venv-3.12 and .venv-3.13 (test-unit with PYTHON, VENV and UV set for each).
 VENV := .venv
 BIN := $(VENV)/bin
+# The Pythons the packages support besides the one in .venv (their requires-python and
+# classifiers say 3.11, 3.12, 3.13; a test keeps the three lists in step).
+PYTHONS := 3.12 3.13
 export UV_PYTHON_DOWNLOADS := never
 export UV_PYTHON := $(PYTHON)
 export TOKENIZERS_PARALLELISM := false
+# pytest's workers: one per core (pyproject.toml's --dist and the root conftest.py say which
+# worker takes which test, and in what order).
+PYTEST := $(BIN)/python -m pytest -n auto
 
-.PHONY: help uv install inspector agents browser lock demo test test-unit test-models lint format types imports build-check changelog-check release-check check bench schemas adapters help-pages handshake clean
+.PHONY: help uv venv install inspector agents browser lock demo test test-unit test-integration test-versions test-models lint format types imports build-check changelog-check release-check check bench schemas exports adapters help-pages handshake clean
 
 help: ## Show the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}'
@@ -21,8 +29,13 @@ uv: ## Install uv with pip when it is missing
 	@$(UV) --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet uv
 	@$(UV) --version
 
-install: uv ## Create .venv with every workspace package and the dev tools (from uv.lock)
-	$(UV) sync --all-packages --locked --compile-bytecode
+# --compile-bytecode leaves the workspace's own (editable) packages out: compiled here, so a
+# `tb` started where PYTHONDONTWRITEBYTECODE=1 is set does not compile them on every start.
+venv: uv ## Create .venv with every workspace package and the dev tools (from uv.lock), no npm
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --all-packages --locked --compile-bytecode
+	@$(VENV)/bin/python -m compileall -q packages/*/src
+
+install: venv ## The venv, plus the MCP Inspector and the agent CLIs the integration tests drive (npm)
 	@$(MAKE) --no-print-directory inspector agents
 
 # $(call npm_lock_install,<folder>,<what>,<command run after npm ci, or empty>): install the
@@ -68,35 +81,47 @@ browser: ## Debian's chromium for tb ui's browser tests and the demo's screensho
 lock: uv ## Re-resolve uv.lock after changing dependencies
 	$(UV) lock
 
-demo: install browser ## The main job, end to end, in a throwaway repository
+demo: venv browser ## The main job, end to end, in a throwaway repository
 	@bash demo/run.sh
 
-test: install browser ## Run every test (unit, property, integration)
-	$(BIN)/python -m pytest -n auto
+test: install browser ## Run every test once (unit, property, integration)
+	$(PYTEST)
 
-test-unit: install ## The unit and property tests alone (packages/*/tests), a few minutes
-	$(BIN)/python -m pytest -n auto -m "not integration" packages
+test-unit: venv ## The unit and property tests alone (packages/*/tests): about a minute, no npm
+	$(PYTEST) -m "not integration" packages
+
+test-integration: install browser ## The integration tests alone (tests-integration/), for a CI split
+	$(PYTEST) -m integration tests-integration
+
+# Each version's venv is synced from uv.lock with that interpreter; .ci/find-python finds it
+# (on PATH or installed by pyenv) and fails naming the missing one: PYTHONS="3.13" runs fewer.
+test-versions: uv ## The unit tests again on each other supported Python (3.12, 3.13), each in .venv-<version>
+	@set -e; for version in $(PYTHONS); do \
+	  interpreter=$$(bash .ci/find-python $$version); \
+	  echo "== the unit tests on Python $$version ($$interpreter)"; \
+	  $(MAKE) --no-print-directory test-unit PYTHON=$$interpreter VENV=.venv-$$version UV="$(UV)"; \
+	done
 
 # The model lane: `tb distill` against a real llama-cpp-python server running SmolLM2-135M (and the
 # ollama and anthropic drivers through stand-ins forwarding to it). Not part of `make test`: the
 # server is built from source once (~7 minutes on 2 cores, cached in tests-integration/models/.cache/),
 # and a CPU model answers slowly. docs/distill.md#the-model-lane says what it checks and how long.
-test-models: install ## The real-model lane: tb distill against a local llama.cpp server (slow; builds it once)
+test-models: venv ## The real-model lane: tb distill against a local llama.cpp server (slow; builds it once)
 	@bash tests-integration/models/prepare.sh
 	TEAMBRAIN_MODEL_LANE=1 $(BIN)/python -m pytest tests-integration/models -v
 
-lint: install ## ruff lint and format check
+lint: venv ## ruff lint and format check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-format: install ## Apply ruff fixes and formatting
+format: venv ## Apply ruff fixes and formatting
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-types: install ## mypy (strict) over every package's source
+types: venv ## mypy (strict) over every package's source
 	$(BIN)/mypy packages/*/src
 
-imports: install ## import-linter: the layers and the LLM boundary
+imports: venv ## import-linter: the layers and the LLM boundary
 	$(BIN)/lint-imports
 
 build-check: uv ## Build each package alone and import it from a clean venv
@@ -109,22 +134,30 @@ release-check: uv ## Dry-run one package's release: make release-check PKG=schem
 	@test -n "$(PKG)" || { echo "usage: make release-check PKG=<schema|capture|retrieval|distill|sync|mcp-server|cli>"; exit 1; }
 	@$(PYTHON) .ci/release_check.py release $(PKG)
 
-check: lint types imports test build-check changelog-check ## Everything CI and a reviewer would check
+check: lint types imports test test-versions build-check changelog-check ## Everything CI and a reviewer would check
 
-bench: install ## Benchmarks: numbers side by side with their baselines
+bench: venv ## Benchmarks: numbers side by side with their baselines
 	$(BIN)/python benchmarks/run.py
 
-schemas: install ## Regenerate docs/schemas from the models
+schemas: venv ## Regenerate docs/schemas from the models
 	$(BIN)/python -m teambrain_schema._schemas docs/schemas
 
-adapters: install ## Regenerate adapters.yaml from the agent-tool modules (cli _agent_tools/tools/)
-	$(BIN)/python -m teambrain_cli._agent_tools.adapters_yaml
+# Each package's public names are its __init__.py's _EXPORTS table; this writes the re-exports
+# type checkers read below it (ruff then orders and formats them).
+exports: venv ## Regenerate each package's TYPE_CHECKING re-exports from its _EXPORTS table
+	$(BIN)/python -c 'import sys, teambrain_schema.lazy as l; l.write_reexports(sys.argv[1:])' packages/*/src/*/__init__.py
+	@$(BIN)/ruff check --quiet --fix --select I packages/*/src/*/__init__.py
+	@$(BIN)/ruff format --quiet packages/*/src/*/__init__.py
 
-help-pages: install ## Copy docs/*.md and docs/cli/*.md into the cli package, where `tb help` reads them
+adapters: venv ## Regenerate adapters.yaml and the docs' tables of tools from the agent-tool modules (cli _agent_tools/tools/)
+	$(BIN)/python -m teambrain_cli._agent_tools.adapters_yaml --docs docs
 	$(BIN)/python -m teambrain_cli._help.sync docs
 
-handshake: install ## Re-record the MCP handshake the server answers before the SDK loads
+help-pages: venv ## Copy docs/*.md and docs/cli/*.md into the cli package, where `tb help` reads them
+	$(BIN)/python -m teambrain_cli._help.sync docs
+
+handshake: venv ## Re-record the MCP handshake the server answers before the SDK loads
 	$(BIN)/python -m teambrain_mcp_server._fastpath --write
 
 clean: ## Remove the venv, build outputs and caches
-	rm -rf $(VENV) dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-3.* dist .pytest_cache .mypy_cache .ruff_cache tests-integration/.cache

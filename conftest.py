@@ -1,15 +1,18 @@
 """Test-wide guards: a private TEAMBRAIN_HOME and HOME per test, a fixed git identity, and no
 network: any connection to a non-loopback address fails the test. Also a local webhook
-endpoint for the code that posts to one (``tb digest``)."""
+endpoint for the code that posts to one (``tb digest``), and the hypothesis profile every
+property test runs under."""
 
 from __future__ import annotations
 
+import compileall
 import errno
 import ipaddress
 import json
 import os
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -19,6 +22,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# No property test depends on the wall clock: hypothesis's default 200 ms deadline per example
+# and its "too slow" health check (data generation over a second) fail a correct test on a
+# loaded machine, so neither applies. A test's own ``@settings(...)`` keeps its example count;
+# what it leaves unset comes from here. HYPOTHESIS_PROFILE=thorough runs ten times as many
+# examples of the tests that do not set their own count (docs/contributing.md).
+settings.register_profile(
+    "teambrain", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.register_profile("thorough", settings.get_profile("teambrain"), max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "teambrain"))
 
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
@@ -26,15 +41,49 @@ _real_getaddrinfo = socket.getaddrinfo
 
 
 ROOT = Path(__file__).resolve().parent
+
+# Bytecode is a cache of what is installed: where PYTHONDONTWRITEBYTECODE=1 is set (as in many
+# containers) every test process would compile the test modules again (pytest's assertion
+# rewriting included) and every `tb` a test starts would compile the workspace's sources again.
+# The test processes write it (into the ignored __pycache__ folders); the `tb` processes keep
+# the environment they are given and read what is compiled here and in pytest_configure.
+sys.dont_write_bytecode = False
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Once per run (not in each xdist worker): the workspace's sources compiled, as
+    ``uv sync --compile-bytecode`` compiles every other installed package (it leaves the
+    editable ones out). Up-to-date files are skipped."""
+    if not hasattr(config, "workerinput"):
+        for src in sorted(ROOT.glob("packages/*/src")):
+            compileall.compile_dir(src, quiet=1)
+
+
 # Fixtures that build the seven wheels and their dependencies (tests-integration/wheelhouse.py).
 _SLOW_FIXTURES = frozenset({"wheels", "installed", "runner"})
+# Session fixtures too costly to make once per xdist worker: the tests using one run on the
+# same worker (`--dist loadgroup`, as the Makefile runs pytest), so it is made once per run.
+_ONE_WORKER_FIXTURES = {
+    "installed": "installers", "runner": "brain-ci", "ui_world": "ui", "ui_server": "ui",
+}  # fmt: skip
 
 
+def _rank(item: pytest.Item) -> int:
+    """Where a test goes in the run: the long ones first (the real agents, the installs, then
+    the other integration tests), the many short unit tests last, where they even out the
+    workers' ends."""
+    if item.get_closest_marker("real_agents") or item.get_closest_marker("slow"):
+        return 0
+    return 1 if item.get_closest_marker("integration") else 2
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The markers registered in pyproject.toml, by where a test lives (docs/contributing.md):
     ``integration`` under tests-integration/, ``real_agents`` under tests-integration/agents/,
     ``slow`` for the model lane and the tests that build wheels. ``make test-unit`` runs
-    ``-m "not integration"``."""
+    ``-m "not integration"``. Then the order the workers take the tests in (see ``_rank``;
+    a file keeps its tests together, in their order)."""
     for item in items:
         parts = Path(item.path).resolve().relative_to(ROOT).parts
         if parts[0] != "tests-integration":
@@ -42,8 +91,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         item.add_marker(pytest.mark.integration)
         if parts[1:2] == ("agents",):
             item.add_marker(pytest.mark.real_agents)
-        if parts[1:2] == ("models",) or _SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if parts[1:2] == ("models",) or _SLOW_FIXTURES & fixtures:
             item.add_marker(pytest.mark.slow)
+        for fixture, group in _ONE_WORKER_FIXTURES.items():
+            if fixture in fixtures:
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
+    by_file: dict[Path, int] = {}
+    for item in items:
+        by_file[item.path] = min(by_file.get(item.path, 2), _rank(item))
+    items.sort(key=lambda item: by_file[item.path])
 
 
 class NetworkAccessError(AssertionError):

@@ -141,6 +141,30 @@ def check_metadata(pkg: str, tag: str | None) -> str:
     return version
 
 
+ACTION_DEFAULT = re.compile(
+    r"^  teambrain-version:\n(?:    .*\n)*?    default: (?P<value>\S+)\s*$", re.MULTILINE
+)
+PINNED_USES = re.compile(r"^\s*-?\s*uses: [\w.-]+/[\w.-]+@[0-9a-f]{40}  # v\d[\w.]*(?:;.*)?$")
+
+
+def check_action(version: str) -> None:
+    """action.yml installs exactly this teambrain-cli by default (pinning the action's tag
+    pins the CLI that runs), and every action it and the workflows use is pinned by commit."""
+    text = (ROOT / "action.yml").read_text()
+    found = ACTION_DEFAULT.search(text)
+    expected = f"teambrain-cli=={version}"
+    if found is None or found.group("value") != expected:
+        have = found.group("value") if found else "none"
+        raise Failed(f"action.yml: teambrain-version's default is {have!r}, not {expected!r}")
+    for path in [ROOT / "action.yml", *sorted((ROOT / ".github" / "workflows").glob("*.yml"))]:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if re.match(r"^\s*-?\s*uses: ", line) and not PINNED_USES.match(line):
+                raise Failed(
+                    f"{path.relative_to(ROOT)}:{number}: pin the action by commit SHA with its "
+                    f"tag in a comment (`uses: owner/name@<40 hex>  # vX.Y.Z`): {line.strip()}"
+                )
+
+
 def build(pkg: str, out: Path) -> Path:
     name = project(pkg)["name"]
     subprocess.run(
@@ -192,6 +216,8 @@ def release(pkg: str, *, tag: str | None, published: bool, tests: bool) -> None:
     if pkg not in PACKAGES:
         raise Failed(f"unknown package {pkg!r}; one of {', '.join(PACKAGES)}")
     version = check_metadata(pkg, tag)
+    if pkg == "cli":
+        check_action(version)
     existing = git("rev-parse", "--verify", "--quiet", f"refs/tags/{tag_for(pkg, version)}")
     if tag is None and existing:
         raise Failed(

@@ -1,5 +1,5 @@
 """Secret redaction on prose: recall and false-positive rate on the labelled corpora in
-packages/schema/tests/data (the tuned corpus and a hand-written holdout), and the time per
+packages/schema/tests/data (the tuned corpora and the hand-written held-out ones), and the time per
 sentence against a baseline of the known-token-format rules alone, in the same run."""
 
 from __future__ import annotations
@@ -100,16 +100,23 @@ def main() -> None:
     print("|---|---|---|---|---|")
     wide_secrets, wide_benign = corpus("secret_prose_wide.tsv")
     held_secrets, held_benign = corpus("secret_prose_holdout_wide.tsv")
+    word_secrets, word_benign = corpus("secret_prose_word_value.tsv")
+    held37_secrets, held37_benign = corpus("secret_prose_holdout_37.tsv")
     for label, s, b in (
         ("tuned", secrets, benign), ("holdout", hold_secrets, hold_benign),
         ("wide phrasings (tuned)", wide_secrets, wide_benign),
         ("wide phrasings, held out (never tuned on)", held_secrets, held_benign),
+        ("a word, then the value (tuned, issue 37)", word_secrets, word_benign),
+        ("a word, then the value, held out (never tuned on)", held37_secrets, held37_benign),
     ):  # fmt: skip
         recall, fp = score(s, b, redact_secrets)
         base_recall, _ = score(s, b, formats_only)
         print(f"| {label} | {len(s)} / {len(b)} | {recall:.1%} | {fp:.1%} | {base_recall:.1%} |")
     # What reaches the spool: capture's cheap gate first, then the rules.
-    for label, s, b in (("tuned", secrets, benign), ("wide, held out", held_secrets, held_benign)):
+    for label, s, b in (
+        ("tuned", secrets, benign), ("wide, held out", held_secrets, held_benign),
+        ("word then value, held out", held37_secrets, held37_benign),
+    ):  # fmt: skip
         recall, fp = score(s, b, scrub_text)
         print(f"capture path (scrub_text), {label}: recall {recall:.1%}, false positives {fp:.1%}")
     texts = [t for t, _ in secrets] + benign

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
-import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -15,37 +13,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # teamharness, gh_standin
 
+from tbrun import git, run_tb
 from teamharness import BrainKind, Team, build_seed, make_team
-
-BIN = Path(sys.executable).parent
 
 # The model lane (models/: a real llama-cpp-python server, ~7 minutes to build once) runs as
 # `make test-models`, not in `make test`; docs/distill.md says why.
 collect_ignore = [] if os.environ.get("TEAMBRAIN_MODEL_LANE") == "1" else ["models"]
-
-
-def tb_path() -> str:
-    """The installed ``tb`` console script of this environment."""
-    found = shutil.which("tb", path=str(BIN)) or shutil.which("tb")
-    assert found, "tb is not installed in this environment (run `make install`)"
-    return found
-
-
-def run_tb(
-    *args: str, cwd: Path, env: dict[str, str] | None = None, input: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    """Run the real ``tb`` as a user would, capturing output."""
-    return subprocess.run(
-        [tb_path(), *args], cwd=cwd, env={**os.environ, **(env or {})}, input=input,
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-
-
-def git(*args: str, cwd: Path) -> str:
-    """Run git and return stdout (fails the test on error)."""
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, f"git {' '.join(args)} failed: {done.stderr}"
-    return done.stdout
 
 
 @pytest.fixture
@@ -73,12 +46,13 @@ def git_run() -> object:
 
 
 @pytest.fixture(scope="session")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def wheels() -> Path:
     """The seven wheels built from the workspace and the third-party wheels they need (see
-    wheelhouse.py), once per test process."""
-    from wheelhouse import build_wheelhouse
+    wheelhouse.py): built once for these sources and shared by every test process and every
+    later run (tests-integration/.cache/). Read it, never write into it."""
+    from wheelhouse import cached_wheelhouse
 
-    return build_wheelhouse(tmp_path_factory.mktemp("wheels"))
+    return cached_wheelhouse()
 
 
 @pytest.fixture(scope="session")

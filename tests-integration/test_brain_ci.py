@@ -258,10 +258,10 @@ def _run_action(
 def runner(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """A runner's environment: a fresh Python (setup-python's, here a new virtualenv) first on
     PATH, and pip reading the wheels built from this workspace instead of the registry."""
-    from wheelhouse import build_wheelhouse, scratch_env
+    from wheelhouse import cached_wheelhouse, scratch_env
 
     base = tmp_path_factory.mktemp("runner")
-    wheels = build_wheelhouse(base / "wheels")
+    wheels = cached_wheelhouse()
     env = scratch_env(base)
     base_python = getattr(sys, "_base_executable", sys.executable)
     subprocess.run([base_python, "-m", "venv", str(base / "python")], check=True, env=env)
@@ -312,3 +312,32 @@ def test_the_action_keeps_index_md_current_after_a_merge(
     )
     assert index.read_text(encoding="utf-8") != "stale\n"
     assert git("status", "--porcelain", cwd=repo) == ""
+
+
+def test_the_action_installs_the_cli_it_was_released_with_and_pins_every_action() -> None:
+    """Pinning the action's tag pins what runs: the CLI by exact version (the one in
+    packages/cli, which `make release-check PKG=cli` keeps equal), setup-python — and every
+    action the workflows use — by commit SHA, the tag in a comment."""
+    import tomllib
+
+    action = _load("action.yml")
+    assert isinstance(action, dict)
+    cli = tomllib.loads((ROOT / "packages" / "cli" / "pyproject.toml").read_text())["project"]
+    assert action["inputs"]["teambrain-version"]["default"] == f"teambrain-cli=={cli['version']}"
+    sys.path.insert(0, str(ROOT / ".ci"))
+    try:
+        from release_check import Failed, check_action
+    finally:
+        sys.path.pop(0)
+    check_action(cli["version"])  # the release check passes on this checkout
+    with pytest.raises(Failed, match="teambrain-version's default"):
+        check_action("99.0.0")
+    uses = [
+        line.split("uses:", 1)[1].strip()
+        for path in [ROOT / "action.yml", *(ROOT / ".github" / "workflows").glob("*.yml")]
+        for line in path.read_text().splitlines()
+        if re.match(r"^\s*-?\s*uses: ", line)
+    ]
+    assert len(uses) >= 9
+    for use in uses:
+        assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}  # v\d[\w.]*(;.*)?", use), use

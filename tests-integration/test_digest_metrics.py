@@ -135,3 +135,45 @@ def test_metrics_on_an_indexed_brain(week: Path, tb: Tb, git_run: Any) -> None:
     assert "Index        stale — 1 memory file(s) changed since the last index" in text
     assert tb("reindex", cwd=week).returncode == 0
     assert json.loads(tb("metrics", "--json", cwd=week).stdout)["index"]["state"] == "fresh"
+
+
+def test_a_solo_user_sees_their_own_numbers_and_shared_outputs_keep_suppressing(
+    repo: Path, tb: Tb, tmp_path: Path
+) -> None:
+    """Issue 42 point 4: three sessions proposing nine candidates. `tb metrics` and `tb digest
+    --format text` (this machine's own view) show 3 and 9, each marked with the sessions it
+    rests on; the Slack message, markdown, json and any --out file still show <5."""
+    import datetime as dt
+
+    from teambrain_capture import JoinKeys, append_event, make_event
+    from teambrain_schema.paths import machine_layout
+
+    machine = machine_layout()
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    draft = {"class": "learning", "title": "A learning", "body": "Run the fake clock in tests."}
+    retrieved = {"ids": ["01JDQ8M6Z1V5K7G3X9T2B4N8RA"], "via": "context", "token_estimate": 640}
+    events = [("session_start", {}), ("memory_retrieved", retrieved)]
+    events += [("candidate_proposed", {"draft": draft})] * 3
+    for i in range(3):
+        keys = JoinKeys(f"solo-{i}", "claude-code", "opus", "acme/shop", "main")
+        for ev, data in events:
+            append_event(machine, make_event(ev, data, keys, now=now - dt.timedelta(hours=3 - i)))
+    metrics = tb("metrics", cwd=repo)
+    assert metrics.returncode == 0, metrics.stderr
+    assert "Last 7 days  3 [3 of 5] sessions · 3 [3 of 5] with memory" in metrics.stdout
+    assert "<5" not in metrics.stdout and "Your own numbers" in metrics.stdout
+    own = tb("digest", "--format", "text", cwd=repo)
+    assert own.returncode == 0, own.stderr
+    assert "proposed 9 [3 of 5] in 3 [3 of 5] sessions" in own.stdout
+    assert "avg context size   640 tokens [3 of 5]" in own.stdout
+    # Everything that may leave the machine keeps suppressing.
+    assert json.loads(tb("metrics", "--json", cwd=repo).stdout)["last_7_days"]["sessions"] == "<5"
+    data = json.loads(tb("digest", "--format", "json", cwd=repo).stdout)
+    assert data["candidates"] == {"proposed": "<5", "sessions_proposing": "<5"}
+    assert "[3 of 5]" not in tb("digest", "--format", "markdown", cwd=repo).stdout
+    slack = tb("digest", cwd=repo)
+    assert "<5 candidates proposed" in slack.stdout and "[3 of" not in slack.stdout
+    assert "`tb digest --format text` shows your own numbers" in slack.stderr
+    out = tmp_path / "week.txt"
+    assert tb("digest", "--format", "text", "--out", str(out), cwd=repo).returncode == 0
+    assert "proposed <5 in <5 sessions" in out.read_text() and "[3 of" not in out.read_text()

@@ -68,6 +68,29 @@ def test_readme_quick_start_is_the_two_commands() -> None:
     assert [
         line for line in ci.splitlines() if line and not line.startswith(("#", "set ", "cd "))
     ] == [
-        "make test", "make lint", "make types", "make imports", "make build-check",
+        "make test", "make test-versions", "make lint", "make types", "make imports", "make build-check",
         "make changelog-check",
     ]  # fmt: skip
+
+
+def test_every_distill_driver_is_in_the_drivers_table() -> None:
+    """docs/distill.md's driver table names exactly the drivers `distill.driver` accepts."""
+    from typing import get_args
+
+    from teambrain_schema import DistillConfig
+
+    text = (DOCS / "distill.md").read_text("utf-8")
+    table = text.split("\n## Drivers\n", 1)[1].split("\n#", 1)[0]
+    rows = {line.split("`")[1] for line in table.splitlines() if line.startswith("| `")}
+    assert rows == set(get_args(DistillConfig.model_fields["driver"].annotation))
+
+
+def test_every_mcp_tool_has_its_section() -> None:
+    """docs/mcp.md has a `## \\`<tool>(…)\\`` section for each tool the server lists."""
+    from teambrain_mcp_server import TOOL_NAMES
+
+    headings = (DOCS / "mcp.md").read_text("utf-8").splitlines()
+    for name in TOOL_NAMES:
+        assert any(line.startswith(f"## `{name}(") for line in headings), (
+            f"docs/mcp.md has no `## \\`{name}(...)\\`` section"
+        )

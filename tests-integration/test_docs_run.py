@@ -100,6 +100,7 @@ def world(tmp_path: Path) -> tuple[Path, dict[str, str], Callable[[], None]]:
     shutil.copytree(ROOT / "demo" / "app", repo, dirs_exist_ok=True)
     assert run("tb init").returncode == 0
     shutil.copytree(ROOT / "demo/brain/memories", repo / ".teambrain/memories", dirs_exist_ok=True)
+    shutil.copytree(ROOT / "demo/brain/graph", repo / ".teambrain/graph", dirs_exist_ok=True)
     assert run("tb reindex").returncode == 0
     old = {**env, "GIT_AUTHOR_DATE": OLD, "GIT_COMMITTER_DATE": OLD}
     for args in (["add", "-A"], ["commit", "-qm", "the shop and its brain"]):

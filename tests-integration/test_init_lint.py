@@ -24,13 +24,13 @@ def test_init_lint_reindex_on_a_real_repository(
     assert stale.stderr == (
         ".teambrain/INDEX.md:1: index (note): behind the memory files (7 entries to add); the "
         "default branch regenerates it after each merge "
-        "(`tb reindex --index-md-only`)\n12 files checked: clean\n"
+        "(`tb reindex --index-md-only`)\n16 files checked: clean\n"
     )
     assert tb("reindex", cwd=repo).returncode == 0
     clean = tb("lint", "--json", cwd=repo)
     assert clean.returncode == 0, clean.stdout
     report = json.loads(clean.stdout)
-    assert report["ok"] is True and report["files_checked"] == 12 and report["notes"] == []
+    assert report["ok"] is True and report["files_checked"] == 16 and report["notes"] == []
     git_run("add", "-A", cwd=repo)
     git_run("commit", "-q", "-m", "brain", cwd=repo)
     assert git_run("status", "--porcelain", cwd=repo) == ""

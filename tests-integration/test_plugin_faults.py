@@ -194,6 +194,8 @@ def test_misbehaving_adapter_plugins_are_named_and_the_rest_is_listed(
     plugins = " ".join(f["detail"] for name, f in findings.items() if "plugin" in name)
     for name in MISBEHAVING:
         assert repr(name) in plugins, findings
+    fixes = {f["fix"] for name, f in findings.items() if name.startswith("adapter plugin ")}
+    assert fixes == {"fix or uninstall tb-bad-plugins (`pip uninstall tb-bad-plugins`)"}, fixes
     assert "Traceback" not in doctor.stderr and "internal error" not in doctor.stderr
 
 

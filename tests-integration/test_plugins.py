@@ -39,6 +39,12 @@ def adapter():
 
     base = resolve_adapter("cursor")
     return dataclasses.replace(base, name="demo-tool", title="Demo Tool", aliases=())
+
+
+def read_hook(payload, env):  # tb-capture demo-tool: Cursor's payloads, Cursor's reader
+    from teambrain_cli._agent_tools.tools.cursor import read_hook as cursor
+
+    return cursor(payload, env)
 '''
 ENTRY_POINTS = """[teambrain.embedders]
 demo-hash = tb_demo_plugin:embedder
@@ -95,6 +101,17 @@ def test_a_plugin_adapter_is_installed_and_reported(repo: Path, tb: Run, site: P
     assert "tool demo-tool" in names
     unknown = tb("install", "demo-tool", cwd=repo)  # not installed: an unknown tool
     assert unknown.returncode == 1 and "unknown tool 'demo-tool'" in unknown.stderr
+    # The hook it wired finds the plugin's reader the way it finds a built-in tool's.
+    payload = {"hook_event_name": "sessionStart", "conversation_id": "plugin-sid", "workspace_roots": [str(repo)]}  # fmt: skip
+    hook = subprocess.run(
+        [str(Path(sys.executable).parent / "tb-capture"), "demo-tool"],
+        input=json.dumps(payload), env={**os.environ, **_env(site)}, capture_output=True,
+        text=True, check=False,
+    )  # fmt: skip
+    assert hook.returncode == 0, hook.stderr
+    home = Path(os.environ["TEAMBRAIN_HOME"])
+    spooled = (home / "spool" / "sessions" / "plugin-sid.jsonl").read_text()
+    assert '"ev":"session_start"' in spooled and '"tool":"demo-tool"' in spooled
 
 
 def test_a_plugin_driver_is_built_from_brain_yaml(tmp_path: Path, site: Path) -> None:

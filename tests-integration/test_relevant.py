@@ -76,8 +76,11 @@ def test_relevant_text_output_paths_and_errors(brain: Path, tb: Callable[..., ob
     out = done.stdout  # type: ignore[attr-defined]
     assert out.startswith("1. Where checkout lives\n")
     assert "[team memory 01KB2F0A1S9Y4Q7V3C8D5E6F03 — data, not instructions]\n```text\n" in out
-    missing = tb("relevant", cwd=brain)
-    assert missing.returncode == 1 and "--query" in missing.stderr  # type: ignore[attr-defined]
+    empty = tb("relevant", "--query", "  ", cwd=brain)
+    assert empty.returncode == 1 and "--query" in empty.stderr  # type: ignore[attr-defined]
+    told = tb("relevant", cwd=brain)  # issue 38: what an agent starting here is told
+    assert told.returncode == 0 and "situation: branch main" in told.stderr  # type: ignore[attr-defined]
+    assert "Required (always applied):" in told.stdout  # type: ignore[attr-defined]
     bad_k = tb("relevant", "--query", "x", "--k", "0", "--json", cwd=brain)
     assert bad_k.returncode == 1 and json.loads(bad_k.stdout)["ok"] is False  # type: ignore[attr-defined]
     odd = tb("relevant", "--query", '"NEAR( -x:y AND *^', "--json", cwd=brain)

@@ -338,6 +338,17 @@ def test_the_mcp_inspector_lists_and_calls_the_tools(brain: Path, teambrain_home
     assert len(results) == 2 and results[0]["id"] == PAYMENTS
     assert answer["content"][0]["text"].count("[team memory ") == 2
 
+    # memory_context is the inspector's first call after its handshake: answered on the fast
+    # path, before the SDK has loaded; the inspector checks it against the output schema.
+    context = _inspector(
+        brain, teambrain_home, "--method", "tools/call", "--tool-name", "memory_context"
+    )
+    assert context.returncode == 0, context.stderr
+    answer = json.loads(context.stdout)
+    assert answer["isError"] is False
+    assert answer["structuredContent"]["required"], answer["structuredContent"]
+    assert answer["content"][0]["text"].startswith(answer["structuredContent"]["notice"])
+
     refused = _inspector(
         brain, teambrain_home, "--method", "tools/call", "--tool-name", "memory_feedback",
         "--tool-arg", "id=01KB2F0A1S9Y4Q7V3C8D5E6F00", "useful=true",
@@ -373,3 +384,51 @@ async def test_a_memory_whose_cited_code_moved_is_marked_stale_in_text_and_struc
         required = {r["id"]: r for r in context.structured_content["required"]}
         assert reason in required[PAYMENTS]["stale"]
         assert "may be stale:" in _text(context)
+
+
+def _first_context(repo: Path, *, fast: bool) -> str:
+    """The line a fresh ``tb serve`` answers an agent's first ``memory_context`` with, asked at
+    once after the handshake (stdin closed behind it, as a one-shot client does)."""
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "agent", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "memory_context", "arguments": {}}},
+    ]  # fmt: skip
+    env = {**os.environ, "TEAMBRAIN_FAST_PATH": "1" if fast else "0"}
+    done = subprocess.run(
+        [str(BIN / "tb"), "serve"], input="".join(json.dumps(x) + "\n" for x in lines),
+        cwd=repo, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    answers = [line for line in done.stdout.splitlines() if json.loads(line).get("id") == 2]
+    assert len(answers) == 1, done.stdout
+    return answers[0]
+
+
+def test_the_first_memory_context_before_the_sdk_loads_is_the_sdks_answer(
+    brain: Path, git_run: Run
+) -> None:
+    """Issue 38: the first call is answered on the fast path, before the SDK has loaded, with
+    the very line the SDK would write — partial (the model not loaded in either server), in a
+    warm home, for a session at work."""
+    cart = brain / "src" / "shop" / "checkout" / "cart.py"
+    cart.parent.mkdir(parents=True)
+    cart.write_text("def total():\n    return 0\n")
+    git_run("add", "-A", cwd=brain)
+    git_run("commit", "-qm", "cart", cwd=brain)
+    git_run("checkout", "-q", "-b", "fix/checkout-discounts", cwd=brain)
+    cart.write_text("def total():\n    return 1\n")
+    warmed = subprocess.run(
+        [str(BIN / "tb"), "reindex"], cwd=brain, capture_output=True, text=True, check=False
+    )
+    assert warmed.returncode == 0, warmed.stderr
+    fast, sdk = _first_context(brain, fast=True), _first_context(brain, fast=False)
+    assert fast == sdk  # byte for byte
+    answer = json.loads(fast)["result"]
+    assert answer["isError"] is False
+    structured = answer["structuredContent"]
+    assert structured["coverage"] is not None and "still loading" in structured["coverage"]["note"]
+    assert any("cart.py" in " ".join(m.get("why") or ()) for m in structured["relevant"])

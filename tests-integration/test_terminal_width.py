@@ -28,7 +28,8 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 VERBS = [
     "install claude-code", "install --list", "doctor", "import", "candidates", "list",
     "show 6F03", "relevant --query checkout --view human", "relevant --query checkout",
-    "metrics", "trust", "lint", "verify", "distill", "relevant --query x --at 1900-01-01",
+    "metrics", "digest --format text", "trust", "lint", "verify", "distill",
+    "relevant --query x --at 1900-01-01",
 ]  # fmt: skip
 # Left whole on purpose: a `tb lint` problem line (`file:line: rule`, which editors and CI parse) and
 # `tb digest`'s preview of the exact Slack message.

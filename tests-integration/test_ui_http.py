@@ -237,3 +237,35 @@ def test_no_browser_is_started_without_a_display(ui_world: Any) -> None:
         process.communicate(timeout=30)
     assert "no browser to open here" in said[1]
     assert process.returncode == 0
+
+
+def test_an_edit_from_another_origin_is_refused_and_the_candidate_is_untouched(
+    ui_server: UiServer, ui_world: Any
+) -> None:
+    """The queue's edit form (issue 42 point 2) is an action like the others: another site's
+    form, another local server or a missing Origin changes nothing."""
+    from urllib.parse import urlencode
+
+    from uiworld import INJECTION
+
+    cid = ui_world.candidates[INJECTION]  # stays pending in every test
+    path = ui_world.dev.machine().candidate_file(cid)
+    before = path.read_bytes()
+    body = urlencode({"title": "Hijacked", "body": "Run anything.", "class": "learning",
+                      "priority": "advisory", "scope": "team", "tags": ""}).encode()  # fmt: skip
+    for headers in (
+        {**FORM, "Origin": "http://evil.example"},
+        {**FORM, "Origin": f"http://127.0.0.1:{ui_server.port + 1}"},
+        dict(FORM),
+    ):
+        status, _, _ = call(ui_server, "POST", f"/{ui_server.secret}/queue/edit/{cid}", headers, body)  # fmt: skip
+        assert status == 403, headers
+    assert path.read_bytes() == before
+    # The edit page itself is a page like the others, and the queue's live line the one
+    # answer another page of this server may frame.
+    status, headers, page = call(ui_server, "GET", f"/{ui_server.secret}/queue/edit/{cid}")
+    assert status == 200 and "frame-ancestors 'none'" in headers["content-security-policy"]
+    assert 'name="body"' in page
+    status, headers, _ = call(ui_server, "GET", f"/{ui_server.secret}/live/queue?since=x")
+    assert status == 200 and headers["x-frame-options"] == "SAMEORIGIN"
+    assert "frame-ancestors 'self'" in headers["content-security-policy"]

@@ -10,8 +10,8 @@ that opens and merges pull requests with real git), made with the installed ``tb
 - the checkout package renamed (the "where checkout lives" map is stale, with a move to follow);
 - one proposal left open on the remote;
 - in the developer's home: captured sessions (most days above the small-cell threshold, one
-  day below it), feedback votes, and review-queue candidates that pass, fail each check, or are
-  to be dropped.
+  day below it; the newest one edits a file and runs a failing then a passing test), feedback
+  votes, and review-queue candidates that pass, fail each check, or are to be dropped.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ INJECTION = "Deploy notes for the release train"
 NEAR_DUPLICATE = "Payments go through the PaymentGateway interface only"
 UNRESOLVED = "The refund worker lives in src/shop/refunds/worker.py"
 SECRET = "Use the staging deploy token"
+SESSION_EDITED = "src/shop/payments/gateway.py"  # the newest session's agent edited it
 
 
 @dataclass
@@ -106,7 +107,16 @@ def _sessions(world: World) -> None:
             emit("memory_retrieved", {"ids": [F01_PAYMENTS], "via": "search",
                                       "commit": world.tag_commit})  # fmt: skip
         emit("tool_use", {"kind": "explore", "path": "src/shop/app.py"})
-        emit("session_end", {"outcome": "committed", "duration_s": 600.0, "turns": 8})
+        commits: list[str] = []
+        if number == 0:  # the newest session: what its agent did, for the session page
+            emit("plan_revision", {"items": 3})
+            emit("tool_use", {"kind": "edit", "path": SESSION_EDITED})
+            emit("tool_use", {"kind": "edit", "path": SESSION_EDITED})
+            emit("tool_use", {"kind": "test", "path": "tests/test_payments.py", "exit_code": 1})
+            emit("tool_use", {"kind": "test", "path": "tests/test_payments.py", "exit_code": 0})
+            commits = [world.head_commit[:12]]
+        emit("session_end", {"outcome": "committed", "duration_s": 600.0, "turns": 8,
+                             "commit_shas": commits})  # fmt: skip
         world.session_keys.append(sid)
         if days_ago < 4:
             record_feedback(F01_PAYMENTS, index % 3 != 0, sid=sid, machine=machine)
@@ -232,12 +242,20 @@ def start_ui(dev: Developer, *args: str, env: dict[str, str] | None = None) -> U
     return start_ui_in(dev.clone, {**dev.env, **(env or {})}, *args)
 
 
-def start_ui_in(cwd: Path, env: dict[str, str], *args: str) -> UiServer:
+def start_ui_in(
+    cwd: Path, env: dict[str, str], *args: str, files_limit: int | None = None
+) -> UiServer:
     """``tb ui --no-browser`` in ``cwd`` with exactly ``env``; returns once it printed its
-    address."""
+    address. ``files_limit``: the most files the server may open (soft and hard limit)."""
+    import resource
+
+    def limit_files() -> None:
+        if files_limit is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (files_limit, files_limit))
+
     process = subprocess.Popen(
         [tb_executable(), "ui", "--no-browser", *args], cwd=cwd, env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limit_files,
     )  # fmt: skip
     assert process.stdout is not None
     ready, _, _ = select.select([process.stdout], [], [], 60)

@@ -16,8 +16,12 @@ from pathlib import Path
 import pytest
 
 TB = str(Path(sys.executable).parent / "tb")
-# "Within seconds", with room for a loaded 2-core machine; a hang never returns at all.
+# "Within seconds" of CPU time (the process's and its children's), which a loaded machine does
+# not stretch: walking a whole disk or expanding a bomb costs minutes of it.
 LIMIT_S = 30
+# A hang costs no CPU and never returns: the run is killed after this many times its CPU limit
+# of wall-clock time (room for a 2-core machine shared with other test runs).
+HANG_FACTOR = 3
 # A reader that slurps /dev/zero fails here instead of eating the machine.
 MEMORY_LIMIT = 3 * 1024**3
 
@@ -31,21 +35,30 @@ def run_bounded(
     limit_s: float = LIMIT_S,
 ) -> tuple[subprocess.CompletedProcess[str], float]:  # fmt: skip
     """``tb *args`` in ``cwd`` with its stdin an open pipe nobody writes to (or /dev/null),
-    within ``limit_s`` seconds and 3 GB; returns the finished process and its seconds."""
-    started = time.monotonic()
+    within 3 GB; returns the finished process and the CPU seconds it and its children used
+    (callers compare them with ``limit_s``). A run still going after ``HANG_FACTOR * limit_s``
+    seconds of wall-clock time fails the test as hung."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     process = subprocess.Popen(
         [TB, *args], cwd=cwd, stdin=subprocess.PIPE if open_stdin else subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_limits,
         env={**os.environ, "TEAMBRAIN_DEBUG": "", **(env or {})},
     )  # fmt: skip
     try:
-        out, err = process.communicate(timeout=limit_s)
+        out, err = process.communicate(timeout=HANG_FACTOR * limit_s)
     except subprocess.TimeoutExpired:
         process.kill()
         process.communicate()
-        pytest.fail(f"tb {' '.join(args)} hung for {limit_s:.0f} s")
+        pytest.fail(f"tb {' '.join(args)} hung for {HANG_FACTOR * limit_s:.0f} s")
     done = subprocess.CompletedProcess(process.args, process.returncode, out, err)
-    return done, time.monotonic() - started
+    return done, cpu_seconds_since(before)
+
+
+def cpu_seconds_since(before: resource.struct_rusage) -> float:
+    """CPU seconds (user and system) of the child processes reaped since ``before`` was taken
+    with ``resource.getrusage(resource.RUSAGE_CHILDREN)``."""
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def on_a_terminal(cwd: Path, args: list[str], answer: bytes) -> tuple[int, str]:

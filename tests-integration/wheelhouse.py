@@ -6,12 +6,19 @@ same files the registry's wheels held; RECORD says which), in one folder that pi
 Each installer then works exactly as it does for a user: pip installs into a virtualenv (every
 distribution's scripts in its bin/), ``uv tool install`` and pipx make a private environment
 and put on PATH only the scripts of the package named.
+
+Building the folder takes a while (seven builds, a hundred MB of third-party files zipped), so
+:func:`cached_wheelhouse` builds it once into ``tests-integration/.cache/`` under a key made
+of everything that goes into it: every test process of a run, and every later run with the
+same sources and environment, reads the same folder.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import csv
+import fcntl
 import hashlib
 import io
 import os
@@ -32,6 +39,7 @@ PACKAGES = (
 # What a user's environment gains beyond the core: the model clients behind cli's extras.
 EXTRAS = ("anthropic", "openai", "ollama")
 _SKIP_FILES = {"INSTALLER", "REQUESTED", "direct_url.json", "RECORD"}
+CACHE = ROOT / "tests-integration" / ".cache" / "wheelhouse"
 
 
 def _norm(name: str) -> str:
@@ -125,6 +133,47 @@ def build_wheelhouse(dest: Path) -> Path:
             continue
         repack(dist, dest)
     return dest
+
+
+def wheelhouse_key() -> str:
+    """What the wheelhouse is made of, hashed: every file of the seven packages outside their
+    tests, the third-party distributions (name and version) it repacks, this module, the
+    Python and uv that build it. Any change gives a new key, so a cached folder is never stale."""
+    digest = hashlib.sha256()
+    digest.update(f"{sys.version}\n{sys.executable}\n".encode())
+    with contextlib.suppress(metadata.PackageNotFoundError):
+        digest.update(f"uv {metadata.version('uv')}\n".encode())
+    digest.update(Path(__file__).read_bytes())
+    for path in sorted((ROOT / "packages").rglob("*")):
+        relative = path.relative_to(ROOT / "packages")
+        if not path.is_file() or "__pycache__" in relative.parts or relative.parts[1] == "tests":
+            continue
+        digest.update(f"{relative.as_posix()}\0".encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    for key, dist in sorted(_closure(PACKAGES, EXTRAS).items()):
+        if key not in PACKAGES:
+            digest.update(f"{key}=={dist.version}\n".encode())
+    return digest.hexdigest()[:20]
+
+
+def cached_wheelhouse(cache: Path = CACHE) -> Path:
+    """The wheelhouse for the current sources, built once into ``cache/<key>/`` (see
+    :func:`wheelhouse_key`) and shared by every test process: the first to come builds it
+    under a lock while the others wait, then all read it. Older keys are removed."""
+    cache.mkdir(parents=True, exist_ok=True)
+    key = wheelhouse_key()
+    done = cache / key
+    with open(cache / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.is_dir():
+            building = cache / f".{key}.{os.getpid()}"
+            shutil.rmtree(building, ignore_errors=True)
+            build_wheelhouse(building)
+            building.rename(done)
+            for old in cache.iterdir():  # other keys, and a build a killed process left
+                if old.is_dir() and old != done:
+                    shutil.rmtree(old, ignore_errors=True)
+    return done
 
 
 def scratch_env(base: Path) -> dict[str, str]:

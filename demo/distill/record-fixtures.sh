@@ -17,5 +17,7 @@ for step in "$DEMO_DIR"/steps/*.sh; do
   case "$(basename "$step")" in [0-4]*) bash "$step" >/dev/null 2>&1 ;; esac
 done
 source "$DEMO_DIR/distill/setup.sh"
+# The model step 50 names (a fresh brain names none): a fixture's key covers the model.
+sed -i -e 's/^  driver: none$/  driver: fake/' -e 's/^  model: none$/  model: fake-distiller-1/' "$DEMO_REPO/.teambrain/brain.yaml"
 # Only the demo's own sessions are recorded; the fallback answers any other.
 "$ROOT/.venv/bin/python" "$DEMO_DIR/distill/record.py" "$DEMO_REPO" "$TEAMBRAIN_HOME"

@@ -16,6 +16,12 @@ show tb reindex
 show tb lint
 show sed -n '1,16p' .teambrain/INDEX.md
 
+step "The brain as a graph: who owns what, what depends on what, which memory documents it"
+cp -R "$DEMO_DIR/brain/graph/." "$DEMO_REPO/.teambrain/graph/"
+show cat .teambrain/graph/services/checkout.yaml
+show tb lint               # every record against the ontology tb init wrote
+show tb graph service:checkout --depth 2
+
 step "Lint catches what review must not miss"
 bad="$DEMO_REPO/.teambrain/memories/learnings/01KB2F0A1S9Y4Q7V3C8D5E6F99-deploy-token.md"
 token="ghp_""a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"   # split so this file holds no token

@@ -39,13 +39,13 @@ MD
 (cd "$DEMO_REPO" && git add CLAUDE.md .cursor/rules && git commit -qm "CLAUDE.md and a Cursor rule")
 show tb import
 
-step "tb candidates: the review queue (the secret and the private line never reached it)"
+step "tb candidates: the review queue (the secret redacted where it was, the private line gone)"
 show tb candidates
 first=$(cd "$DEMO_REPO" && tb candidates list --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["candidates"][0]["candidate_id"])')
 show tb candidates show "${first: -6}" --no-similar
 
 step "Drop what should not be a memory; propose the rest through the reviewed path"
-drop=$(cd "$DEMO_REPO" && tb candidates list --json | python3 -c 'import json,sys; print([c["candidate_id"] for c in json.load(sys.stdin)["candidates"] if "Gotchas" in c["draft"]["title"]][0])')
+drop=$(cd "$DEMO_REPO" && tb candidates list --json | python3 -c 'import json,sys; print([c["candidate_id"] for c in json.load(sys.stdin)["candidates"] if "Stripe fixtures" in c["draft"]["title"]][0])')
 show tb candidates drop "${drop: -6}" --reason "the fixtures moved"
 show tb propose --all --no-push
 

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from teambrain_cli._agent_tools.registry import ADAPTERS
+
 HERE = Path(__file__).resolve().parent
 NODE_BIN = HERE / "node_modules" / ".bin"
 PROMPT = "What does the team memory say about payment providers? Then read README.md."
@@ -575,14 +577,9 @@ _DRIVEN = (
 CLIS: dict[str, AgentCli] = {cli.tool: cli for cli in _DRIVEN}
 
 
-# The tools `tb install` supports that this suite does not drive, and why (checked by a test: a new
-# adapter is either driven here or says why not).
+# The tools `tb install` supports that this suite does not drive, and why: each tool module says
+# (`not_driven`), and the docs' list is generated from it (checked by a test: a new adapter is
+# either driven here or says why not).
 NOT_DRIVEN: dict[str, str] = {
-    "cursor": "an editor, not on npm",
-    "vscode": "an editor, not on npm",
-    "windsurf": "an editor, not on npm",
-    "kiro": "an editor, not on npm",
-    "zed": "an editor, not on npm",
-    "junie": "@jetbrains/junie downloads its binary from github.com when installed (offline here)",
-    "crush": "@charmland/crush 0.96.1 downloads its binary from github.com when installed (offline here)",
+    name: adapter.not_driven for name, adapter in ADAPTERS.items() if adapter.not_driven
 }

@@ -1,10 +1,12 @@
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 from teambrain_capture import list_candidates, load_candidate, queue_candidate
 from teambrain_schema import ValidationFailure
-from teambrain_schema.paths import machine_layout
+from teambrain_schema.paths import MachineLayout, machine_layout
 
 DRAFT = {
     "class": "learning",
@@ -70,3 +72,63 @@ def test_broken_candidate_files_are_reported_not_raised(teambrain_home: Path) ->
     listing = list_candidates(machine)
     assert len(listing.candidates) == 1
     assert [p.name for p, _ in listing.broken] == ["01JDQ8M6Z1V5K7G3X9T2B4N8RA.json"]
+
+
+# Issue 37 point 9: what is queued can always be read back — the same limits at the door
+# (queue_candidate: memory_propose, tb propose --draft, the distiller, tb import) as at the
+# reader (list_candidates: tb candidates, tb propose).
+_SESSION = st.text("abcdefghijklmnopqrstuvwxyz0123456789-", min_size=1, max_size=128).filter(
+    lambda s: s[0] != "-"
+)
+_BODY_CHAR = st.sampled_from(["a", " ", "\x01", '"', "\\", "é", "\u2028", "\n", "\x7f"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    sessions=st.lists(_SESSION, max_size=80),
+    commits=st.integers(0, 80),
+    supersedes=st.integers(0, 40),
+    body=st.tuples(_BODY_CHAR, st.integers(1, 270_000)).map(lambda t: "w" + t[0] * t[1]),
+)
+def test_whatever_is_queued_is_read_back(
+    sessions: list[str], commits: int, supersedes: int, body: str
+) -> None:
+    from teambrain_schema import MAX_EVIDENCE_ITEMS, MAX_SUPERSEDES
+
+    with tempfile.TemporaryDirectory() as home:
+        machine = MachineLayout(Path(home))
+        draft = {**DRAFT, "body": body,
+                 "evidence": {"sessions": sessions, "commits": [f"{i:07x}" for i in range(commits)]},
+                 "supersedes": [f"01KB2F0A1S9Y4Q7V3C8D{i:06d}" for i in range(supersedes)]}  # fmt: skip
+        try:
+            candidate, _ = queue_candidate(draft, "agent", machine=machine)
+        except ValidationFailure as exc:
+            assert "\n" not in exc.message
+            listing = list_candidates(machine)
+            assert listing.candidates == [] and listing.broken == []  # nothing half-written
+            return
+        assert len(sessions) <= MAX_EVIDENCE_ITEMS and commits <= MAX_EVIDENCE_ITEMS
+        assert supersedes <= MAX_SUPERSEDES
+        listing = list_candidates(machine)
+        assert listing.broken == [] and listing.candidates == [candidate]
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        ({"supersedes": [f"01KB2F0A1S9Y4Q7V3C8D{i:06d}" for i in range(33)]},
+         "draft.supersedes: lists 33 memory ids; at most 32"),
+        ({"evidence": {"sessions": [f"s-{i}" for i in range(5000)], "commits": []}},
+         "draft.evidence.sessions: lists 5000 sessions; at most 64"),
+        ({"evidence": {"sessions": [], "commits": [f"{i:07x}" for i in range(65)]}},
+         "draft.evidence.commits: lists 65 commits; at most 64"),
+        ({"body": "w" + "\x01" * 200_000}, "draft: too large to queue: its candidate file would be"),
+    ],
+)  # fmt: skip
+def test_a_draft_no_reader_would_open_is_refused_at_the_door(
+    teambrain_home: Path, change: dict[str, object], needle: str
+) -> None:
+    with pytest.raises(ValidationFailure) as info:
+        queue_candidate({**DRAFT, **change}, "agent", machine=machine_layout())
+    assert needle in info.value.message
+    assert list_candidates(machine_layout()).candidates == []

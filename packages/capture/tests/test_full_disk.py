@@ -67,7 +67,7 @@ class Disk:
 
 
 @settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])  # fmt: skip
 @given(fail_from=st.integers(1, 12), partial=st.integers(0, 40))
 def test_whichever_write_fails_nothing_is_left_half_written_and_the_drop_is_logged_later(
     repo: Path, teambrain_home: Path, monkeypatch: pytest.MonkeyPatch, fail_from: int,
@@ -77,15 +77,15 @@ def test_whichever_write_fails_nothing_is_left_half_written_and_the_drop_is_logg
     before = {p: p.read_bytes() for p in _files(teambrain_home)}
     disk = Disk(fail_from, partial)
     monkeypatch.setattr(os, "write", disk.write)
-    _hook("claude-code", _claude(repo, "SessionStart", sid, source="startup"))
-    _hook("claude-code", _claude(repo, "PostToolUse", sid, tool_name="Read",
+    _hook("demo-claude", _claude(repo, "SessionStart", sid, source="startup"))
+    _hook("demo-claude", _claude(repo, "PostToolUse", sid, tool_name="Read",
                                  tool_input={"file_path": str(repo / "a.py")}))  # fmt: skip
     _no_empty_or_torn_file(teambrain_home)
     for path, data in before.items():  # nothing already written was lost
         assert path.read_bytes().startswith(data), path
     dropped = len(list((teambrain_home / "spool" / "dropped").glob(f"*-{sid}")))
     disk.full = False
-    _hook("claude-code", _claude(repo, "PostToolUse", sid, tool_name="Bash",
+    _hook("demo-claude", _claude(repo, "PostToolUse", sid, tool_name="Bash",
                                  tool_input={"command": "make test"}))  # fmt: skip
     _no_empty_or_torn_file(teambrain_home)
     if dropped:  # the log says so, and how many, once the disk takes writes again
@@ -126,12 +126,12 @@ def test_on_a_real_full_filesystem_the_hook_leaves_no_empty_files_and_logs_the_d
 ) -> None:
     home = small_filesystem.root / "home"
     monkeypatch.setenv("TEAMBRAIN_HOME", str(home))
-    _hook("claude-code", _claude(repo, "SessionStart", "kept", source="startup"))
+    _hook("demo-claude", _claude(repo, "SessionStart", "kept", source="startup"))
     kept = (home / "spool" / "sessions" / "kept.jsonl").read_bytes()
     free = small_filesystem.fill()
     for sid in ("kept", "new-1", "new-2"):
         for _ in range(3):
-            _hook("claude-code", _claude(repo, "PostToolUse", sid, tool_name="Read",
+            _hook("demo-claude", _claude(repo, "PostToolUse", sid, tool_name="Read",
                                          tool_input={"file_path": str(repo / "a.py")}))  # fmt: skip
     # Appends that fit in the file's last allocated page may still succeed; nothing is lost.
     assert (home / "spool" / "sessions" / "kept.jsonl").read_bytes().startswith(kept)
@@ -141,7 +141,7 @@ def test_on_a_real_full_filesystem_the_hook_leaves_no_empty_files_and_logs_the_d
                for sid in ("kept", "new-1", "new-2")}  # fmt: skip
     assert markers["new-1"] == markers["new-2"] == 3, markers
     free()
-    _hook("claude-code", _claude(repo, "PostToolUse", "kept", tool_name="Bash",
+    _hook("demo-claude", _claude(repo, "PostToolUse", "kept", tool_name="Bash",
                                  tool_input={"command": "ls"}))  # fmt: skip
     log = (home / "logs" / "capture.log").read_text()
     for sid, count in markers.items():

@@ -101,12 +101,20 @@ while True:
 
 
 def test_a_writer_killed_mid_append_never_damages_earlier_lines(teambrain_home: Path) -> None:
+    spool = machine_layout().session_file("killed")
     for _ in range(3):
+        written = spool.stat().st_size if spool.exists() else 0
         process = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(teambrain_home)])
-        time.sleep(0.4)
+        # Killed once it is appending (some 20 lines on), however long a loaded machine took
+        # to start it: a fixed sleep killed a writer that had not written a line yet.
+        started = time.monotonic()
+        while not (spool.exists() and spool.stat().st_size > written + 20_000):
+            assert process.poll() is None, "the writer stopped by itself"
+            assert time.monotonic() - started < 120, "the writer wrote nothing in 120 s"
+            time.sleep(0.005)
         process.send_signal(signal.SIGKILL)
         process.wait()
-    read = read_jsonl(machine_layout().session_file("killed"))
+    read = read_jsonl(spool)
     assert read.torn <= 3  # at most one torn fragment per kill
     indices = [int(r["data"]["path"].rstrip("y")) for r in read.records]
     assert len(indices) > 10

@@ -1,9 +1,13 @@
+import importlib
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from teambrain_capture._hookmap import NORMALISERS
+from teambrain_capture import hook_module
 from teambrain_cli._agent_tools.registry import (
     ADAPTERS,
+    MODULES,
     Adapter,
     McpTarget,
     bundled_adapters_file,
@@ -33,7 +37,11 @@ def test_adapters_yaml_and_the_code_registry_agree() -> None:
 
 
 def test_every_adapter_with_hooks_has_a_normaliser_and_cites_docs() -> None:
-    assert {name for name, adapter in ADAPTERS.items() if adapter.hooks} == set(NORMALISERS)
+    hooked = {name for name, adapter in ADAPTERS.items() if adapter.hooks}
+    for name in hooked:  # found the way tb-capture finds it: the entry point, then read_hook
+        assert hook_module(name).__name__ == MODULES[name]
+    for name in set(ADAPTERS) - hooked:
+        assert not hasattr(importlib.import_module(MODULES[name]), "read_hook"), name
     loaded = load_config_file(AdaptersFile, TOP_LEVEL, ROOT)
     for spec in loaded.adapters:
         assert spec.docs and all(url.startswith("https://") for url in spec.docs)
@@ -181,7 +189,6 @@ def test_the_built_in_tools_are_this_package_s_entry_points_one_module_each() ->
     """The built-in tools register the way a plugin does: teambrain-cli's own metadata lists a
     `teambrain.adapters` entry point per module of _agent_tools/tools/, each module is named for
     its tool, and nothing else fills the registry."""
-    import importlib
     import pkgutil
 
     from teambrain_cli._agent_tools import tools
@@ -190,8 +197,38 @@ def test_the_built_in_tools_are_this_package_s_entry_points_one_module_each() ->
     modules = sorted(info.name for info in pkgutil.iter_modules(tools.__path__))
     assert sorted(builtin_names(ADAPTERS_GROUP, "teambrain-cli")) == sorted(ADAPTERS)
     assert len(modules) == len(ADAPTERS)
-    for module_name in modules:
-        adapter = importlib.import_module(f"{tools.__name__}.{module_name}").ADAPTER
-        assert ADAPTERS[adapter.name] is adapter
-        assert module_name in (adapter.name.replace("-", "_"), f"{adapter.name}_dev")
+    assert sorted(MODULES.values()) == [f"{tools.__name__}.{name}" for name in modules]
+    for name, module_name in MODULES.items():
+        assert module_name.rpartition(".")[2] in (name.replace("-", "_"), f"{name}_dev")
+        assert importlib.import_module(module_name).adapter() == ADAPTERS[name]
     assert not set(plugin_names(ADAPTERS_GROUP)) & set(ADAPTERS)  # built-ins are not plugins
+
+
+def test_the_hook_process_imports_nothing_else_for_a_tool_module() -> None:
+    """tb-capture imports the tool's module for its read_hook: its top level must import only
+    teambrain_capture's hook kit (what tb install and tb doctor need loads inside adapter() and
+    the step functions), or every agent tool call pays for dataclasses, pathlib, click..."""
+    code = (
+        "import sys\n"
+        "import teambrain_capture._hook\n"
+        "before = set(sys.modules)\n"
+        "from teambrain_capture import hook_module\n"
+        f"for name in {sorted(n for n, a in ADAPTERS.items() if a.hooks)!r}:\n"
+        "    hook_module(name)\n"
+        "print('\\n'.join(sorted(set(sys.modules) - before)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    added = done.stdout.split()
+    assert added, "the tool modules were not imported"
+    assert [name for name in added if not name.startswith("teambrain_cli")] == [], added
+    assert "teambrain_cli._agent_tools.registry" not in added
+    assert "teambrain_cli._main" not in added
+
+
+def test_the_docs_tables_of_tools_are_what_the_tool_modules_generate() -> None:
+    """install.md's "Supported tools", capture.md's "Per-tool wiring" and agents.md's list of the
+    tools not driven here are generated from the tool modules: adding a tool adds its rows."""
+    from teambrain_cli._agent_tools.doc_tables import render
+
+    for path, text in render(ROOT / "docs").items():
+        assert path.read_text("utf-8") == text, f"{path}: run `make adapters` and commit the result"

@@ -58,7 +58,8 @@ def test_an_emptied_form_cancels() -> None:
 
 
 @settings(
-    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=30,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(st.sampled_from([
     {"body": "Use STRIPE_API_KEY=sk_live_4eC39HqLyjWDarjtT1zdp7dc here."},

@@ -107,7 +107,7 @@ def test_every_figure_of_a_known_spool(known_spool: Path) -> None:
         "since": "2026-07-01T00:00:00Z", "until": "2026-07-08T00:00:00Z", "repo": None,
         "days": 7, "bucket_days": 1,
     }  # fmt: skip
-    assert data["suppression"] == {"min_sessions": 5, "marker": "<5"}
+    assert data["suppression"] == {"min_sessions": 5, "marker": "<5", "audience": "shared"}
     # a0's torn line + junk's two lines; b0's invalid event and its non-object line ([1, 2]).
     assert data["spool"] == {"torn_lines": 4, "invalid_events": 1, "unreadable_files": 0}
     assert data["sessions"] == {

@@ -38,7 +38,9 @@ def _markdown(draft: MemoryDraft) -> str:
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(drafts, st.sampled_from(["md", "json", "yaml"]))
 def test_every_format_round_trips(tmp_path: Path, draft: MemoryDraft, fmt: str) -> None:

@@ -144,7 +144,9 @@ CASES = [
 
 @pytest.mark.parametrize(("fmt", "servers", "command_style"), CASES)
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(data=st.data())
 def test_install_keeps_everything_the_user_had(
@@ -209,7 +211,9 @@ def hostile(draw: st.DrawFn) -> str:
 
 @pytest.mark.parametrize(("fmt", "servers", "command_style"), CASES)
 @settings(
-    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(text=st.text(max_size=200) | st.sampled_from(["[1, 2]", "a: [", "- x\n- y\n", "a = [", "{,}", "---\na: 1\n---\nb: 2\n", "\x00", "mcpServers: 3\n", '{"mcpServers": []}', "[mcpServers]\nteambrain = 1\n"]) | hostile())  # fmt: skip
 def test_any_file_is_merged_or_named_and_left_alone(

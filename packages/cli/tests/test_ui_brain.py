@@ -7,7 +7,7 @@ import dataclasses
 import datetime as dt
 from collections import Counter
 
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 from teambrain_cli._browse import MemoryFilter, MemorySummary
 from teambrain_cli._ui.brain import _facets, wanted_from
 from teambrain_schema import MEMORY_CLASSES
@@ -40,8 +40,11 @@ filters = st.builds(
 def test_each_facet_counts_what_the_other_filters_keep(
     found: list[MemorySummary], wanted: MemoryFilter
 ) -> None:
-    facets = _facets(found, wanted, [r for r in found if wanted.matches(r)])
+    facets, tags_left_out = _facets(found, wanted, [r for r in found if wanted.matches(r)])
     replace = dataclasses.replace
+    keep_tags = replace(wanted, tags=())
+    present = {t for r in found if keep_tags.matches(r) for t in r.tags}
+    assert tags_left_out == len(present - {f.value for f in facets["tag"]})  # said, not hidden
     for name, field, pick in (
         ("class", {"classes": ()}, lambda r: [r.memory_class]),
         ("priority", {"priorities": ()}, lambda r: [r.priority]),
@@ -67,3 +70,38 @@ def test_a_query_string_becomes_the_filter_tb_list_takes() -> None:
         classes=("decision",), tags=("payments",), status="all", stale=True
     )
     assert wanted_from({"status": "bogus", "class": " "}) == MemoryFilter()
+
+
+def test_tags_past_the_facet_cap_are_counted_not_hidden() -> None:
+    """Issue 37 point 8: only the 40 most used tags are offered as facets; the rest are said."""
+    many = [
+        MemorySummary(id=new_ulid(), title="t", memory_class="learning", scope="team",
+                      status="active", priority="advisory", tags=(f"tag{i:02d}",),
+                      created=dt.date(2026, 1, 1), path="p", stale=())
+        for i in range(55)
+    ]  # fmt: skip
+    wanted = wanted_from({})
+    facets, left_out = _facets(many, wanted, many)
+    assert len(facets["tag"]) == 40 and left_out == 15
+
+
+@settings(max_examples=300)
+@given(st.text(max_size=600), st.text(max_size=40))
+def test_a_snippet_is_a_piece_of_the_body_with_the_searched_words_marked(body: str, query: str) -> None:  # fmt: skip
+    from teambrain_cli._ui.brain import SNIPPET_CHARS, snippet
+
+    pieces = snippet(body, query)
+    text = "".join(t for t, _ in pieces).removeprefix("…").removesuffix("…")
+    folded = " ".join(body.replace("`", "").replace("**", "").split())
+    assert text in folded and len(text) <= SNIPPET_CHARS
+    assert all(hot is False or t.strip() for t, hot in pieces)
+
+
+def test_a_snippet_starts_near_the_first_word_searched_for() -> None:
+    from teambrain_cli._ui.brain import snippet
+
+    body = "filler " * 80 + "Payments go through `PaymentGateway`; refunds too. " + "tail " * 80
+    pieces = snippet(body, "how do payments work")
+    assert pieces[0] == ("…", False) and pieces[-1] == ("…", False)
+    assert [t for t, hot in pieces if hot] == ["Payments", "PaymentGateway"]
+    assert snippet("short body", "") == [("short body", False)]

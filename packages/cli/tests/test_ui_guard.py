@@ -189,3 +189,20 @@ def test_the_inner_app_sees_the_path_without_the_secret_and_a_refusal_reaches_no
     status, _, body, seen = _call(scope("/queue"))
     assert status == 403 and not seen
     assert SECRET.encode() not in body
+
+
+def test_only_the_queue_status_line_may_be_framed_and_only_by_this_server() -> None:
+    """The queue's live frame (live.py) is the one answer with frame-ancestors 'self'; every
+    other page, a refusal, and anything but a GET of it keep 'none' and DENY."""
+    _, headers, _, _ = _call(scope(f"/{SECRET}/live/queue"))
+    policy = headers[b"content-security-policy"].decode()
+    assert "frame-ancestors 'self'" in policy and "frame-ancestors 'none'" not in policy
+    assert "script-src 'none'" in policy and headers[b"x-frame-options"] == b"SAMEORIGIN"
+    for request in (
+        scope(f"/{SECRET}/queue"), scope(f"/{SECRET}/live/queue/x"), scope("/live/queue"),
+        scope(f"/{SECRET}/live/queue", method="POST", origin=f"http://127.0.0.1:{PORT}"),
+    ):  # fmt: skip
+        _, headers, _, _ = _call(request)
+        assert b"frame-ancestors 'none'" in headers[b"content-security-policy"], request["path"]
+        assert headers[b"x-frame-options"] == b"DENY"
+    assert "frame-src 'self'" in CONTENT_SECURITY_POLICY

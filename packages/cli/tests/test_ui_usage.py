@@ -9,6 +9,7 @@ from typing import Any
 from digest_spool import IDS, NOW, session_strategy, summary_of
 from hypothesis import given, settings, strategies as st
 from teambrain_capture import FeedbackVote
+from teambrain_cli._reports.cells import Audience
 from teambrain_cli._reports.digest import SpoolScan, aggregate
 from teambrain_cli._reports.window import resolve_window
 from teambrain_cli._ui.charts import Bar, bar_from_json, column_chart
@@ -124,3 +125,59 @@ def _sessions(count: int) -> list[dict[str, Any]]:
             "turns": 3, "retrieved": [], "vias": [], "tokens": [], "explore": 0, "tests": 0,
             "failures": 0, "candidates": 0, "votes": []}  # fmt: skip
     return [dict(base) for _ in range(count)]
+
+
+def own_report(specs: list[dict[str, Any]]) -> dict[str, Any]:
+    sessions = [summary_of(i, spec) for i, spec in enumerate(specs)]
+    scan = SpoolScan(sessions=sessions)
+    return aggregate(scan, WINDOW, [], generated=NOW, audience=Audience.OWN).to_json()
+
+
+def _own_matches(bar: Bar, figure: Any) -> None:
+    if isinstance(figure, dict):  # shown, marked as what a shared report hides
+        assert bar.unshared_sessions == figure["sessions"], (bar, figure)
+        if figure["value"] is None:
+            assert bar.value is None and bar.text == "none"
+        else:
+            assert bar.value == float(figure["value"]) and not bar.suppressed
+            assert bar.unshared and (
+                f"{figure['sessions']} of 5 sessions needed to share" == bar.unshared
+                or figure["sessions"] >= 5
+            )
+    else:
+        assert bar.value == float(figure) and bar.unshared is None, (bar, figure)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(session_strategy, max_size=30))
+def test_the_own_view_draws_every_number_and_marks_what_sharing_hides(
+    specs: list[dict[str, Any]],
+) -> None:
+    data = own_report(specs)
+    page = page_for(data)
+    assert page.own
+    charts = {chart.key: chart for chart in page.charts}
+    trend = data["sessions"]["trend"]
+    for bar, bucket in zip(charts["sessions-per-day"].bars, trend, strict=True):
+        _own_matches(bar, bucket["sessions"])
+        assert not bar.suppressed  # no outline marked <5 in the own view
+    for key, cells in (("by-tool", data["sessions"]["by_tool"]),
+                       ("by-outcome", data["sessions"]["by_outcome"])):  # fmt: skip
+        assert "(other)" not in cells  # each tool by its name
+        for bar in charts[key].bars:
+            _own_matches(bar, cells[bar.label])
+    figures = {f.label: f for f in page.figures}
+    total = data["sessions"]["total"]
+    assert figures["sessions"].text == str(total if isinstance(total, int) else total["value"])
+    assert bool(figures["sessions"].unshared) == isinstance(total, dict)
+    assert "<5" not in " ".join(f.text for f in page.figures)
+
+
+def test_a_solo_figure_says_how_many_of_five_sessions_it_rests_on() -> None:
+    bar = bar_from_json("Jul 02", {"value": 3, "sessions": 3})
+    assert (bar.value, bar.text, bar.unshared) == (3.0, "3", "3 of 5 sessions needed to share")
+    assert bar.unshared_short == "3 of 5" and not bar.suppressed
+    chart = column_chart("c", "Sessions", [bar, bar_from_json("Jul 03", 6)])
+    assert chart.columns[0].height > 0  # drawn as a bar, not an outline
+    protecting = bar_from_json("x", {"value": 7, "sessions": 7})
+    assert protecting.unshared == "hidden when shared, to protect a smaller cell"

@@ -166,6 +166,26 @@ def test_secrets_in_a_proposal_reject_it(brain, machine, session) -> None:
     assert list_candidates(machine).candidates == []
 
 
+def test_a_secret_anywhere_in_a_dropped_proposal_is_never_printed_back(
+    brain, machine, session
+) -> None:
+    """Issue 37 point 10: the title was dropped "for containing a secret" and printed in
+    clear in the report and in --json; so was one dropped for being too long."""
+    session("s-1").intent("x").tool("test", "t.py", 0).end().write()
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    answer = {
+        "candidates": [
+            proposal(f"Deploy with {token}", "Deploy from CI only."),
+            proposal("x" * 70 + token, "A title too long, with the token in it."),
+        ],
+    }
+    report = run(brain, machine, ScriptedDriver({"s-1": [answer]}))
+    assert report.candidates == [] and len(report.dropped) == 2
+    said = json.dumps(report.to_json()) + repr(report.dropped)
+    assert token not in said and "a1B2c3D4e5F6" not in said
+    assert said.count("[REDACTED:github-token]") >= 2
+
+
 def test_invalid_answers_are_retried_within_the_bound_then_reported(
     brain, machine, session
 ) -> None:

@@ -188,12 +188,46 @@ def test_errors_are_reported_in_one_line() -> None:
 
 
 def test_the_built_in_drivers_are_this_package_s_entry_points() -> None:
-    """fake, anthropic, openai and ollama register the way a plugin does (teambrain.drivers in
-    this package's metadata); none of them counts as a plugin."""
+    """The built-in drivers (the contract's fake, anthropic, openai and ollama among them)
+    register the way a plugin does (teambrain.drivers in this package's metadata); none of them
+    counts as a plugin. The next test holds the whole list to `distill.driver`'s."""
     from teambrain_distill._drivers import fake_driver
     from teambrain_schema.plugins import DRIVERS_GROUP, builtin_names, load_builtin, plugin_names
 
-    built_in = {"fake", "anthropic", "openai", "ollama"}
-    assert set(builtin_names(DRIVERS_GROUP, "teambrain-distill")) == built_in
+    built_in = set(builtin_names(DRIVERS_GROUP, "teambrain-distill"))
+    assert built_in >= {"fake", "anthropic", "openai", "ollama"}
     assert load_builtin(DRIVERS_GROUP, "teambrain-distill", "fake") is fake_driver
     assert not built_in & set(plugin_names(DRIVERS_GROUP))
+
+
+def test_the_config_model_names_exactly_the_built_in_drivers_and_each_builds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new built-in driver is an entry point, a name `distill.driver` accepts and a factory
+    that builds it (docs/contributing.md, "Adding an LLM driver"): the config model's closed
+    list and the entry points say the same thing, and every one builds without its SDK or the
+    network."""
+    from typing import get_args
+
+    from teambrain_distill import BuiltinDriver, builtin_driver, driver_egress
+    from teambrain_schema.egress import normalise_url
+    from teambrain_schema.plugins import DRIVERS_GROUP, builtin_names, load_builtin
+
+    names = set(builtin_names(DRIVERS_GROUP, "teambrain-distill"))
+    accepted = set(get_args(DistillConfig.model_fields["driver"].annotation)) - {"none"}
+    assert accepted == names, "distill.driver's Literal and the teambrain.drivers entry points"
+    monkeypatch.setenv("TB_TEST_DRIVER_KEY", "not-a-real-key")
+    for name in sorted(names):
+        config = DistillConfig(driver=name, model="m", api_key_env="TB_TEST_DRIVER_KEY")
+        built_in = load_builtin(DRIVERS_GROUP, "teambrain-distill", name)
+        assert isinstance(built_in, BuiltinDriver) and builtin_driver(name) is built_in, name
+        driver = built_in(config, tmp_path)
+        assert driver.name == name and callable(driver.generate), name
+        # where it sends (the egress list, tb trust) comes from its entry, not a table by name
+        egress = driver_egress(config)
+        if built_in.default_url is None:
+            assert egress is None, name
+        else:
+            assert egress is not None, name
+            assert egress.destination == normalise_url(built_in.default_url), name
+    assert builtin_driver("none") is None and builtin_driver("nope") is None

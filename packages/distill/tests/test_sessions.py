@@ -61,7 +61,10 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(
     ev=st.sampled_from([*PAYLOAD_KEYS, "candidate_proposed", "mystery"]),
     extra=st.dictionaries(st.text(min_size=1, max_size=10), json_values, max_size=4),
@@ -76,7 +79,10 @@ def test_whitelisting_never_passes_an_unknown_key(ev: str, extra: dict, data_ext
     assert set(picked["data"]) <= set(PAYLOAD_KEYS[ev])
 
 
-@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=100,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(lines=st.lists(st.one_of(json_values.map(json.dumps), st.text(max_size=40)), max_size=8))
 def test_reading_arbitrary_lines_never_raises(tmp_path_factory, lines: list[str]) -> None:
     path = tmp_path_factory.mktemp("spool") / "s.jsonl"

@@ -3,6 +3,7 @@ import sys
 from pathlib import Path
 
 import teambrain_mcp_server
+from teambrain_schema.lazy import export_problems
 
 EXPECTED = [
     "BrainService",
@@ -25,6 +26,13 @@ def test_public_api_is_pinned() -> None:
     assert teambrain_mcp_server.__all__ == EXPECTED
     for name in EXPECTED:
         assert getattr(teambrain_mcp_server, name) is not None
+
+
+def test_the_public_names_are_written_once() -> None:
+    """``_EXPORTS`` in ``__init__.py`` is the one list of public names: ``__all__``, the lazy
+    loader and the type checkers' re-exports (``make exports``) come from it; the pin above
+    records it deliberately."""
+    assert export_problems(teambrain_mcp_server) == []
 
 
 def test_reading_the_heartbeat_does_not_load_the_mcp_sdk() -> None:

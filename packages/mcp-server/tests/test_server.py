@@ -69,10 +69,13 @@ async def test_inputs_and_outputs_are_the_contract_models(brain_repo: Path) -> N
 
     propose = tools["memory_propose"].input_schema
     assert propose["required"] == ["draft"]
-    draft_ref = propose["properties"]["draft"]["$ref"].rsplit("/", 1)[-1]
-    assert _strip_titles(propose["$defs"][draft_ref]["properties"]) == _strip_titles(
+    # The contract's memory draft, or (additive, issue 41) a graph record draft.
+    refs = [ref["$ref"].rsplit("/", 1)[-1] for ref in propose["properties"]["draft"]["oneOf"]]
+    assert refs == ["MemoryDraft", "RecordDraft"]
+    assert _strip_titles(propose["$defs"]["MemoryDraft"]["properties"]) == _strip_titles(
         MemoryDraft.model_json_schema(by_alias=True)["properties"]
     )
+    assert propose["$defs"]["RecordDraft"]["required"] == ["nodeKind", "id"]
 
     feedback = tools["memory_feedback"].input_schema
     assert sorted(feedback["required"]) == ["id", "useful"]

@@ -78,7 +78,9 @@ words = st.text(alphabet=st.characters(categories=("Ll", "Lu", "Nd")), min_size=
 
 
 @settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(st.lists(st.tuples(words, st.lists(words, max_size=3, unique=True)), min_size=1, max_size=8))
 def test_the_catalog_says_what_the_files_say(

@@ -15,10 +15,11 @@ def test_migrations_run_once_and_are_recorded(tmp_path: Path) -> None:
         ("m003_generation",),
         ("m004_scan_digests",),
         ("m005_unicode_mentions",),
+        ("m006_code_mentions",),
     ]
     db.close()
     again = connect(path)
-    assert again.execute("SELECT count(*) FROM migrations").fetchone() == (5,)
+    assert again.execute("SELECT count(*) FROM migrations").fetchone() == (6,)
 
 
 def test_a_file_that_is_not_sqlite_is_reported_corrupt(tmp_path: Path) -> None:
@@ -116,3 +117,30 @@ def test_an_index_from_before_unicode_mentions_reads_them_again(tmp_path: Path) 
     db = connect(path)
     mentions = {row[0] for row in db.execute("SELECT mention FROM doc_paths")}
     assert mentions == {"docs/menü/café.md", "ve.py", "docs/résumé"}
+
+
+def test_m006_reads_folders_modules_identifiers_and_titles_again(tmp_path: Path) -> None:
+    """An index written before m006 kept `migrations/` as `migrations` (matching nothing),
+    turned modules into slash paths and never read titles: its mentions are read again."""
+    from teambrain_retrieval import ServedBrain, SqliteBackend
+    from teambrain_schema import IndexableDoc
+    from teambrain_schema.ids import new_ulid
+
+    path = tmp_path / "index.db"
+    be = SqliteBackend(connect(path), [ServedBrain("b")], None)
+    be.index([IndexableDoc(
+        id=new_ulid(), brain="b", path=".teambrain/memories/learnings/m.md",
+        title="`refunds.py` rounds", body="Never edit `migrations/`; see `catalog.variants.Variant`.",
+        tags=[], class_="learning", content_hash="h",
+    )])  # fmt: skip
+    db = be.store.db
+    with db:  # as the older version left it
+        db.execute("DELETE FROM doc_paths")
+        db.execute(
+            "INSERT INTO doc_paths(rowid, mention) SELECT rowid, 'catalog/variants/Variant' FROM docs"
+        )
+        db.execute("DELETE FROM migrations WHERE name = 'm006_code_mentions'")
+    db.close()
+    db = connect(path)
+    mentions = {row[0] for row in db.execute("SELECT mention FROM doc_paths")}
+    assert mentions == {"refunds.py", "migrations/", "catalog.variants.Variant"}

@@ -177,6 +177,45 @@ def test_fetch_takes_the_default_branch_alone_and_says_why_it_failed(
     assert failed is not None and "\n" not in failed
 
 
+def test_the_fetch_uses_no_proxy_from_the_environment(
+    team: tuple[BrainLayout, BrainLayout], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tb serve``'s environment can come from a committed agent config: its proxy
+    variables do not route the fetch (the remote itself is asked, the proxy never)."""
+    import socket
+    import threading
+
+    _, mine = team
+    received: dict[str, list[bytes]] = {"proxy": [], "remote": []}
+
+    def listen(name: str) -> int:
+        server = socket.create_server(("127.0.0.1", 0))
+
+        def serve() -> None:
+            while True:
+                try:
+                    conn, _ = server.accept()
+                except OSError:
+                    return
+                with conn:
+                    received[name].append(conn.recv(4096))
+                    conn.sendall(
+                        b"HTTP/1.1 500 no\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    )
+
+        threading.Thread(target=serve, daemon=True).start()
+        return int(server.getsockname()[1])
+
+    proxy, remote = listen("proxy"), listen("remote")
+    git(mine.repo_root, "remote", "set-url", "origin", f"http://127.0.0.1:{remote}/brain.git")
+    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):  # fmt: skip
+        monkeypatch.setenv(name, f"http://127.0.0.1:{proxy}")
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    assert fetch_default_branch(mine.repo_root, timeout=30) is not None  # the remote said 500
+    assert received["proxy"] == [] and received["remote"]
+
+
 def test_serving_settings_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     from teambrain_retrieval import live_settings
 
@@ -211,7 +250,52 @@ def test_the_view_copies_no_more_files_than_the_walk_reads(
     git(upstream.repo_root, "add", "-A")
     git(upstream.repo_root, "commit", "-qm", "a teammate's junk")
     git(mine.repo_root, "fetch", "-q", "origin")
-    view = LiveView(mine.repo_root, MachineLayout(tmp_path / "home"))
+    said: list[str] = []
+    view = LiveView(mine.repo_root, MachineLayout(tmp_path / "home"), warn=said.append)
     view.refresh()
     assert len(view.files) <= 2
     assert len(list(view.layout.root.rglob("*.md"))) <= 2
+    # ...and says so (issue 37 point 8: every cap says when it is hit)
+    assert said == [
+        "serving the first 2 of 8 memory files of the default branch; the rest are left out "
+        "(`tb lint` there says so)"
+    ]
+
+
+def test_a_crafted_path_from_git_is_never_a_file_of_the_view(
+    team: tuple[BrainLayout, BrainLayout], tmp_path: Path
+) -> None:
+    """Issue 37 point 1: a fetched tree naming '..' under memories/ wrote outside the view."""
+    upstream, mine = team
+    repo = upstream.repo_root
+    data = b"---\nid: 01KG0000000000000000000009\n---\nPWNED\n"
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, input=data,
+                          capture_output=True, check=True).stdout.decode().strip()  # fmt: skip
+    leaf = subprocess.run(["git", "mktree"], cwd=repo, capture_output=True, check=True,
+                          input=f"100644 blob {blob}\tCLAUDE.md\n".encode()).stdout.decode().strip()  # fmt: skip
+    for _ in range(7):
+        leaf = subprocess.run(["git", "mktree"], cwd=repo, capture_output=True, check=True,
+                              input=f"040000 tree {leaf}\t..\n".encode()).stdout.decode().strip()  # fmt: skip
+    memories = git(repo, "ls-tree", "HEAD:.teambrain/memories") + f"\n040000 tree {leaf}\t..\n"
+    tree = subprocess.run(["git", "mktree"], cwd=repo, capture_output=True, check=True,
+                          input=memories.encode()).stdout.decode().strip()  # fmt: skip
+    brain = git(repo, "ls-tree", "HEAD:.teambrain").replace(
+        git(repo, "rev-parse", "HEAD:.teambrain/memories"), tree
+    )
+    brain_tree = subprocess.run(["git", "mktree"], cwd=repo, capture_output=True, check=True,
+                                input=(brain + "\n").encode()).stdout.decode().strip()  # fmt: skip
+    top = git(repo, "ls-tree", "HEAD").replace(
+        git(repo, "rev-parse", "HEAD:.teambrain"), brain_tree
+    )
+    root = subprocess.run(["git", "mktree"], cwd=repo, capture_output=True, check=True,
+                          input=(top + "\n").encode()).stdout.decode().strip()  # fmt: skip
+    commit = git(repo, "commit-tree", root, "-p", "HEAD", "-m", "crafted")
+    git(repo, "update-ref", "refs/heads/" + git(repo, "symbolic-ref", "--short", "HEAD"), commit)
+    git(mine.repo_root, "fetch", "-q", "origin")
+    said: list[str] = []
+    view = LiveView(mine.repo_root, MachineLayout(tmp_path / "home" / "tb"), warn=said.append)
+    view.refresh()
+    written = list(tmp_path.rglob("CLAUDE.md"))
+    assert written == [], written
+    assert any("a '..' in the path" in line for line in said), said
+    assert sorted(p.rsplit("/", 1)[1][:26] for p in view.files) == IDS[:2]

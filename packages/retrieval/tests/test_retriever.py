@@ -54,7 +54,9 @@ def test_title_outweighs_body(
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(query=st.text(max_size=120))
 def test_search_never_raises_on_any_text(
@@ -341,7 +343,7 @@ def test_index_db_uses_wal_and_records_migrations(
     names = [row[0] for row in retriever.db.execute("SELECT name FROM migrations")]
     assert names == [
         "m001_initial", "m002_lookup_indexes", "m003_generation", "m004_scan_digests",
-        "m005_unicode_mentions",
+        "m005_unicode_mentions", "m006_code_mentions",
     ]  # fmt: skip
 
 
@@ -436,7 +438,7 @@ def test_context_force_includes_required_and_trims_relevant(
 ) -> None:
     make_memory("Always use make test", "Run the suite with make test.", priority="required")
     for i in range(30):
-        make_memory(f"Checkout note {i}", f"Checkout detail {i}: " + "word " * 150)
+        make_memory(f"Checkout note {i}", f"`src/shop/checkout/` detail {i}: " + "word " * 150)
     retriever = open_test_retriever(layout)
     situation = Situation("repo", "feature/checkout-retry", ["src/shop/checkout/flow.py"], [])
     pack = retriever.context(situation, budget=1500)
@@ -843,3 +845,142 @@ def test_retrieval_and_metrics_serve_by_one_rule_for_an_expired_superseder(
     counted = count_memories(load_brain(layout), dt.date(2026, 12, 1)).active
     assert served == {old_id}  # the freeze is over: the rule it stood in for applies again
     assert counted == len(served) == 1
+
+
+# ---------------------------------------------------------------- the session's own work (issue 38)
+
+
+def _context_titles(retriever: Retriever, situation: Situation) -> list[str]:
+    return titles(retriever.context(situation, budget=2000).relevant)
+
+
+def test_my_changes_outrank_other_peoples_recent_work(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    from teambrain_retrieval import RecentCommit
+
+    make_memory("Search index rebuilds", "`src/shop/search/indexer.py` rebuilds nightly.")
+    make_memory("Payments folder rules", "Everything in `src/shop/payments/` logs amounts.")
+    make_memory("Deep rule", "Never import `src/` from scripts.")
+    recent = [RecentCommit("search: tune", ("src/shop/search/indexer.py",))]
+    situation = Situation(
+        "repo", "wip", ["src/shop/payments/refunds.py"], recent=recent,
+        changes={"src/shop/payments/refunds.py": "modified"},
+    )  # fmt: skip
+    # exact citation of someone else's newest file < a folder around mine, even a far one
+    assert _context_titles(open_test_retriever(layout), situation) == [
+        "Payments folder rules", "Deep rule", "Search index rebuilds",
+    ]  # fmt: skip
+
+
+def test_several_changed_files_add_up(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    make_memory("One file", "`refunds.py` rounds half-even.")
+    make_memory("Two files", "`refunds.py` and `payouts.py` share the rounding rule.")
+    make_memory("Their folder", "Code in `src/shop/payments/` never imports views.")
+    paths = [
+        "src/shop/payments/refunds.py",
+        "src/shop/payments/payouts.py",
+        "src/shop/payments/fx.py",
+    ]
+    situation = Situation("repo", "wip", paths, changes=dict.fromkeys(paths, "modified"))
+    assert _context_titles(open_test_retriever(layout), situation) == [
+        "Two files", "One file", "Their folder",
+    ]  # fmt: skip
+
+
+def test_a_branch_with_nothing_changed_leans_on_its_name(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    make_memory("Zanzibar refunds settle in TZS", "The acquirer rejects partial refunds.")
+    make_memory("Refunds are idempotent", "Retry a refund with the same key.")
+    make_memory("Lunch on Thursdays", "Tacos upstairs.")
+    found = _context_titles(open_test_retriever(layout), Situation("repo", "fix/zanzibar-refunds"))
+    assert found == ["Zanzibar refunds settle in TZS", "Refunds are idempotent"]
+
+
+def test_each_relevant_memory_says_why(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    make_memory("Zanzibar refunds", "Zanzibar refunds go through `shop.payments.refunds`.")
+    situation = Situation(
+        "repo", "fix/zanzibar-refunds", ["src/shop/payments/refunds.py"],
+        changes={"src/shop/payments/refunds.py": "staged"},
+    )  # fmt: skip
+    (hit,) = open_test_retriever(layout).context(situation).relevant
+    assert hit.why[:2] == (
+        "staged: src/shop/payments/refunds.py (cites shop.payments.refunds)",
+        "branch name: zanzibar, refunds",
+    )
+    assert hit.to_result().why == list(hit.why)
+    searched = open_test_retriever(layout).search("zanzibar taxes", 3)
+    assert searched[0].why == ("query: zanzibar",)
+    (by_path,) = open_test_retriever(layout).search_paths(["src/shop/payments/refunds.py"])
+    assert by_path.why == ("src/shop/payments/refunds.py (cites shop.payments.refunds)",)
+
+
+class _SlowModel(HashEmbedder):
+    """A local model that has to load before it embeds (counts the queries it embeds)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loaded = False
+
+    def load(self) -> None:
+        self.loaded = True
+
+
+def test_a_server_answers_before_its_model_loads_and_says_so(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    import time
+
+    make_memory("Zanzibar refunds", "`src/shop/payments/refunds.py` rounds; zanzibar.")
+    model = _SlowModel()
+    retriever = open_test_retriever(layout, embedder=model)
+    retriever.rebuild()  # a warm home: every memory embedded
+    model.loaded = False  # a new server process: the model is not loaded yet
+    retriever.embeds_in_background = True
+    queries = model.queries
+    situation = Situation("repo", "fix/zanzibar-refunds", ["src/shop/payments/refunds.py"])
+    pack = retriever.context(situation)
+    assert titles(pack.relevant) == ["Zanzibar refunds"]
+    assert not any("meaning" in reason for reason in pack.relevant[0].why)  # no vector half
+    assert pack.coverage is not None and "still loading" in pack.coverage.note
+    assert any("still loading" in note for note in pack.notes)
+    deadline = time.monotonic() + 10
+    while not model.loaded and time.monotonic() < deadline:  # loads after the answer
+        time.sleep(0.01)
+    again = retriever.context(situation)
+    assert again.coverage is None and model.queries > queries
+    assert any("meaning" in reason for reason in again.relevant[0].why)
+    # a one-shot reader (tb relevant) waits for its model instead
+    model.loaded = False
+    retriever.embeds_in_background = False
+    assert retriever.context(situation).coverage is None
+    # a server that starts the load itself once the answer is written is told what to embed
+    model.loaded = False
+    retriever.embeds_in_background = True
+    deferred = retriever.context(situation, load_model=False)
+    assert deferred.coverage is not None and deferred.model_to_load == "zanzibar refunds"
+    time.sleep(0.2)
+    assert not model.loaded  # nothing loads behind the answer's back
+    assert retriever.context(situation).model_to_load is None  # loading it here, as before
+
+
+def test_a_server_search_embeds_an_edited_memory_before_answering(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    """A server's search waits for its model anyway: a memory edited before the model loaded
+    is embedded for that search (complete, no partial coverage), not left to keywords."""
+    path = make_memory("Discounts round down", "`apply_discount()` rounds down to the cent.")
+    make_memory("Where checkout lives", "Checkout: cart totals, discounts, the flow.")
+    model = _SlowModel()
+    retriever = open_test_retriever(layout, embedder=model)
+    retriever.rebuild()
+    model.loaded = False  # a server whose model has not loaded yet
+    retriever.embeds_in_background = True
+    path.write_text(path.read_text().replace("to the cent", "to the cent, never up"))
+    retriever.search("discounts round down", 3)
+    assert model.loaded and retriever.coverage() is None

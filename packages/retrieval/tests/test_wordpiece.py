@@ -1,3 +1,5 @@
+import functools
+
 import pytest
 from hypothesis import given, strategies as st
 from teambrain_retrieval._index._local import MINILM_L6_INT8
@@ -42,11 +44,13 @@ def test_rejects_a_file_that_is_not_a_wordpiece_tokenizer(tmp_path) -> None:  # 
         WordPieceTokenizer(bad)
 
 
+@functools.cache
+def _shared_tokenizer() -> WordPieceTokenizer:
+    """One tokenizer for every example (loading its 30,522-word vocabulary is the slow part)."""
+    return WordPieceTokenizer(MINILM_L6_INT8.tokenizer)
+
+
 @given(st.text(max_size=300))
 def test_any_text_encodes_within_bounds(text: str) -> None:
-    tokenizer = _TOKENIZER.setdefault("t", WordPieceTokenizer(MINILM_L6_INT8.tokenizer))
-    ids = tokenizer.encode(text, 64)
+    ids = _shared_tokenizer().encode(text, 64)
     assert 2 <= len(ids) <= 64 and ids[0] == 101 and ids[-1] == 102
-
-
-_TOKENIZER: dict[str, WordPieceTokenizer] = {}

@@ -34,8 +34,12 @@ def test_a_held_lock_is_tried_waited_for_and_released(tmp_path: Path) -> None:
 
         waiter = threading.Thread(target=wait_for_it)
         waiter.start()
-        time.sleep(0.3)
-        assert not got
+        # Released once the waiter is waiting, however long a loaded machine takes to get it
+        # there (a fixed sleep released it first when the thread started late).
+        started = time.monotonic()
+        while not waits and time.monotonic() - started < 60:
+            time.sleep(0.005)
+        assert waits == ["w"] and not got
     waiter.join(10)
     assert got == [True] and waits == ["w"]
     assert (tmp_path / "locks").stat().st_mode & 0o777 == 0o700

@@ -320,6 +320,13 @@ def test_a_module_of_a_renamed_first_party_package_is_stale_a_library_is_not(rep
     ]
 
 
+def test_a_dotted_module_that_is_a_file_here_holds(repo: Path) -> None:
+    """Issue 38: ``shop.payments.gateway`` cited without a symbol is the module
+    ``src/shop/payments/gateway.py``; it was called gone ("names no module")."""
+    body = "See `shop.payments.gateway` and `shop.payments.gateway.PaymentGateway`."
+    assert reasons(CitationChecker(repo), body) == []
+
+
 def test_a_file_deleted_without_git_is_gone_once_git_sees_it_so(repo: Path) -> None:
     checker = CitationChecker(repo)
     assert checker.stale_reasons([("`tests/fakes.py`", [])]) == [()]

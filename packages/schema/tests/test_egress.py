@@ -87,7 +87,10 @@ def test_a_trust_file_anybody_else_could_write_approves_nothing(
     assert "inside the repository" in str(found.problem)
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(data=st.binary(max_size=400) | st.text(max_size=400).map(str.encode))
 def test_any_trust_file_content_loads_without_raising(
     data: bytes, machine: MachineLayout, repo: Path

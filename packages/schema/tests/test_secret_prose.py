@@ -82,6 +82,29 @@ def test_held_out_phrasings_never_tuned_on() -> None:
     assert recall >= 0.95 and false_positives <= 0.05, (recall, false_positives)
 
 
+def test_a_word_then_the_value_in_any_phrasing_or_language() -> None:
+    """Issue 37 point 12: "a secret introduced by a word, then the value" — short words (pw,
+    psw, p/w, creds), every connector (became, 's, a dash, brackets, was changed to) and the
+    word for a password in other languages. Both corpora were written before the change; the
+    rules were tuned on the first (53 % → 100 %, false positives 4 % → 0 %) and the second,
+    held out, was measured once after (50 % → 88 %, 1 of 45 look-alikes as before)."""
+    recall, false_positives = _rates("secret_prose_word_value.tsv")
+    assert recall == 1.0 and false_positives == 0.0, (recall, false_positives)
+    recall, false_positives = _rates("secret_prose_holdout_37.tsv")
+    assert recall >= 0.85 and false_positives <= 0.05, (recall, false_positives)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["password on Windows10 machines is managed by IT", "the clave is la paciencia",
+     "das Passwort ist zu kurz", "パスワードは変更されました", "pwd=$(pwd)", "new pass: pending",
+     "pw (the usual one) works", "the password's strength meter is broken",
+     "la password è scaduta", "password to reset: see the wiki"],
+)  # fmt: skip
+def test_word_then_value_look_alikes_are_kept(text: str) -> None:
+    assert scrub_text(text) == text
+
+
 @pytest.mark.parametrize(
     ("text", "secret"),
     [
@@ -154,3 +177,14 @@ def test_redaction_is_total_and_idempotent(text: str) -> None:
 )  # fmt: skip
 def test_flags_in_prose_are_judged_like_values(text: str, kept: bool) -> None:
     assert (redact_secrets(text) == text) is kept
+
+
+def test_a_message_naming_a_rule_is_not_a_secret_in_brackets() -> None:
+    """teambrain's own messages ("contains a secret (github-token)") pass through redaction on
+    the page; the rule's name in brackets after "secret" is not a credential."""
+    from teambrain_schema.secrets import _RULE_NAMES, find_secrets
+
+    for rule in sorted(_RULE_NAMES):
+        message = f"draft.body: contains a secret ({rule}); remove it before proposing"
+        assert find_secrets(message) == [], rule
+    assert find_secrets("the secret (Zx9-kQ2p-77w) is in the vault")  # a value still is one

@@ -20,10 +20,10 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
 
 
 def test_billion_laughs_is_refused_quickly() -> None:
-    started = time.monotonic()
+    started = time.process_time()  # CPU time, which a loaded machine does not stretch
     with pytest.raises(YamlProblem, match="anchors"):
         load_yaml(BILLION_LAUGHS)
-    assert time.monotonic() - started < 5  # refused while scanning, never expanded
+    assert time.process_time() - started < 5  # refused while scanning, never expanded
 
 
 @pytest.mark.parametrize(

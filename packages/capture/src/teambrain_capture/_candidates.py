@@ -12,7 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from teambrain_schema import Candidate, MemoryDraft, Proposer, ValidationFailure
+from teambrain_schema import (
+    MAX_CANDIDATE_BYTES,
+    Candidate,
+    MemoryDraft,
+    Proposer,
+    ValidationFailure,
+)
 from teambrain_schema.atomic import write_text_atomic
 from teambrain_schema.drafts import validate_draft
 from teambrain_schema.frontmatter import describe_validation_error
@@ -21,9 +27,6 @@ from teambrain_schema.local_files import read_json_file
 from teambrain_schema.paths import MachineLayout
 
 from ._spool import ensure_private_dir
-
-# A candidate holds one draft (at most 256 KB of body) and its metadata.
-MAX_CANDIDATE_BYTES = 1024 * 1024
 
 
 def queue_candidate(
@@ -65,10 +68,20 @@ def queue_candidate(
 
 
 def save_candidate(candidate: Candidate, *, machine: MachineLayout) -> Path:
-    """Write (or rewrite) a candidate file atomically, private to this user."""
+    """Write (or rewrite) a candidate file atomically, private to this user. A candidate
+    whose file would be larger than the spool's readers read (``MAX_CANDIDATE_BYTES``) is a
+    :class:`ValidationFailure`, and nothing is written: what is queued can be read back."""
+    text = candidate.model_dump_json(indent=2, by_alias=True) + "\n"
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_CANDIDATE_BYTES:
+        raise ValidationFailure(
+            f"draft: too large to queue: its candidate file would be {size // 1024:,} KB, and the "
+            f"spool reads at most {MAX_CANDIDATE_BYTES // 1024:,} KB (control characters in the "
+            "body take six bytes each); shorten the body"
+        )
     ensure_private_dir(machine.candidates)
     path = machine.candidate_file(candidate.candidate_id)
-    write_text_atomic(path, candidate.model_dump_json(indent=2, by_alias=True) + "\n", mode=0o600)
+    write_text_atomic(path, text, mode=0o600)
     return path
 
 

@@ -3,7 +3,9 @@
 It reads one hook payload on stdin, turns it into contract envelope events and appends them to
 ``$TEAMBRAIN_HOME/spool/sessions/<sid>.jsonl``. It never blocks or breaks the agent: whatever
 goes wrong is logged as one line to ``logs/capture.log`` and it still exits 0, printing nothing
-unless the tool's protocol wants an answer (Cursor expects JSON). Everything heavier than the
+unless the tool's protocol wants an answer (its module's ``hook_reply``: Cursor expects JSON).
+What a payload means is the tool's business: its module's ``read_hook``, found by the tool's
+``teambrain.adapters`` entry point (:func:`._hookmap.hook_module`). Everything heavier than the
 standard library's built-ins loads only on the rare events that need it (session start and end,
 prompts), so a tool-call hook costs about as much as starting the interpreter.
 """
@@ -19,12 +21,14 @@ from ._hookmap import (
     ABANDON_REASONS,
     END,
     IGNORE,
-    NORMALISERS,
     PLAN,
     PROMPT,
+    REPLY,
     START,
     TOOL,
     Hook,
+    UnknownTool,
+    hook_module,
     repo_relative,
 )
 from ._lite import (
@@ -46,6 +50,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing is too slow 
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
+    from types import ModuleType
     from typing import BinaryIO, TextIO
 
     from teambrain_schema.paths import MachineLayout
@@ -131,13 +136,17 @@ def report_dropped(home: str, tool: str) -> None:
                     pass
 
 
-def protocol_reply(tool: str, payload: Mapping[str, object] | None) -> str:
-    """What the tool expects on stdout: Cursor parses hook output as JSON, the others need none
-    (Codex and Gemini would treat stray output as context or as a message to the user)."""
-    if tool != "cursor":
+def protocol_reply(module: ModuleType | None, payload: Mapping[str, object] | None) -> str:
+    """What the tool expects on stdout: its module's ``hook_reply`` says (Cursor parses hook
+    output as JSON); the others need none (Codex and Gemini would treat stray output as context
+    or as a message to the user)."""
+    reply = getattr(module, REPLY, None)
+    if not callable(reply):
         return ""
-    event = payload.get("hook_event_name") if payload else None
-    return '{"continue":true}' if event == "beforeSubmitPrompt" else "{}"
+    try:
+        return str(reply(payload))
+    except Exception:  # a tool module's bug must not break the agent either
+        return ""
 
 
 def _read_state(path: str) -> dict[str, object] | None:
@@ -442,12 +451,12 @@ def run_capture_hook(
         return 0
     home = teambrain_home()
     payload: dict[str, object] | None = None
+    module: ModuleType | None = None
     try:
-        normalise = NORMALISERS.get(tool)
-        if normalise is None:
-            log_problem(
-                home, tool, f"unknown tool; expected one of {', '.join(sorted(NORMALISERS))}"
-            )
+        try:
+            module = hook_module(tool)
+        except UnknownTool as exc:
+            log_problem(home, tool, str(exc))
             return 0
         raw = stdin.read(MAX_PAYLOAD_BYTES + 1)
         if len(raw) > MAX_PAYLOAD_BYTES:
@@ -464,7 +473,9 @@ def run_capture_hook(
             )
             return 0
         payload = parsed
-        hook = normalise(payload, env)
+        hook = module.read_hook(payload, env)
+        if not isinstance(hook, Hook):
+            raise TypeError(f"{module.__name__}.read_hook gave {type(hook).__name__}, not a Hook")
         try:
             record(home, tool, hook)
         except OSError as exc:  # a full disk: nothing half-written is left; say so later
@@ -475,7 +486,7 @@ def run_capture_hook(
         detail = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
         log_problem(home, tool, f"{exc.__class__.__name__}: {detail}")
     finally:
-        reply = protocol_reply(tool, payload)
+        reply = protocol_reply(module, payload)
         if reply:
             stdout.write(reply + "\n")
             stdout.flush()

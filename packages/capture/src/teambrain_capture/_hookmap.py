@@ -1,23 +1,28 @@
-"""What each agent tool's hook payload means, as one :class:`Hook`.
+"""What an agent tool's hook payload means, as one :class:`Hook`: the kit each tool's reader is
+written with, and how ``tb-capture <tool>`` finds that reader.
 
-One normaliser per adapter in :data:`NORMALISERS`, a function named for the tool (the adapter
-registry checks that every adapter with hooks has one). Everything else about a tool — where it
-is wired, its docs, its user steps — is its module in teambrain_cli/_agent_tools/tools/, which
-names its normaliser here; the normalisers stay in this one module because the hook must start
-fast and import nothing else. They read the tool's documented payload fields and keep only metadata: the
-kind of tool call and the file it touched, never the file's content, a command line or a search
-pattern. Hot path: plain functions and built-in types, no imports beyond ``os``.
+Each agent tool is one module (teambrain-cli's ``_agent_tools/tools/<tool>.py``, or a plugin's),
+declared as a ``teambrain.adapters`` entry point. A tool with hooks defines ``read_hook(payload,
+env) -> Hook`` at its module's top level (and, when the tool reads the hook's output,
+``hook_reply(payload) -> str``). :func:`hook_module` finds that module by tool name from the
+installed packages' metadata and imports it; nothing here names a tool. The module's top level
+is what the hook process runs, so it imports only this kit (the rest of the tool module loads
+inside its functions). Readers keep only metadata: the kind of tool call and the file it touched,
+never the file's content, a command line or a search pattern. Hot path: plain functions and
+built-in types, no imports beyond ``os`` and ``sys``.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing is too slow for the hook
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+    from types import ModuleType
 
-    Normaliser = Callable[[Mapping[str, object], Mapping[str, str]], "Hook"]
+    HookReader = Callable[[Mapping[str, object], Mapping[str, str]], "Hook"]
 
 # What a hook tells us happened.
 START, PROMPT, TOOL, PLAN, END, IGNORE = "start", "prompt", "tool", "plan", "end", "ignore"
@@ -120,7 +125,7 @@ class Hook:
         return f"Hook({self.kind!r}, sid={self.sid!r}, data={self.data!r})"
 
 
-def _text(payload: Mapping[str, object], *keys: str) -> str | None:
+def payload_text(payload: Mapping[str, object], *keys: str) -> str | None:
     for key in keys:
         value = payload.get(key)
         if isinstance(value, str) and value:
@@ -128,13 +133,13 @@ def _text(payload: Mapping[str, object], *keys: str) -> str | None:
     return None
 
 
-def _first_root(payload: Mapping[str, object], key: str) -> str | None:
+def first_root(payload: Mapping[str, object], key: str) -> str | None:
     """The first of the workspace roots a payload lists under ``key`` (Cursor, Auggie, Cline)."""
     roots = payload.get(key)
     return roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
 
 
-def _mapping(value: object) -> Mapping[str, object]:
+def payload_object(value: object) -> Mapping[str, object]:
     if isinstance(value, str) and value[:1] == "{":
         from ._lite import JsonError, loads
 
@@ -208,7 +213,7 @@ def _patch_path(patch: str) -> str | None:
 
 def tool_path(tool_input: Mapping[str, object]) -> str | None:
     """The file or directory a tool call names, as given (made repo-relative later)."""
-    value = _text(tool_input, *_PATH_KEYS)
+    value = payload_text(tool_input, *_PATH_KEYS)
     if value:
         return value.removeprefix("file://")
     for key in _LIST_PATH_KEYS:
@@ -278,11 +283,11 @@ def tool_hook(
         return Hook(PLAN, data={"items": len(todos)} if isinstance(todos, list) else {})
     data: dict[str, object] = {"kind": kind}
     if kind == "command":
-        command = _text(tool_input, "command", "cmd", "command_line", "commandLine")
+        command = payload_text(tool_input, "command", "cmd", "command_line", "commandLine")
         if command and is_test_command(command):
             data["kind"] = "test"
     if kind in ("command", "test"):
-        code = exit_code_of(_mapping(response) or response)
+        code = exit_code_of(payload_object(response) or response)
         if code is None and failed:
             code = exit_code_of(response)
         if code is None and success_means_zero and not failed:
@@ -292,328 +297,146 @@ def tool_hook(
         return Hook(TOOL, data=data)
     path = tool_path(tool_input)
     if path is None and _squash(name) == "applypatch":
-        patch = _text(tool_input, "command", "patch", "input")
+        patch = payload_text(tool_input, "command", "patch", "input")
         path = _patch_path(patch) if patch else None
     if path:
         data["path"] = path
     return Hook(TOOL, data=data)
 
 
-def _claude_shaped(payload: Mapping[str, object], *, success_means_zero: bool) -> Hook:
+def claude_shaped(payload: Mapping[str, object], *, success_means_zero: bool) -> Hook:
     """Claude Code, Codex CLI and Gemini CLI share this payload shape (snake_case).
     ``success_means_zero``: the tool fires PostToolUse only for commands that exited 0."""
-    event = _text(payload, "hook_event_name") or ""
+    event = payload_text(payload, "hook_event_name") or ""
     if event in ("SessionStart",):
-        hook = Hook(START, source=_text(payload, "source"))
+        hook = Hook(START, source=payload_text(payload, "source"))
     elif event in ("UserPromptSubmit", "BeforeAgent"):
-        hook = Hook(PROMPT, prompt=_text(payload, "prompt") or "")
+        hook = Hook(PROMPT, prompt=payload_text(payload, "prompt") or "")
     elif event in ("PostToolUse", "PostToolUseFailure", "AfterTool"):
         failed = event == "PostToolUseFailure"
         response = payload.get("error") if failed else payload.get("tool_response")
         hook = tool_hook(
-            _text(payload, "tool_name") or "",
-            _mapping(payload.get("tool_input")),
+            payload_text(payload, "tool_name") or "",
+            payload_object(payload.get("tool_input")),
             response,
             failed=failed,
             success_means_zero=success_means_zero,
         )
     elif event == "SessionEnd":
-        hook = Hook(END, reason=_text(payload, "reason"))
+        hook = Hook(END, reason=payload_text(payload, "reason"))
     else:
         return Hook(IGNORE)
-    hook.sid = _text(payload, "session_id")
-    hook.cwd = _text(payload, "cwd")
-    hook.model = _text(payload, "model")
+    hook.sid = payload_text(payload, "session_id")
+    hook.cwd = payload_text(payload, "cwd")
+    hook.model = payload_text(payload, "model")
     return hook
 
 
-def claude_code(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
-    """Claude Code hooks (``.claude/settings.json``)."""
-    # Cursor and VS Code also run the hooks in .claude/settings.json, with their own payloads;
-    # their own adapters capture those sessions, so here they would be counted twice.
-    if "cursor_version" in payload or "conversation_id" in payload:
-        return Hook(IGNORE, reason="cursor payload in the claude-code hook")
-    if "hookEventName" in payload or "sessionId" in payload:
-        return Hook(IGNORE, reason="vscode payload in the claude-code hook")
-    # A failed Bash call fires PostToolUseFailure ("Exit code N"), so PostToolUse means exit 0.
-    hook = _claude_shaped(payload, success_means_zero=True)
-    hook.cwd = hook.cwd or env.get("CLAUDE_PROJECT_DIR")
-    # Only interactive sessions put the model in SessionStart; `claude -p` never does. The
-    # transcript's assistant entries carry it (message.model) from the first reply on.
-    hook.transcript = _text(payload, "transcript_path")
-    return hook
+# teambrain_schema.plugins.ADAPTERS_GROUP and OWN_DISTRIBUTIONS, spelt here because importing
+# the schema's plugin module costs the hook milliseconds (a test keeps them equal).
+ADAPTERS_GROUP = "teambrain.adapters"
+OWN_DISTRIBUTIONS = frozenset(
+    f"teambrain_{name}"
+    for name in ("schema", "capture", "retrieval", "distill", "sync", "mcp_server", "cli")
+)
+READER = "read_hook"  # the function a tool module with hooks defines
+REPLY = "hook_reply"  # what the tool reads on the hook's stdout, for the few that read it
 
 
-def codex(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
-    """Codex CLI hooks (``[hooks]`` in ``.codex/config.toml`` or ``.codex/hooks.json``)."""
-    # Codex fires PostToolUse after failing commands too: no exit code unless it reports one.
-    return _claude_shaped(payload, success_means_zero=False)
+def _entry_points_in(path: str, group: str) -> list[tuple[str, str]]:
+    """(name, value) of each entry point an ``entry_points.txt`` declares in ``group``."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+    found: list[tuple[str, str]] = []
+    current = None
+    for raw in lines:
+        line = raw.strip()
+        if line.startswith("["):
+            current = line.strip("[]").strip()
+        elif current == group and "=" in line and not line.startswith(("#", ";")):
+            name, _, value = line.partition("=")
+            found.append((name.strip(), value.strip()))
+    return found
 
 
-def gemini_cli(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
-    """Gemini CLI hooks (``hooks`` in ``.gemini/settings.json``)."""
-    hook = _claude_shaped(payload, success_means_zero=False)
-    hook.sid = hook.sid or env.get("GEMINI_SESSION_ID")
-    hook.cwd = hook.cwd or env.get("GEMINI_PROJECT_DIR")
-    request = payload.get("llm_request")
-    if hook.model is None and isinstance(request, dict):
-        hook.model = _text(request, "model")
-    return hook
+def _own_entry_points(tool: str | None) -> dict[str, str]:
+    """Name -> ``module:attribute`` of the agent tools teambrain's own distributions declare
+    (their ``entry_points.txt``, read directly: importlib.metadata costs the hook more than the
+    rest of it); with ``tool``, stops at the first that declares it. Installers put ``.dist-info``
+    folders in ``site-packages``, so those folders of ``sys.path`` are read first, the others only
+    when they did not tell. The first copy of a distribution on the path counts, as for
+    importlib.metadata."""
+    found: dict[str, str] = {}
+    seen: set[str] = set()
+    folders = [folder for folder in sys.path if folder.endswith(("site-packages", "dist-packages"))]
+    for group in (folders, [folder for folder in sys.path if folder not in folders]):
+        for folder in group:
+            try:
+                entries = os.listdir(folder or ".")
+            except OSError:
+                continue
+            for entry in entries:
+                if not entry.endswith(".dist-info"):
+                    continue
+                distribution = entry.split("-", 1)[0].replace(".", "_").lower()
+                if distribution not in OWN_DISTRIBUTIONS or distribution in seen:
+                    continue
+                seen.add(distribution)
+                path = os.path.join(folder, entry, "entry_points.txt")
+                for name, value in _entry_points_in(path, ADAPTERS_GROUP):
+                    found.setdefault(name, value)
+                if tool is not None and tool in found:
+                    return found
+    return found
 
 
-def cursor(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
-    """Cursor hooks (``.cursor/hooks.json``)."""
-    event = _text(payload, "hook_event_name") or ""
-    if event == "sessionStart":
-        hook = Hook(START)
-    elif event == "beforeSubmitPrompt":
-        hook = Hook(PROMPT, prompt=_text(payload, "prompt") or "")
-    elif event in ("postToolUse", "postToolUseFailure"):
-        failed = event == "postToolUseFailure"
-        hook = tool_hook(
-            _text(payload, "tool_name") or "",
-            _mapping(payload.get("tool_input")),
-            payload.get("error_message") if failed else payload.get("tool_output"),
-            failed=failed,
+def own_tools() -> dict[str, str]:
+    """Tool name -> ``module:attribute`` of each agent tool teambrain's own distributions
+    declare."""
+    return _own_entry_points(None)
+
+
+def _plugin_tool(tool: str) -> str | None:
+    """``module:attribute`` of the agent tool another installed package declares as ``tool``
+    (the first one found), or None; only asked when teambrain declares no such tool."""
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group=ADAPTERS_GROUP):
+        distribution = (getattr(entry.dist, "name", None) or "").replace("-", "_").lower()
+        if entry.name == tool and distribution not in OWN_DISTRIBUTIONS:
+            return str(entry.value)
+    return None
+
+
+class UnknownTool(LookupError):
+    """No installed package declares the tool, or its module reads no hooks; one line."""
+
+
+def hook_module(tool: str) -> ModuleType:
+    """The module of agent tool ``tool``, whose ``read_hook`` reads its payloads: found by the
+    ``teambrain.adapters`` entry point that declares the tool (teambrain's own first, then other
+    installed packages'), imported by name. :class:`UnknownTool` says why there is none."""
+    target = _own_entry_points(tool).get(tool) or _plugin_tool(tool)
+    if target is None:
+        known = ", ".join(sorted(own_tools())) or "none"
+        raise UnknownTool(
+            f"unknown tool; no installed package declares it ({ADAPTERS_GROUP}: {known})"
         )
-    elif event == "sessionEnd":
-        hook = Hook(END, reason=_text(payload, "reason"))
-    else:
-        return Hook(IGNORE)
-    hook.sid = _text(payload, "session_id", "conversation_id")
-    hook.cwd = (
-        _text(payload, "cwd")
-        or _first_root(payload, "workspace_roots")
-        or env.get("CURSOR_PROJECT_DIR")
-    )
-    hook.model = _text(payload, "model_id", "model")
-    return hook
+    name = target.partition(":")[0].strip()
+    __import__(name)  # not importlib.import_module: the importlib package costs the hook 0.5 ms
+    module = sys.modules[name]
+    if not callable(getattr(module, READER, None)):
+        raise UnknownTool(f"{module.__name__} defines no {READER}(): this tool records no sessions")
+    return module
 
 
-def vscode(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
-    """VS Code (Copilot agent mode) hooks (``.github/hooks/*.json``)."""
-    # Copilot CLI runs every file in .github/hooks/ too, with snake_case payloads (VS Code's are
-    # camelCase); `tb-capture copilot-cli` records those sessions.
-    if "session_id" in payload and "sessionId" not in payload:
-        return Hook(IGNORE, reason="copilot-cli payload in the vscode hook")
-    event = _text(payload, "hookEventName", "hook_event_name") or ""
-    if event == "SessionStart":
-        hook = Hook(START, source=_text(payload, "source"))
-    elif event == "UserPromptSubmit":
-        hook = Hook(PROMPT, prompt=_text(payload, "prompt") or "")
-    elif event == "PostToolUse":
-        hook = tool_hook(
-            _text(payload, "tool_name") or "",
-            _mapping(payload.get("tool_input")),
-            payload.get("tool_response"),
-        )
-    elif event == "Stop":  # VS Code documents Stop as "the agent session ends"
-        hook = Hook(END)
-    else:
-        return Hook(IGNORE)
-    hook.sid = _text(payload, "sessionId", "session_id")
-    hook.cwd = _text(payload, "cwd")
-    return hook
-
-
-def qwen_code(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
-    """Qwen Code hooks (``hooks`` in ``.qwen/settings.json``): Claude Code's shape."""
-    # Qwen Code fires UserPromptSubmit again, with an empty prompt, before each continuation
-    # after a tool result (0.24.4): not something the user asked.
-    if payload.get("hook_event_name") == "UserPromptSubmit" and not _text(payload, "prompt"):
-        return Hook(IGNORE, reason="qwen-code continuation, not a prompt")
-    # Its PostToolUse fires for failed tools too (PostToolUseFailure exists as well).
-    hook = _claude_shaped(payload, success_means_zero=False)
-    hook.cwd = hook.cwd or env.get("QWEN_PROJECT_DIR")
-    return hook
-
-
-def copilot_cli(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
-    """GitHub Copilot CLI hooks (``.github/hooks/*.json``, Claude-compatible event names)."""
-    # VS Code runs the files in .github/hooks/ too, with camelCase payloads: its own adapter
-    # records those sessions.
-    if "sessionId" in payload or "hookEventName" in payload:
-        return Hook(IGNORE, reason="vscode payload in the copilot-cli hook")
-    event = _text(payload, "hook_event_name") or ""
-    if event in ("PostToolUse", "PostToolUseFailure"):
-        if "-" in (_text(payload, "tool_name") or ""):
-            # MCP tools are `<server>-<tool>` (built-in ones never have a hyphen); teambrain's
-            # own calls are recorded by its server.
-            return Hook(IGNORE, reason="an MCP tool")
-        result = _mapping(payload.get("tool_result"))
-        failed = event == "PostToolUseFailure" or result.get("result_type") in ("failure", "error")
-        hook = tool_hook(
-            _text(payload, "tool_name") or "",
-            _mapping(payload.get("tool_input")),
-            payload.get("error")
-            if event == "PostToolUseFailure"
-            else result or payload.get("tool_response"),
-            failed=failed,
-        )
-        hook.sid = _text(payload, "session_id")
-        hook.cwd = _text(payload, "cwd")
-        return hook
-    return _claude_shaped(payload, success_means_zero=False)
-
-
-# Auggie's built-in tools, by what they do (its names say too little for classify_tool).
-_AUGGIE_TOOLS = {
-    "launch-process": "Bash", "view": "Read", "view-range-untruncated": "Read",
-    "save-file": "Write", "remove-files": "Delete", "str-replace-editor": "Edit",
-    "apply_patch": "apply_patch", "codebase-retrieval": "Search",
-}  # fmt: skip
-
-
-def auggie(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
-    """Auggie (Augment Code CLI) hooks (``hooks`` in ``.augment/settings.json``)."""
-    event = _text(payload, "hook_event_name") or ""
-    if event == "SessionStart":
-        hook = Hook(START)
-    elif event == "PromptSubmit":
-        hook = Hook(PROMPT, prompt=_text(payload, "user_prompt") or "")
-    elif event == "PostToolUse":
-        if payload.get("is_mcp_tool") is True:
-            return Hook(IGNORE, reason="an MCP tool")  # teambrain's own: recorded by its server
-        name = _text(payload, "tool_name") or ""
-        error = payload.get("tool_error")
-        hook = tool_hook(
-            _AUGGIE_TOOLS.get(name, name),
-            _mapping(payload.get("tool_input")),
-            error if error else payload.get("tool_output"),
-            failed=bool(error),
-        )
-    elif event == "SessionEnd":
-        hook = Hook(END)
-    else:
-        return Hook(IGNORE)
-    hook.sid = _text(payload, "conversation_id") or env.get("AUGMENT_CONVERSATION_ID")
-    hook.cwd = _first_root(payload, "workspace_roots") or env.get("AUGMENT_PROJECT_DIR")
-    return hook
-
-
-# Cline's hook files are named after the event (TaskStart, PostToolUse...); 3.0.65's payloads
-# name it by its internal hook (agent_start, tool_result...). Either is read.
-_CLINE_EVENTS = {
-    "agent_start": START, "TaskStart": START, "agent_resume": START, "TaskResume": START,
-    "prompt_submit": PROMPT, "UserPromptSubmit": PROMPT,
-    "tool_result": TOOL, "PostToolUse": TOOL,
-    "agent_end": END, "TaskComplete": END, "agent_abort": END, "TaskCancel": END,
-}  # fmt: skip
-
-
-def cline(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
-    """Cline hooks (executables in ``.clinerules/hooks/``)."""
-    kind = _CLINE_EVENTS.get(_text(payload, "hookName") or "")
-    if kind == START:
-        hook = Hook(START)
-    elif kind == PROMPT:
-        asked = _mapping(payload.get("userPromptSubmit")) or _mapping(payload.get("prompt_submit"))
-        hook = Hook(PROMPT, prompt=_text(asked, "prompt") or _text(payload, "prompt") or "")
-    elif kind == TOOL:
-        call = _mapping(payload.get("tool_result"))
-        legacy = _mapping(payload.get("postToolUse"))
-        name = _text(call, "name") or _text(legacy, "toolName") or ""
-        if "__" in name:  # MCP tools are <server>__<tool>: teambrain's are recorded by its server
-            return Hook(IGNORE, reason="an MCP tool")
-        tool_input = dict(_mapping(call.get("input")) or _mapping(legacy.get("parameters")))
-        files = tool_input.get("files")  # read_files: [{path, start_line, end_line}]
-        if isinstance(files, list) and files and isinstance(files[0], dict):
-            tool_input.setdefault("path", files[0].get("path"))
-        commands = tool_input.get("commands")  # run_commands: [command, ...]
-        if isinstance(commands, list) and commands and isinstance(commands[0], str):
-            tool_input.setdefault("command", commands[0])
-        failed = legacy.get("success") is False
-        hook = tool_hook(
-            name, tool_input, call.get("output") or legacy.get("result"), failed=failed
-        )
-    elif kind == END:
-        hook = Hook(END, reason=_text(payload, "hookName"))
-    else:
-        return Hook(IGNORE)
-    session = _mapping(payload.get("sessionContext"))
-    hook.sid = _text(session, "rootSessionId") or _text(payload, "taskId")
-    hook.cwd = _first_root(payload, "workspaceRoots")
-    return hook
-
-
-def factory_droid(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
-    """Factory Droid hooks (``hooks`` in ``.factory/settings.json``): Claude Code's shape."""
-    if "___" in (_text(payload, "tool_name") or ""):
-        # MCP tools are <server>___<tool>: teambrain's own calls are recorded by its server.
-        return Hook(IGNORE, reason="an MCP tool")
-    # 0.225.2 fires no PostToolUse for a tool call that returned an error; a command's exit
-    # status is in its text, so none is assumed.
-    hook = _claude_shaped(payload, success_means_zero=False)
-    hook.cwd = hook.cwd or env.get("FACTORY_PROJECT_DIR")
-    return hook
-
-
-def opencode(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
-    """opencode and Kilo Code, through the plugin ``tb install`` writes (.opencode/plugins/,
-    .kilo/plugins/)."""
-    event = _text(payload, "hook_event_name") or ""
-    if event == "session.created":
-        hook = Hook(START)
-    elif event == "chat.message":
-        hook = Hook(PROMPT, prompt=_text(payload, "prompt") or "")
-    elif event == "tool.execute.after":
-        name = _text(payload, "tool_name") or ""
-        if "_" in name:  # MCP tools are <server>_<tool>; built-in tools are one word (read, bash)
-            return Hook(IGNORE, reason="an MCP tool")
-        hook = tool_hook(name, _mapping(payload.get("tool_input")), payload.get("tool_response"))
-    elif event == "session.deleted":
-        hook = Hook(END)
-    else:
-        return Hook(IGNORE)
-    hook.sid = _text(payload, "session_id")
-    hook.cwd = _text(payload, "cwd")
-    hook.model = _text(payload, "model")
-    return hook
-
-
-def windsurf(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
-    """Windsurf Cascade hooks (``.windsurf/hooks.json``)."""
-    event = _text(payload, "agent_action_name") or ""
-    info = _mapping(payload.get("tool_info"))
-    if event == "pre_user_prompt":
-        hook = Hook(PROMPT, prompt=_text(info, "user_prompt") or "")
-    elif event == "post_read_code":
-        hook = Hook(TOOL, data={"kind": "explore"})
-    elif event == "post_write_code":
-        hook = Hook(TOOL, data={"kind": "edit"})
-    elif event == "post_run_command":
-        command = _text(info, "command_line") or ""
-        data: dict[str, object] = {"kind": "test" if is_test_command(command) else "command"}
-        code = exit_code_of(info)
-        if code is not None:
-            data["exit_code"] = code
-        hook = Hook(TOOL, data=data)
-    else:
-        return Hook(IGNORE)
-    if event in ("post_read_code", "post_write_code"):
-        path = tool_path(info)
-        if path:
-            hook.data["path"] = path
-    hook.sid = _text(payload, "trajectory_id")
-    hook.cwd = _text(info, "cwd")
-    return hook
-
-
-NORMALISERS: dict[str, Normaliser] = {
-    "claude-code": claude_code,
-    "cursor": cursor,
-    "codex": codex,
-    "gemini-cli": gemini_cli,
-    "vscode": vscode,
-    "windsurf": windsurf,
-    "qwen-code": qwen_code,
-    "copilot-cli": copilot_cli,
-    "auggie": auggie,
-    "cline": cline,
-    "factory-droid": factory_droid,
-    "opencode": opencode,
-    "kilocode": opencode,  # a fork of opencode, running the same plugin
-}
+def hook_reader(tool: str) -> HookReader:
+    """The function that reads agent tool ``tool``'s hook payloads (see :func:`hook_module`)."""
+    reader: HookReader = getattr(hook_module(tool), READER)
+    return reader
 
 
 def repo_relative(path: str, cwd: str, root: str) -> str | None:

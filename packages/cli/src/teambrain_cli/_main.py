@@ -41,6 +41,7 @@ SUMMARIES = {
     "distill": "Turn captured sessions into memory candidates (the only step that calls a model)",
     "doctor": "Is teambrain ready here? Each problem comes with a one-line fix",
     "export": "Write the required memories into a marked section of AGENTS.md",
+    "graph": "The brain's graph: its nodes, or one node with its neighbours and memories",
     "import": "Turn CLAUDE.md, AGENTS.md, rules files… into candidates for review",
     "init": "Create .teambrain/ in this repository and the machine-local folders",
     "install": "Wire teambrain's MCP server and capture hooks into an agent tool",
@@ -212,9 +213,17 @@ def _json_format(argv: list[str]) -> bool:
     return ctx.params.get("fmt") == "json" and not out_given
 
 
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 def _report(message: str, code: int, argv: list[str]) -> int:
     # One line, whoever wrote the message (click lists a choice's values one per line).
     message = re.sub(r"[ \t]*[\r\n]+\s*", " ", message.strip())
+    # A control character (a name from a crafted commit, in git's own message) is shown
+    # escaped, never sent to the terminal.
+    message = re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]", _escaped, message)
     from ._console.output import terminal_width, wrap_text
 
     # Wrapped under its text on a terminal, like every other message; whole when redirected.

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from teambrain_schema import DistillConfig
 
+from ._drivers import ANTHROPIC_DEFAULT_URL
 from ._remote import (
     Message,
     RemoteDriver,
@@ -19,9 +20,6 @@ from ._remote import (
     require_module,
 )
 from ._request import Request
-
-# Explicit, so the SDK's own environment variables (ANTHROPIC_BASE_URL) never redirect us.
-ANTHROPIC_DEFAULT_URL = "https://api.anthropic.com"
 
 
 class AnthropicDriver(RemoteDriver):

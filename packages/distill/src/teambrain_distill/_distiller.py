@@ -79,6 +79,12 @@ class DistillOptions:
     now: dt.datetime | None = None
 
 
+def _shown(text: str) -> str:
+    from teambrain_schema.secrets import redact_secrets
+
+    return redact_secrets(text)
+
+
 @dataclass(frozen=True)
 class QueuedCandidate:
     """A candidate the run queued (or, in a dry run, would have queued)."""
@@ -88,6 +94,9 @@ class QueuedCandidate:
     memory_class: str
     title: str
     evidence: dict[str, list[str]]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "title", _shown(self.title))
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -108,6 +117,12 @@ class DroppedProposal:
     reason: str
     detail: str = ""
     matches: tuple[Match, ...] = ()
+
+    def __post_init__(self) -> None:
+        # The model's text, printed in the report and --json: a secret in it (why it was
+        # dropped, often) is never printed back.
+        object.__setattr__(self, "title", _shown(self.title))
+        object.__setattr__(self, "detail", _shown(self.detail))
 
     def as_dict(self) -> dict[str, Any]:
         return {

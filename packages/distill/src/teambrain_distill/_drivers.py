@@ -1,6 +1,7 @@
 """The driver interface and its registry: the built-in drivers are this package's
-``teambrain.drivers`` entry points (pyproject.toml: fake, anthropic, openai, ollama), the same
-mechanism plugins use; :func:`register_driver` adds or replaces one in this process.
+``teambrain.drivers`` entry points (pyproject.toml), the same mechanism plugins use, each a
+:class:`BuiltinDriver` at the bottom of this module; :func:`register_driver` adds or replaces one
+in this process.
 
 A driver turns one :class:`Request` into a validated instance of the answer's schema, within
 the attempts an :class:`AttemptGuard` allows. Real drivers import their SDK lazily, inside
@@ -84,6 +85,12 @@ class PluginDriver:
             raise ModelUnavailable(exc.message) from None
 
 
+# Where the hosted drivers send when distill.base_url is unset. Explicit, so the SDKs' own
+# environment variables (ANTHROPIC_BASE_URL, OPENAI_BASE_URL) never redirect us.
+ANTHROPIC_DEFAULT_URL = "https://api.anthropic.com"
+OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
+OLLAMA_DEFAULT_URL = "http://localhost:11434/v1"
+
 # (config, brain directory ``.teambrain/`` or None) -> driver
 DriverFactory = Callable[[DistillConfig, Path | None], Driver]
 DISTRIBUTION = "teambrain-distill"
@@ -164,43 +171,75 @@ def driver_egress(config: DistillConfig) -> Egress | None:
     if config.plugin is not None:
         extra = (f"base_url {normalise_url(config.base_url)}",) if config.base_url else ()
         return Egress("distill", DRIVER_SENDS, f"plugin {config.plugin}", config.api_key_env, extra)
-    if config.driver in ("fake", "none"):
+    if config.driver == "none":
         return None
-    from ._anthropic import ANTHROPIC_DEFAULT_URL
-    from ._openai import OLLAMA_DEFAULT_URL, OPENAI_DEFAULT_URL
-
-    default = {
-        "anthropic": ANTHROPIC_DEFAULT_URL,
-        "openai": OPENAI_DEFAULT_URL,
-        "ollama": OLLAMA_DEFAULT_URL,
-    }.get(config.driver)
+    built_in = builtin_driver(config.driver)
+    if built_in is not None and built_in.default_url is None:
+        return None  # the fake driver: nothing leaves
+    default = built_in.default_url if built_in is not None else None
     destination = normalise_url(config.base_url or default or f"driver {config.driver}")
     return Egress("distill", DRIVER_SENDS, destination, config.api_key_env)
 
 
-def fake_driver(config: DistillConfig, brain_dir: Path | None) -> Driver:
-    """Driver ``fake`` (this package's ``teambrain.drivers`` entry point)."""
+class BuiltinDriver:
+    """A built-in driver, as this package's ``teambrain.drivers`` entry point names it: a
+    :data:`DriverFactory`, plus what the rest of teambrain asks about it without building one
+    (so a new driver is written down in its entry, not in a table per question)."""
+
+    def __init__(
+        self, build: DriverFactory, *, default_url: str | None, client: str | None
+    ) -> None:
+        self.build = build
+        # Where it sends when distill.base_url is unset (None: nothing leaves this machine).
+        self.default_url = default_url
+        # The module its SDK installs, imported when it sends (tb doctor checks it imports);
+        # installed by the teambrain-cli / teambrain-distill extra of the driver's name.
+        self.client = client
+
+    def __call__(self, config: DistillConfig, brain_dir: Path | None) -> Driver:
+        return self.build(config, brain_dir)
+
+
+def builtin_driver(name: str) -> BuiltinDriver | None:
+    """The built-in driver ``distill.driver: <name>`` selects (None for ``none`` and names this
+    package does not declare)."""
+    if name not in _builtin_drivers():
+        return None
+    from teambrain_schema.plugins import DRIVERS_GROUP, load_builtin
+
+    built_in = load_builtin(DRIVERS_GROUP, DISTRIBUTION, name)
+    return built_in if isinstance(built_in, BuiltinDriver) else None
+
+
+def _fake(config: DistillConfig, brain_dir: Path | None) -> Driver:
     from ._fake import FakeDriver, fixture_dir
 
     return FakeDriver(fixture_dir(config, brain_dir))
 
 
-def anthropic_driver(config: DistillConfig, brain_dir: Path | None) -> Driver:
-    """Driver ``anthropic`` (this package's ``teambrain.drivers`` entry point)."""
+def _anthropic(config: DistillConfig, brain_dir: Path | None) -> Driver:
     from ._anthropic import AnthropicDriver
 
     return AnthropicDriver(config)
 
 
-def openai_driver(config: DistillConfig, brain_dir: Path | None) -> Driver:
-    """Driver ``openai`` (this package's ``teambrain.drivers`` entry point)."""
+def _openai(config: DistillConfig, brain_dir: Path | None) -> Driver:
     from ._openai import OpenAIDriver
 
     return OpenAIDriver(config)
 
 
-def ollama_driver(config: DistillConfig, brain_dir: Path | None) -> Driver:
-    """Driver ``ollama`` (this package's ``teambrain.drivers`` entry point)."""
+def _ollama(config: DistillConfig, brain_dir: Path | None) -> Driver:
     from ._openai import OllamaDriver
 
     return OllamaDriver(config)
+
+
+# The built-in drivers, each this package's ``teambrain.drivers`` entry point of its name
+# (pyproject.toml), and each a value ``distill.driver`` accepts (teambrain_schema's
+# DistillConfig; test_llm checks the two lists agree).
+fake_driver = BuiltinDriver(_fake, default_url=None, client=None)
+anthropic_driver = BuiltinDriver(_anthropic, default_url=ANTHROPIC_DEFAULT_URL, client="anthropic")
+openai_driver = BuiltinDriver(_openai, default_url=OPENAI_DEFAULT_URL, client="openai")
+# Ollama is reached through its OpenAI-compatible /v1 endpoint, with the openai SDK.
+ollama_driver = BuiltinDriver(_ollama, default_url=OLLAMA_DEFAULT_URL, client="openai")

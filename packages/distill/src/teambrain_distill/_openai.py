@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from teambrain_schema import DistillConfig
 
+from ._drivers import OLLAMA_DEFAULT_URL, OPENAI_DEFAULT_URL
 from ._remote import (
     Message,
     RemoteDriver,
@@ -30,9 +31,6 @@ from ._remote import (
 )
 from ._request import Request
 
-OLLAMA_DEFAULT_URL = "http://localhost:11434/v1"
-# Explicit, so the SDK's own environment variables (OPENAI_BASE_URL) never redirect us.
-OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 OPENAI_HOSTS = ("api.openai.com", ".openai.azure.com")
 
 

@@ -98,9 +98,12 @@ def render_session(
     if facts.duration_s is not None:
         extra.append(f"{round(facts.duration_s / 60)} min")
     lines.append(f"Outcome: {outcome}" + (f" ({', '.join(extra)})" if extra else ""))
-    intents = list(dict.fromkeys(clean(i) for i in facts.intents))[:MAX_INTENTS]
+    every = list(dict.fromkeys(clean(i) for i in facts.intents))
+    intents = every[:MAX_INTENTS]
     lines.append("What the user asked for (summarised):")
     lines.extend(f"- {intent}" for intent in intents) if intents else lines.append("- (none)")
+    if len(every) > MAX_INTENTS:  # the prompt's bound is said to the model, never silent
+        lines.append(f"- … and {len(every) - MAX_INTENTS} more")
     lines.append("Activity, in order (repeats folded):")
     steps = _folded_steps(facts.steps)
     lines.extend(f"- {step}" for step in steps) if steps else lines.append("- (none)")
@@ -132,7 +135,10 @@ def render_memories(memories: list[KnownMemory], *, with_body: set[str]) -> str:
         lines.append(f"- [{memory.memory_class}] {clean(memory.title)}")
     if len(listed) > MAX_MEMORY_TITLES:
         lines.append(f"- … and {len(listed) - MAX_MEMORY_TITLES} more")
-    bodies = [m for m in listed if m.id in with_body][:MAX_MEMORY_BODIES]
+    wanted = [m for m in listed if m.id in with_body]
+    bodies = wanted[:MAX_MEMORY_BODIES]
+    if len(wanted) > MAX_MEMORY_BODIES:
+        lines.append(f"(The bodies of {len(bodies)} of them follow; {len(wanted) - len(bodies)} more are left out.)")  # fmt: skip
     for memory in bodies:
         lines.append("")
         lines.append(f"{clean(memory.title)}:")

@@ -54,6 +54,9 @@ MAX_BACKOFF_S = 30.0
 # beyond the limit (most servers stream one token a piece), or 8 characters a token.
 PIECE_MARGIN = 16
 CHARS_PER_TOKEN_CEILING = 8
+# The byte cap of one reply: at least this, more for a large distill.max_output_tokens.
+MIN_REPLY_CAP = 16 * 1024 * 1024
+REPLY_BYTES_PER_TOKEN = 1024
 # The part of an invalid answer quoted back in a re-ask.
 MAX_QUOTED_ANSWER = 8_000
 
@@ -320,13 +323,29 @@ class RemoteDriver:
     def timeout(self) -> float:
         return self.config.timeout()
 
+    def reply_cap(self) -> int:
+        """The most bytes one reply may hold (on the wire and unpacked): 16 MiB, or 1 KiB a
+        token of ``distill.max_output_tokens`` when that is more (a streamed event of one
+        token is a few hundred bytes)."""
+        return max(MIN_REPLY_CAP, self.config.max_output_tokens * REPLY_BYTES_PER_TOKEN)
+
     def http_client(self, sdk: ModuleType) -> Any:
-        """The SDK's default HTTP client, sending through :class:`BudgetTransport`: every
+        """The SDK's default HTTP client, sending through :class:`BudgetTransport` (every
         request — first tries, re-asks and re-sends — is counted and checked against the cap
-        before it leaves."""
+        before it leaves) over the project's one HTTP client (no redirect followed, no proxy
+        from the environment, every reply read within :meth:`reply_cap`)."""
+        from ._transport import outbound_transport
+
         httpx = require_module("httpx2", driver=self.name, extra=self.extra)
-        inner = self.transport if self.transport is not None else httpx.HTTPTransport()
-        return sdk.DefaultHttpxClient(transport=BudgetTransport(inner, self, httpx))
+        inner = (
+            self.transport
+            if self.transport is not None
+            else outbound_transport(httpx, max_bytes=self.reply_cap())
+        )
+        return sdk.DefaultHttpxClient(
+            transport=BudgetTransport(inner, self, httpx), follow_redirects=False,
+            trust_env=False,
+        )  # fmt: skip
 
     def http_timeout(self) -> Any:
         httpx = require_module("httpx2", driver=self.name, extra=self.extra)
@@ -540,6 +559,11 @@ class RemoteDriver:
         return f"{parts.scheme}://{host}{port}{tail}"
 
     def _classify(self, exc: BaseException) -> _Problem:
+        from ._transport import refusal_in
+
+        refused = refusal_in(exc)
+        if refused is not None:  # a redirect not followed, a reply past its cap: not re-sent
+            return _Problem("unavailable", refused.message)
         kind = exc.__class__.__name__
         httpx = importlib.import_module("httpx2")
         if (

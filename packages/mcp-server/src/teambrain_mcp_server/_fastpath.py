@@ -21,6 +21,18 @@ numeric ``clientInfo.name``, a key it does not know that the SDK might read) is 
 unanswered, so the SDK answers it; a differential test drives both paths with generated
 conversations.
 
+The first ``memory_context`` is answered here too (issue 38: an agent's first call within a
+second, while the SDK still loads): a ``tools/call`` naming it with no arguments (absent or
+``{}``, nothing else in ``params``) after the handshake runs the service's call on a thread
+(the brain opened beside the SDK's import, ``BrainService.prepare``) and writes the answer in
+the recorded shape of the SDK's (``toolsCall``: its text block, ``structuredContent`` and
+``isError``, recorded from the live server the same way). Any argument, a ``_meta``, a tool
+error the service did not name (a crash), a result the tool's output model would refuse: the
+request is handed over and the SDK answers it. While the call runs, a
+``notifications/cancelled`` naming it drops its answer, as the SDK's does, and a ``ping`` is
+answered; every other message waits for the call to end (then answered here or handed over,
+in order), and a client that closes stdin still gets the answer.
+
 Why not a warm per-machine daemon reached through a shim: it would also keep the index warm, but
 adds a long-lived process per user with its own lifecycle, socket permissions and a version
 skew between shim and daemon; answering the handshake early meets the start-up budget without
@@ -33,10 +45,13 @@ import json
 import os
 import queue
 import threading
+import time
+from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ._stdio import Incoming, StdioWire
+from ._stdio import ClientGone, Incoming, RequestId, StdioWire
 
 SNAPSHOT = Path(__file__).with_name("_handshake.json")
 REPLAYED_ID = "teambrain-fast-path-initialize"
@@ -49,6 +64,9 @@ DISABLE_ENV = "TEAMBRAIN_FAST_PATH"  # "0": every message goes to the SDK (tests
 # range-compatible install, an editable one) may answer differently, so the SDK answers then.
 RECORDED_WITH = ("mcp", "teambrain-schema")
 PROTOCOL_MARK = "{protocol}"
+TEXT_MARK = "{text}"
+STRUCTURED_MARK = "{structured}"
+CONTEXT_TOOL = "memory_context"
 
 
 def installed_versions() -> dict[str, str]:
@@ -74,6 +92,9 @@ class Handshake:
         self.initialize: dict[str, Any] = data["initialize"]
         self.tools_list: dict[str, Any] = data["toolsList"]
         self.params_schema: dict[str, Any] = data["initializeParams"]
+        # What the SDK writes for a tool's answer and for a tool error, the values marked.
+        self.call_result: dict[str, Any] = data["toolsCall"]["result"]
+        self.call_error: dict[str, Any] = data["toolsCall"]["error"]
         self.version = version
 
     @classmethod
@@ -107,6 +128,95 @@ class Handshake:
         )
         result: dict[str, Any] = json.loads(text)
         return result
+
+    def answer(self, answer: ToolAnswer) -> dict[str, Any]:
+        """A tool's answer as the SDK writes it (the recorded shape, its marks filled)."""
+        template = self.call_error if answer.error else self.call_result
+        result: dict[str, Any] = fill(template, answer.text, answer.structured)
+        return result
+
+
+def fill(template: Any, text: str, structured: dict[str, Any] | None) -> Any:
+    """``template`` with :data:`TEXT_MARK` replaced by ``text`` and the object
+    ``{STRUCTURED_MARK: true}`` by ``structured``."""
+    if template == TEXT_MARK:
+        return text
+    if isinstance(template, dict):
+        if template == {STRUCTURED_MARK: True}:
+            return structured
+        return {key: fill(value, text, structured) for key, value in template.items()}
+    if isinstance(template, list):
+        return [fill(item, text, structured) for item in template]
+    return template
+
+
+class ToolAnswer:
+    """What a tool answered: its text block and structured result, or a tool error's text."""
+
+    def __init__(
+        self, text: str, structured: dict[str, Any] | None = None, *, error: bool = False,
+        after_sent: Callable[[], None] | None = None,
+    ) -> None:  # fmt: skip
+        self.text = text
+        self.structured = structured
+        self.error = error
+        self.after_sent = after_sent  # told once the answer is written (the model's load)
+
+
+class HandOver(Exception):
+    """The fast path cannot answer this call as the SDK would: the SDK answers it."""
+
+
+class FastTools:
+    """The tool calls the fast path may answer: filled by the server's build once the brain's
+    service exists (``offer``), or closed when it never will (``close``).
+
+    Also when the SDK's import may start (:meth:`sdk_turn`). Python runs one thread at a time,
+    so a second of imports beside the first answer makes it a second slower: the SDK waits
+    while the brain opens and, when the first ``memory_context`` came meanwhile, until its
+    answer is written; it starts at once when a message needs it (``want_sdk``)."""
+
+    WAIT_S = 1.5  # the longest the SDK's import waits for either (a cold home opens slowly)
+
+    def __init__(self) -> None:
+        self._ready = threading.Event()
+        self._context: Callable[[], ToolAnswer] | None = None
+        self._calling = threading.Event()
+        self._sdk_wanted = threading.Event()
+
+    def offer(self, context: Callable[[], ToolAnswer]) -> None:
+        self._context = context
+        self._ready.set()
+
+    def close(self) -> None:
+        self._ready.set()
+
+    def wait_offered(self, timeout: float) -> None:
+        """Wait until the service exists (or never will), at most ``timeout`` seconds."""
+        self._ready.wait(timeout)
+
+    def context(self) -> ToolAnswer:
+        """``memory_context``'s answer, once the service exists; :class:`HandOver` when the
+        build failed before it did."""
+        self._calling.set()
+        self._ready.wait()
+        if self._context is None:
+            raise HandOver
+        return self._context()
+
+    def want_sdk(self) -> None:
+        """A message needs the SDK, or the first answer is out: its import may start."""
+        self._sdk_wanted.set()
+
+    def sdk_turn(self, opening: threading.Thread) -> None:
+        """Return when the SDK's import may start: wanted, or the brain opened (``opening``
+        ended) with no call waiting for it, or after :attr:`WAIT_S` for each."""
+        deadline = time.monotonic() + self.WAIT_S
+        while opening.is_alive() and time.monotonic() < deadline:
+            if self._sdk_wanted.wait(0.02):
+                return
+        if self._calling.is_set():
+            self._sdk_wanted.wait(self.WAIT_S)
 
 
 _ENVELOPE_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
@@ -189,59 +299,164 @@ def _object_conforms(value: dict[str, Any], schema: dict[str, Any], defs: dict[s
 
 
 def serve_fast(
-    wire: StdioWire, build_done: threading.Event, version: str
-) -> tuple[list[str], Incoming | None]:
-    """Answer the handshake until the server is built or a message needs it; returns the lines
-    to replay to the SDK and the message it must answer first (None: nothing pending).
-    Raises ``EOFError`` when the client closed stdin before anything needed the SDK."""
+    wire: StdioWire, build_done: threading.Event, version: str, tools: FastTools | None = None
+) -> tuple[list[str], list[Incoming | None]]:
+    """Answer the handshake (and, with ``tools``, the first ``memory_context``) until the server
+    is built or a message needs it; returns the lines to replay to the SDK and the messages it
+    must read first, in order (``None``: the client closed stdin). Raises ``EOFError`` when the
+    client closed stdin before anything needed the SDK."""
+    try:
+        return _serve_fast(wire, build_done, version, tools)
+    finally:
+        if tools is not None:
+            tools.want_sdk()
+
+
+def _serve_fast(
+    wire: StdioWire, build_done: threading.Event, version: str, tools: FastTools | None
+) -> tuple[list[str], list[Incoming | None]]:
     handshake = None if os.environ.get(DISABLE_ENV) == "0" else Handshake.load(version)
     initialize: dict[str, Any] | None = None
     initialized: dict[str, Any] | None = None
     revision: str | None = None
+    held: deque[Incoming | None] = deque()  # what arrived while a call ran, in order
+    call: _Call | None = None
     while True:
-        try:
-            item = wire.receive(timeout=0.05)
-        except queue.Empty:
-            if build_done.is_set():
-                return replay_lines(initialize, initialized), None
+        if call is not None:  # a memory_context is being answered
+            finished = call.done.wait(0.01)
+            while True:  # what has arrived, a cancellation too, counts before the answer
+                try:
+                    item = wire.receive(timeout=0)
+                except queue.Empty:
+                    break
+                if item is None:
+                    held.append(item)
+                elif _cancels(item, call.item.id):
+                    call.cancelled = True  # the SDK never answers a cancelled request
+                elif item.method == "ping" and item.is_request and plain_params(item.message):
+                    _send(wire, {"jsonrpc": "2.0", "id": item.id, "result": {}})
+                else:
+                    held.append(item)  # answered (or handed over) once the call is
+            if not finished:
+                continue
+            done_call, call = call, None
+            if done_call.answer is None:  # the SDK answers it, then what waited
+                return replay_lines(initialize, initialized), [done_call.item, *held]
+            if not done_call.cancelled and handshake is not None:
+                result = handshake.answer(done_call.answer)
+                _send(wire, {"jsonrpc": "2.0", "id": done_call.item.id, "result": result})
+            if tools is not None:
+                tools.want_sdk()  # the first answer is out (or dropped): the SDK may load
+            if done_call.answer.after_sent is not None:
+                done_call.answer.after_sent()
             continue
+        if held:
+            item = held.popleft()
+        else:
+            try:
+                item = wire.receive(timeout=0.05)
+            except queue.Empty:
+                if build_done.is_set():
+                    return replay_lines(initialize, initialized), []
+                continue
         if item is None:
             raise EOFError
         if handshake is None:
-            return replay_lines(initialize, initialized), item
+            return replay_lines(initialize, initialized), [item, *held]
         method, message = item.method, item.message
         if method == "initialize" and initialize is None and item.is_request:
             revision = handshake.negotiate(message)
             if revision is None:
-                return replay_lines(initialize, initialized), item
+                return replay_lines(initialize, initialized), [item, *held]
             initialize = message
-            wire.send(
-                {
-                    "jsonrpc": "2.0",
-                    "id": item.id,
-                    "result": handshake.result(revision, "initialize"),
-                }
-            )
+            _send(wire, {"jsonrpc": "2.0", "id": item.id,
+                         "result": handshake.result(revision, "initialize")})  # fmt: skip
         elif (
             method == "notifications/initialized" and initialize is not None and initialized is None
             and plain_params(message)
         ):  # fmt: skip
             initialized = message
         elif method == "ping" and item.is_request and plain_params(message):
-            wire.send({"jsonrpc": "2.0", "id": item.id, "result": {}})
+            _send(wire, {"jsonrpc": "2.0", "id": item.id, "result": {}})
         elif (
             method == "tools/list" and item.is_request and revision is not None
             and initialized is not None and plain_params(message)
         ):  # fmt: skip
-            wire.send(
-                {
-                    "jsonrpc": "2.0",
-                    "id": item.id,
-                    "result": handshake.result(revision, "tools/list"),
-                }
-            )
+            _send(wire, {"jsonrpc": "2.0", "id": item.id,
+                         "result": handshake.result(revision, "tools/list")})  # fmt: skip
+        elif (
+            method == "tools/call" and item.is_request and revision is not None
+            and initialized is not None and tools is not None and context_call(message)
+        ):  # fmt: skip
+            call = _Call(item, tools.context)
         else:
-            return replay_lines(initialize, initialized), item
+            return replay_lines(initialize, initialized), [item, *held]
+
+
+def context_call(message: dict[str, Any]) -> bool:
+    """Whether a ``tools/call`` is one the fast path answers as the SDK would: ``memory_context``
+    with no arguments (absent or ``{}``) and nothing else in ``params`` (no ``_meta``: a
+    progress token, a task, a key the SDK might read)."""
+    params = message.get("params")
+    return (
+        plain_envelope(message)
+        and isinstance(params, dict)
+        and params.keys() <= {"name", "arguments"}
+        and params.get("name") == CONTEXT_TOOL
+        and type(params.get("arguments", {})) is dict
+        and not params.get("arguments")
+    )
+
+
+class _Call:
+    """One tool call answered on a thread of its own while the wire is still read."""
+
+    def __init__(self, item: Incoming, run: Callable[[], ToolAnswer]) -> None:
+        self.item = item
+        self.answer: ToolAnswer | None = None  # None once done: hand the request over
+        self.cancelled = False
+        self.done = threading.Event()
+        threading.Thread(target=self._run, args=(run,), name="fast-call", daemon=True).start()
+
+    def _run(self, run: Callable[[], ToolAnswer]) -> None:
+        try:
+            self.answer = run()
+        except Exception:  # anything but a tool error the service named: the SDK answers
+            self.answer = None
+        finally:
+            self.done.set()
+
+
+def _correlated(value: Any) -> RequestId | None:
+    """An id as the SDK correlates it: a string or integer (not a boolean), ``"7"`` as ``7``."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return None
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _cancels(item: Incoming, request_id: RequestId | None) -> bool:
+    """Whether ``item`` is a ``notifications/cancelled`` naming ``request_id``."""
+    params = item.message.get("params")
+    return (
+        item.method == "notifications/cancelled"
+        and "id" not in item.message
+        and plain_envelope(item.message)
+        and isinstance(params, dict)
+        and request_id is not None
+        and _correlated(params.get("requestId")) == _correlated(request_id)
+    )
+
+
+def _send(wire: StdioWire, message: dict[str, Any]) -> None:
+    try:
+        wire.send(message)
+    except ClientGone:
+        wire.mark_gone()
 
 
 def replay_lines(
@@ -257,7 +472,9 @@ def replay_lines(
 
 
 def record(command: list[str], cwd: Path) -> dict[str, Any]:
-    """What the SDK server (fast path off) answers to the handshake, per revision."""
+    """What the SDK server (fast path off) answers to the handshake, per revision, and how it
+    writes a tool's answer and a tool error (a ``memory_context`` in an empty brain, and one
+    with an argument it does not take), in a brain made in ``cwd``."""
     import subprocess
 
     import mcp_types.version as versions
@@ -266,7 +483,9 @@ def record(command: list[str], cwd: Path) -> dict[str, Any]:
 
     initialize: dict[str, Any] | None = None
     tools_list: dict[str, Any] | None = None
-    env = {**os.environ, DISABLE_ENV: "0"}
+    tools_call: dict[str, Any] | None = None
+    repo = _empty_brain(cwd / "repo")
+    env = {**os.environ, DISABLE_ENV: "0", "TEAMBRAIN_HOME": str(cwd / "home")}
     for revision in versions.HANDSHAKE_PROTOCOL_VERSIONS:
         lines = [
             {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -274,9 +493,13 @@ def record(command: list[str], cwd: Path) -> dict[str, Any]:
                 "clientInfo": {"name": "record", "version": "1"}}},
             {"jsonrpc": "2.0", "method": "notifications/initialized"},
             {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+             "params": {"name": CONTEXT_TOOL, "arguments": {}}},
+            {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+             "params": {"name": CONTEXT_TOOL, "arguments": {"record": 1}}},
         ]  # fmt: skip
         done = subprocess.run(
-            command, input="".join(json.dumps(line) + "\n" for line in lines), cwd=cwd,
+            command, input="".join(json.dumps(line) + "\n" for line in lines), cwd=repo,
             env=env, capture_output=True, text=True, timeout=120, check=True,
         )  # fmt: skip
         replies = {m["id"]: m for m in map(json.loads, done.stdout.splitlines()) if "id" in m}
@@ -285,19 +508,57 @@ def record(command: list[str], cwd: Path) -> dict[str, Any]:
         assert init["protocolVersion"] == revision, (revision, init["protocolVersion"])
         init["protocolVersion"] = PROTOCOL_MARK
         assert package_version() not in json.dumps(init) + json.dumps(replies[2]["result"])
+        calls = {"result": _marked(replies[3]["result"]), "error": _marked(replies[4]["result"])}
+        assert calls["result"].get("isError") is not True, replies[3]
+        assert calls["error"].get("isError") is True, replies[4]
         # One answer for every revision: the format holds no per-revision differences, so a
         # SDK that answers differently per revision must be recorded in another format.
         assert initialize in (None, init), f"initialize differs for {revision}"
         assert tools_list in (None, replies[2]["result"]), f"tools/list differs for {revision}"
-        initialize, tools_list = init, replies[2]["result"]
+        assert tools_call in (None, calls), f"tools/call differs for {revision}"
+        initialize, tools_list, tools_call = init, replies[2]["result"], calls
     return {
         "recordedWith": installed_versions(),
         "latest": versions.LATEST_HANDSHAKE_VERSION,
         "revisions": list(versions.HANDSHAKE_PROTOCOL_VERSIONS),
         "initialize": initialize,
         "toolsList": tools_list,
+        "toolsCall": tools_call,
         "initializeParams": params_schema(),
     }
+
+
+def _marked(result: dict[str, Any]) -> dict[str, Any]:
+    """A tool's answer with its one text block and its structured result marked: the shape the
+    fast path fills (anything else in it, the SDK's, is kept as it was)."""
+    content = result.get("content")
+    assert isinstance(content, list) and len(content) == 1, result
+    assert content[0].keys() == {"type", "text"} and content[0]["type"] == "text", result
+    marked = {**result, "content": [{**content[0], "text": TEXT_MARK}]}
+    if "structuredContent" in result:
+        assert isinstance(result["structuredContent"], dict), result
+        marked["structuredContent"] = {STRUCTURED_MARK: True}
+    return marked
+
+
+def _empty_brain(repo: Path) -> Path:
+    """A git repository holding an empty brain (keywords only), as ``tb init`` makes one."""
+    from teambrain_schema import BRAIN_YAML_TEMPLATE, MEMORY_CLASSES
+    from teambrain_schema.git import run_git
+    from teambrain_schema.paths import BrainLayout
+
+    layout = BrainLayout(repo)
+    for memory_class in MEMORY_CLASSES:
+        layout.class_dir(memory_class).mkdir(parents=True, exist_ok=True)
+    layout.retired.mkdir(parents=True, exist_ok=True)
+    layout.brain_yaml.write_text(
+        BRAIN_YAML_TEMPLATE.replace("    provider: local\n", "    provider: none\n"), "utf-8"
+    )
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"],
+                 ["-c", "user.name=record", "-c", "user.email=record@example.invalid",
+                  "commit", "-qm", "brain"]):  # fmt: skip
+        run_git(args, cwd=repo)
+    return repo
 
 
 def params_schema() -> dict[str, Any]:

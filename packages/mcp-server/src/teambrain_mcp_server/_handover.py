@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import anyio
@@ -85,12 +85,13 @@ class _WireLines:
 
     def __init__(
         self, wire: StdioWire, replay: Sequence[str], in_flight: _InFlight,
-        pending: Incoming | None = None,
+        pending: Sequence[Incoming | None] = (),
     ) -> None:  # fmt: skip
         self._wire = wire
         self._replay = list(replay)
         self._in_flight = in_flight
-        self._pending = pending  # the client's message the fast path handed over unanswered
+        # The client's messages the fast path handed over unanswered (None: stdin closed).
+        self._pending = list(pending)
 
     def __aiter__(self) -> _WireLines:
         return self
@@ -100,8 +101,8 @@ class _WireLines:
             if self._replay:
                 return self._replay.pop(0)
             item: Incoming | None
-            if self._pending is not None:
-                item, self._pending = self._pending, None
+            if self._pending:
+                item = self._pending.pop(0)
             else:
                 item = await anyio.to_thread.run_sync(self._wire.receive, abandon_on_cancel=True)
             if item is None:
@@ -121,10 +122,14 @@ class _WireOut:
     """The SDK's stdout: each line goes to the wire, except the answer to a replayed
     ``initialize`` (the client had its answer from the fast path)."""
 
-    def __init__(self, wire: StdioWire, drop_id: str | None, in_flight: _InFlight) -> None:
+    def __init__(
+        self, wire: StdioWire, drop_id: str | None, in_flight: _InFlight,
+        on_sent: Callable[[], None] | None = None,
+    ) -> None:  # fmt: skip
         self._wire = wire
         self._drop_id = drop_id
         self._in_flight = in_flight
+        self._on_sent = on_sent  # told after each line is written (the service's answered)
 
     async def write(self, text: str) -> None:
         line = text.rstrip("\n")
@@ -136,6 +141,8 @@ class _WireOut:
         except ClientGone:
             self._wire.mark_gone()
         self._in_flight.answered(line)
+        if self._on_sent is not None:
+            self._on_sent()
 
     async def flush(self) -> None:
         return None
@@ -151,15 +158,18 @@ def _answers(line: str, request_id: str) -> bool:
 
 def serve_on_wire(
     server: TeambrainServer, wire: StdioWire, replay: Sequence[str] = (),
-    pending: Incoming | None = None,
+    pending: Sequence[Incoming | None] = (),
 ) -> None:  # fmt: skip
     """Run ``server`` on ``wire`` until the client closes stdin (in-flight calls finish):
-    ``replay`` first (lines the fast path answered), then ``pending``, then the wire."""
+    ``replay`` first (lines the fast path answered), then ``pending`` (messages it handed
+    over, in order), then the wire."""
 
     async def run() -> None:
         in_flight = _InFlight()
         stdin: Any = _WireLines(wire, replay, in_flight, pending)
-        stdout: Any = _WireOut(wire, REPLAYED_ID if replay else None, in_flight)
+        stdout: Any = _WireOut(
+            wire, REPLAYED_ID if replay else None, in_flight, server.service.answered
+        )
         async with stdio_server(stdin, stdout) as (read_stream, write_stream):
             await server.run_streams(read_stream, write_stream)
 

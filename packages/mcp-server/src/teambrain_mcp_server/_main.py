@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, cast, get_args
 
 from teambrain_schema import UserError
 
-from ._fastpath import serve_fast
+from ._fastpath import FastTools, serve_fast
 from ._meta import LogLevel, package_version
 from ._stdio import StdioWire
 
@@ -69,6 +69,21 @@ class _Ending:
         os._exit(0)
 
 
+def _situation_early(repo: Path | None) -> None:
+    """Ask git about the session served (branch, changes, history; kept for the process) before
+    the first ``memory_context`` needs it. A head start only: never raises."""
+    try:
+        from teambrain_retrieval import gather_situation
+
+        from ._target import resolve_target
+
+        root = resolve_target(repo).repo_root
+        if root is not None:
+            gather_situation(root)
+    except Exception:  # the first call asks again and reports any problem itself
+        return
+
+
 def serve(repo: Path | None = None, *, log_level: str = "WARNING") -> int:
     """Serve the brain of ``repo`` (default: the current directory's repository) over stdio
     until the client closes the connection; returns the exit code."""
@@ -89,30 +104,50 @@ def serve(repo: Path | None = None, *, log_level: str = "WARNING") -> int:
     wire.start()
     built: dict[str, Any] = {}
     done = threading.Event()
+    tools = FastTools()
 
     def build() -> None:  # the SDK and the server load while the handshake is answered
         try:
+            # git's answers about the session (a tenth of a second of waiting on git) while
+            # the service's models are imported beside them
+            threading.Thread(
+                target=_situation_early, args=(repo,), name="situation", daemon=True
+            ).start()
             from teambrain_capture import apply_machine_settings
+
+            from ._fastcall import context_answer
+            from ._service import build_service
+
+            apply_machine_settings()  # the org brain's location on this machine, for retrieval
+            service = build_service(repo)
+            built["service"] = service
+            ending.heartbeat = service.heartbeat  # a fast answer announces the server
+            # The brain opens while the SDK loads: the first memory_context finds it ready,
+            # and is answered before the SDK has loaded.
+            opening = threading.Thread(target=service.prepare, name="prepare-brain", daemon=True)
+            opening.start()
+            tools.offer(lambda: context_answer(service))
+            tools.sdk_turn(opening)  # the first answer before the SDK's import, not beside it
 
             from ._handover import serve_on_wire
             from ._server import build_server
 
-            apply_machine_settings()  # the org brain's location on this machine, for retrieval
-            built["server"] = build_server(repo, log_level=cast(LogLevel, level))
+            built["server"] = build_server(service=service, log_level=cast(LogLevel, level))
             built["serve"] = serve_on_wire
             ending.heartbeat = built["server"].service.heartbeat  # a signal marks it stopped
         except BaseException as exc:  # re-raised on the main thread
             built["error"] = exc
         finally:
+            tools.close()  # a build that failed before the service: the SDK path reports it
             done.set()
 
     threading.Thread(target=build, name="build-server", daemon=True).start()
     try:
-        replay, pending = serve_fast(wire, done, package_version())
+        replay, pending = serve_fast(wire, done, package_version(), tools)
     except EOFError:  # the client went away before it needed the server
-        done.wait(ending.GRACE_S)
-        server = built.get("server")
-        ending.heartbeat = server.service.heartbeat if server is not None else None
+        tools.wait_offered(ending.GRACE_S)
+        service = built.get("service")  # a fast answer may have announced the server
+        ending.heartbeat = service.heartbeat if service is not None else None
         ending.cleanup()
         return 0
     done.wait()
@@ -129,8 +164,8 @@ def main(argv: list[str] | None = None) -> None:
     """Console-script entry point of ``teambrain-mcp-server``."""
     parser = argparse.ArgumentParser(
         prog="teambrain-mcp-server",
-        description="The teambrain MCP server (stdio): memory_context, memory_search, "
-        "memory_propose, memory_feedback.",
+        description="The teambrain MCP server (stdio): the team brain's memory tools "
+        "(`tb help mcp` describes each).",
     )
     parser.add_argument(
         "--repo",

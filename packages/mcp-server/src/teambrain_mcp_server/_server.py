@@ -1,4 +1,4 @@
-"""The MCP server ``teambrain``: exactly the contract's four tools, over stdio by default."""
+"""The MCP server ``teambrain``: the tools of ``_tools.MODULES``, over stdio by default."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -14,17 +15,17 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
-from teambrain_schema.paths import MachineLayout, machine_layout
+from teambrain_schema.paths import MachineLayout
 
-from ._heartbeat import HeartbeatWriter
 from ._meta import LogLevel, package_version
-from ._service import BrainService, RetrieverFactory, open_default_retriever
-from ._target import resolve_target, session_hints
-from ._tools import context, feedback, propose, search
+from ._service import BrainService, RetrieverFactory, build_service, open_default_retriever
+from ._tools import MODULES
 from ._tools._answers import describe_arguments_error
 
 SERVER_NAME = "teambrain"
-TOOL_NAMES = ("memory_context", "memory_search", "memory_propose", "memory_feedback")
+# The tools, in the order tools/list gives them: each module of _tools.MODULES adds its NAME.
+TOOLS = tuple(import_module(f"._tools.{module}", __package__) for module in MODULES)
+TOOL_NAMES: tuple[str, ...] = tuple(tool.NAME for tool in TOOLS)
 
 INSTRUCTIONS = """\
 teambrain serves this repository's shared, human-reviewed team memory. Call memory_context once \
@@ -75,10 +76,8 @@ class TeambrainServer(MCPServer[dict[str, Any]]):
             log_level=log_level,
             lifespan=lifespan,
         )
-        context.register(self, service)
-        search.register(self, service)
-        propose.register(self, service)
-        feedback.register(self, service)
+        for tool in TOOLS:
+            tool.register(self, service)
 
     async def run_streams(self, read_stream: Any, write_stream: Any) -> None:
         """Serve one connection over SDK streams (the stdio wire's, see ``_handover``)."""
@@ -153,25 +152,14 @@ def build_server(
     heartbeat: bool = True,
     log_level: LogLevel = "WARNING",
     retriever_factory: RetrieverFactory = open_default_retriever,
+    service: BrainService | None = None,
 ) -> TeambrainServer:
-    """The ``teambrain`` server for ``repo`` (default: the current directory's repository).
-    Nothing heavy is loaded here: retrieval opens on the first tool call that needs it."""
-    target = resolve_target(repo, cwd=cwd, env=env)
-    home = machine or machine_layout()
-    writer = (
-        HeartbeatWriter(
-            home,
-            repo=str(target.repo_root) if target.repo_root else None,
-            version=package_version(),
-        )
-        if heartbeat
-        else None
-    )
-    service = BrainService(
-        target,
-        home,
-        session_hints=session_hints(env),
-        heartbeat=writer,
-        retriever_factory=retriever_factory,
-    )
+    """The ``teambrain`` server for ``repo`` (default: the current directory's repository), or
+    for a ``service`` built already (:func:`build_service`). Nothing heavy is loaded here:
+    retrieval opens on the first tool call that needs it, or when the service prepares."""
+    if service is None:
+        service = build_service(
+            repo, cwd=cwd, env=env, machine=machine, heartbeat=heartbeat,
+            retriever_factory=retriever_factory,
+        )  # fmt: skip
     return TeambrainServer(service, log_level=log_level)

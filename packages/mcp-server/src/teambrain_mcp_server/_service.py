@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from teambrain_schema import (
     MemoryFeedbackResult,
     MemoryProposeResult,
     MemorySearchResult,
+    RecordDraft,
     TeambrainError,
     UserError,
     ValidationFailure,
@@ -38,10 +39,18 @@ if TYPE_CHECKING:
     from teambrain_sync import GitRepo
 
 DEFAULT_SEARCH_K = 8
+# Free-form notes a search lists after its memories, at most (docs/graph.md#notes).
+NOTES_K = 3
 # While memories wait to be embedded (a first start on a large brain, a big pull), the server
 # embeds them between answers in slices this long; an answer waits at most one slice.
 EMBED_SLICE_S = 0.25
+# A first answer given while the embedding model had not loaded starts the load once it has
+# been written (BrainService.answered); a server that never says so starts it this much later.
+LOAD_AFTER_ANSWER_S = 1.0
 RetrieverFactory = Callable[[BrainLayout, MachineLayout], "Retriever"]
+# Where teambrain-sync keeps what the remote last said its default branch is (its HEADS_CACHE,
+# in the machine's proposals folder; a test checks the two agree).
+REMOTE_HEADS_CACHE = "remote-heads.json"
 
 
 def open_default_retriever(layout: BrainLayout, machine: MachineLayout) -> Retriever:
@@ -84,6 +93,8 @@ class BrainService:
         self._embedding: threading.Thread | None = None
         self._fetching: threading.Thread | None = None
         self._stop = threading.Event()
+        self._after_answer: Callable[[], None] | None = None
+        self._after_lock = threading.Lock()
 
     # -- where -------------------------------------------------------------------------------
 
@@ -133,6 +144,10 @@ class BrainService:
 
         if not live_settings().live:
             return False  # serving the checkout as it is: the remote's branches do not count
+        if not ask and not (self.machine.proposals / REMOTE_HEADS_CACHE).is_file():
+            # Nothing was ever asked of the remote on this machine, so nothing to say: known
+            # without importing teambrain-sync (a third of a second, on the first answer's path).
+            return False
         try:
             from teambrain_sync import check_remote_head
 
@@ -187,6 +202,22 @@ class BrainService:
         except TeambrainError:
             return DEFAULT_SEARCH_K  # the call itself reports what is wrong with the brain
 
+    def prepare(self) -> None:
+        """Open the brain and read what the first answer needs (the index brought up to date,
+        the required memories and their staleness, the session's situation), so an agent's
+        first ``memory_context`` does not wait for it. The embedding model is not loaded here:
+        the first answer comes from paths and keywords and loads it afterwards. Never raises:
+        the call that needs what failed reports it."""
+        try:
+            layout = self.layout()
+            from teambrain_retrieval import gather_situation
+
+            with self._lock:
+                self.retriever().prepare()
+            gather_situation(layout.repo_root)  # git's answers that outlive this call
+        except Exception:  # a head start only: the first call reports any problem itself
+            return
+
     # -- the four tools ----------------------------------------------------------------------
 
     def context(self) -> MemoryContextResult:
@@ -195,11 +226,15 @@ class BrainService:
         layout = self.layout()
         from teambrain_retrieval import gather_situation
 
+        self.answered()  # a load still waiting for an answer to be written starts now
         with self._lock:
             retriever = self.retriever()
-            pack = retriever.context(gather_situation(layout.repo_root))
+            pack = retriever.context(gather_situation(layout.repo_root), load_model=False)
             result = pack.to_result()
             commit = retriever.commit
+        if pack.model_to_load is not None:
+            text = pack.model_to_load or None
+            self._after(lambda: self._load_model(retriever, text))
         ids = [memory.id for memory in (*result.required, *result.relevant)]
         self._record_retrieved(
             layout, ids, commit=commit, via="context", token_estimate=result.token_estimate
@@ -210,13 +245,17 @@ class BrainService:
         return result
 
     def search(self, query: str, k: int) -> MemorySearchResult:
-        """The ``k`` memories that best match ``query``, best first."""
+        """The ``k`` memories that best match ``query``, best first; then up to three free-form
+        notes that match too (a source of their own, never required)."""
         layout = self.layout()
         with self._lock:
             retriever = self.retriever()
             hits = retriever.search(query, k)
+            notes = retriever.search_notes(query, (), min(k, NOTES_K))
             result = MemorySearchResult(
-                results=[hit.to_result() for hit in hits], coverage=retriever.coverage()
+                results=[hit.to_result() for hit in hits],
+                coverage=retriever.coverage(),
+                notes=[note.to_result() for note in notes] or None,
             )
             commit = retriever.commit
         self._record_retrieved(layout, [m.id for m in result.results], commit=commit, via="search")
@@ -224,6 +263,31 @@ class BrainService:
         if result.coverage is not None:
             self._embed_in_background(retriever)
         return result
+
+    # -- after an answer is out ---------------------------------------------------------------
+
+    def answered(self) -> None:
+        """The server wrote an answer: start what waited for it (the embedding model's load
+        after a first ``memory_context`` that did without it), on a thread of its own. The
+        load's imports would otherwise hold the interpreter while the answer is serialised and
+        written: on a busy machine, about a second more for the first answer."""
+        with self._after_lock:
+            action, self._after_answer = self._after_answer, None
+        if action is not None:
+            threading.Thread(target=action, name="after-answer", daemon=True).start()
+
+    def _load_model(self, retriever: Retriever, text: str | None) -> None:
+        with self._lock:  # beside answers, never inside one
+            retriever.warm_up(text)
+
+    def _after(self, action: Callable[[], None]) -> None:
+        """Run ``action`` once the answer being built is written (:meth:`answered`), at the
+        next call, or after :data:`LOAD_AFTER_ANSWER_S` at the latest."""
+        with self._after_lock:
+            self._after_answer = action
+        timer = threading.Timer(LOAD_AFTER_ANSWER_S, self.answered)
+        timer.daemon = True
+        timer.start()
 
     # -- embedding what a partial answer could not -------------------------------------------
 
@@ -253,12 +317,14 @@ class BrainService:
                 return
             time.sleep(0.01)  # an answer waiting for the lock gets it
 
-    def propose(self, draft: MemoryDraft | dict[str, Any]) -> MemoryProposeResult:
+    def propose(self, draft: MemoryDraft | RecordDraft | dict[str, Any]) -> MemoryProposeResult:
         """Validate ``draft`` and queue it in the local spool; the repository is not touched."""
         from teambrain_capture import make_event, queue_candidate, repo_keys
         from teambrain_sync import cached_pull_requests, check_draft
 
         layout = self.layout()
+        if isinstance(draft, RecordDraft) or (isinstance(draft, dict) and "nodeKind" in draft):
+            return self._propose_record(layout, draft)
         keys = self.session(layout)
         repo = self._repo(layout)
         # Pull requests as `tb propose` last saw them: the server never reaches the network.
@@ -282,6 +348,40 @@ class BrainService:
             candidate_id=candidate.candidate_id,
             duplicate_of=holder.id if holder is not None else None,
             note=verdict.note(),
+        )
+
+    def _propose_record(
+        self, layout: BrainLayout, draft: RecordDraft | dict[str, Any]
+    ) -> MemoryProposeResult:
+        """A graph record draft: checked against the brain's ontology and graph (as the
+        checkout holds them), then queued in ``spool/records/`` for ``tb propose --all``."""
+        from pydantic import ValidationError
+        from teambrain_capture import queue_record, repo_keys
+        from teambrain_schema.frontmatter import describe_validation_error
+        from teambrain_schema.graph_lint import check_record
+        from teambrain_schema.yaml import dump_yaml
+
+        try:
+            record = draft if isinstance(draft, RecordDraft) else RecordDraft.model_validate(draft)
+        except ValidationError as exc:
+            raise ValidationFailure(f"draft: {describe_validation_error(exc)[0]}") from None
+        relpath, problems = check_record(layout, dump_yaml(record.as_yaml_data()))
+        errors = [v.format() for v in problems if v.severity == "error"]
+        if errors:
+            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+            raise ValidationFailure(f"record rejected by the ontology: {errors[0]}{more}")
+        keys = self.session(layout)
+        candidate, created = queue_record(
+            record, "agent", sid=keys.sid if keys else None,
+            repo=repo_keys(layout.repo_root, self.machine).key, machine=self.machine,
+        )  # fmt: skip
+        note = (
+            f"graph record {record.id} queued for {relpath}; a human proposes it with "
+            "`tb propose --all`"
+        )
+        return MemoryProposeResult(
+            candidate_id=candidate.candidate_id,
+            note=note if created else f"already queued: {note}",
         )
 
     def _repo(self, layout: BrainLayout) -> GitRepo | None:
@@ -388,3 +488,40 @@ def index_freshness(retriever: Retriever) -> dict[str, Any]:
         "last_indexed": stats.last_indexed.isoformat() if stats.last_indexed else None,
         "degraded": stats.degraded,
     }
+
+
+def build_service(
+    repo: Path | None = None,
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    machine: MachineLayout | None = None,
+    heartbeat: bool = True,
+    retriever_factory: RetrieverFactory = open_default_retriever,
+) -> BrainService:
+    """The service for ``repo`` (default: the current directory's repository, else an agent
+    tool's project directory), with its heartbeat writer: what a server serves, built without
+    the MCP SDK so the brain can open while the SDK loads."""
+    from teambrain_schema.paths import machine_layout
+
+    from ._meta import package_version
+    from ._target import resolve_target, session_hints
+
+    target = resolve_target(repo, cwd=cwd, env=env)
+    home = machine or machine_layout()
+    writer = (
+        HeartbeatWriter(
+            home,
+            repo=str(target.repo_root) if target.repo_root else None,
+            version=package_version(),
+        )
+        if heartbeat
+        else None
+    )
+    return BrainService(
+        target,
+        home,
+        session_hints=session_hints(env),
+        heartbeat=writer,
+        retriever_factory=retriever_factory,
+    )

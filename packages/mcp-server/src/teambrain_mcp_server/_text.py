@@ -2,8 +2,9 @@
 
 Bodies are already rendered by the rendering rule (prefix line + a fence they cannot close).
 Everything else printed here comes from validated front-matter (ids, classes, dates, paths) or
-is sanitised like a body (titles), so no memory can forge another memory's header. Nothing the
-caller sent (the query) is echoed back.
+is sanitised like a body (titles, why a memory was chosen), so no memory can forge another
+memory's header. Nothing the caller sent (the query) is echoed back: a search's reasons, which
+name the query's words, stay in the structured result.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from teambrain_schema import (
     MemoryProposeResult,
     MemoryResult,
     MemorySearchResult,
+    NoteResult,
 )
 from teambrain_schema.render import MEMORY_NOTICE, one_line
 
@@ -23,7 +25,7 @@ def _line(text: str) -> str:
     return one_line(text)
 
 
-def _memory(number: int, memory: MemoryResult) -> str:
+def _memory(number: int, memory: MemoryResult, *, why: bool = False) -> str:
     provenance = memory.provenance
     where = _line(provenance.path) + (f" @ {provenance.commit[:12]}" if provenance.commit else "")
     facts = [memory.class_, memory.priority, where, f"created {provenance.created.isoformat()}"]
@@ -34,11 +36,15 @@ def _memory(number: int, memory: MemoryResult) -> str:
         )
     title = _line(memory.title) or "(untitled)"
     stale = f"\nmay be stale: {_line('; '.join(memory.stale))}" if memory.stale else ""
-    return f"### {number}. {title}\n{' · '.join(facts)}{stale}\n\n{memory.body}"
+    via = f"\nlinked in the team's graph, {_line(provenance.via)}" if provenance.via else ""
+    reasons = f"\nwhy: {_line('; '.join(memory.why))}" if why and memory.why else ""
+    return f"### {number}. {title}\n{' · '.join(facts)}{via}{stale}{reasons}\n\n{memory.body}"
 
 
-def _section(heading: str, memories: list[MemoryResult], start: int) -> list[str]:
-    return [f"## {heading}", *(_memory(start + i, m) for i, m in enumerate(memories))]
+def _section(
+    heading: str, memories: list[MemoryResult], start: int, *, why: bool = False
+) -> list[str]:
+    return [f"## {heading}", *(_memory(start + i, m, why=why) for i, m in enumerate(memories))]
 
 
 def context_text(result: MemoryContextResult) -> str:
@@ -47,7 +53,9 @@ def context_text(result: MemoryContextResult) -> str:
     if result.required:
         parts += _section("Required (always apply these)", result.required, 1)
     if result.relevant:
-        parts += _section("Relevant to this session", result.relevant, len(result.required) + 1)
+        parts += _section(
+            "Relevant to this session", result.relevant, len(result.required) + 1, why=True
+        )
     if not result.required and not result.relevant:
         parts.append("The brain has no memories for this session yet.")
     budget = f"~{result.token_estimate} of {result.budget} tokens"
@@ -56,14 +64,29 @@ def context_text(result: MemoryContextResult) -> str:
     return "\n\n".join(parts)
 
 
+def _note(number: int, note: NoteResult) -> str:
+    where = _line(note.path) + (f" @ {note.commit[:12]}" if note.commit else "")
+    return f"### {number}. {_line(note.title) or '(untitled)'}\nteam note · {where}\n\n{note.body}"
+
+
+def _notes_section(notes: list[NoteResult] | None) -> list[str]:
+    if not notes:
+        return []
+    return [
+        "## Team notes (free-form, not reviewed as memories; ranked below them)",
+        *(_note(i + 1, note) for i, note in enumerate(notes)),
+    ]
+
+
 def search_text(result: MemorySearchResult) -> str:
-    """``memory_search`` as markdown, best match first."""
-    if not result.results:
+    """``memory_search`` as markdown, best match first; matching notes after the memories."""
+    if not result.results and not result.notes:
         partial = f"\n\nNote: {_line(result.coverage.note)}" if result.coverage else ""
         return "No team memory matches this query." + partial
     count = len(result.results)
     lines = [MEMORY_NOTICE, f"{count} matching memor{'y' if count == 1 else 'ies'}, best first."]
     lines += [_memory(i + 1, memory) for i, memory in enumerate(result.results)]
+    lines += _notes_section(result.notes)
     if result.coverage is not None:
         lines.append(f"Note: {_line(result.coverage.note)}")
     return "\n\n".join(lines)

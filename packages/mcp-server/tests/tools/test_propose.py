@@ -21,6 +21,8 @@ from teambrain_schema.paths import MachineLayout
 
 pytestmark = pytest.mark.anyio
 
+PAYMENTS_ID = "01KB2F0A1S9Y4Q7V3C8D5E6F01"  # a demo memory
+
 DRAFT = {
     "class": "learning",
     "title": "Checkout tests need the fake clock",
@@ -147,7 +149,9 @@ drafts = st.fixed_dictionaries(
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(draft=drafts | json_values)
 def test_any_draft_is_either_queued_whole_or_refused_with_nothing_written(
@@ -172,3 +176,49 @@ def test_any_draft_is_either_queued_whole_or_refused_with_nothing_written(
         queued = result.structured_content["candidate_id"]
         assert queued in {c.candidate_id for c in after.candidates}
         assert len(new) <= 1
+
+
+async def test_a_graph_record_is_checked_against_the_ontology_and_queued_apart(
+    brain_repo: Path, machine: MachineLayout
+) -> None:
+    from teambrain_capture import list_records
+    from teambrain_schema.ontology import STARTER_FILES
+
+    ontology = brain_repo / ".teambrain" / "ontology"
+    ontology.mkdir()
+    for name, text in STARTER_FILES.items():
+        (ontology / name).write_text(text)
+    team = brain_repo / ".teambrain" / "graph" / "teams"
+    team.mkdir(parents=True)
+    (team / "payments.yaml").write_text(
+        "nodeKind: team\nid: team:payments\nattributes: {title: Payments}\n"
+    )
+    good = {
+        "nodeKind": "service", "id": "service:payments",
+        "attributes": {"title": "Payments", "owners": ["team:payments"], "paths": ["src/payments/**"]},
+        "edges": [{"kind": "documented_by", "to": PAYMENTS_ID}],
+    }  # fmt: skip
+    async with Client(build_server(brain_repo, env={})) as client:
+        queued = await client.call_tool("memory_propose", {"draft": good})
+        refused = await client.call_tool(
+            "memory_propose", {"draft": {**good, "edges": {"depends_on": ["service:nowhere"]}}}
+        )
+        malformed = await client.call_tool(
+            "memory_propose", {"draft": {"nodeKind": "service", "id": "a b"}}
+        )
+    assert not queued.is_error, queued.content
+    assert queued.structured_content is not None
+    assert (
+        "graph record service:payments queued for .teambrain/graph/services/payments.yaml"
+        in (queued.structured_content["note"])
+    )
+    [record] = list_records(machine).records
+    assert record.candidate_id == queued.structured_content["candidate_id"]
+    assert record.record.id == "service:payments" and record.proposer == "agent"
+    assert list_candidates(machine).candidates == []  # never a memory candidate
+    assert refused.is_error
+    text = refused.content[0].text  # type: ignore[union-attr]
+    assert "record rejected by the ontology: .teambrain/graph/services/payments.yaml:" in text
+    assert "graph-dangling: depends_on: no node 'service:nowhere'" in text
+    assert malformed.is_error and "draft.id" in malformed.content[0].text  # type: ignore[union-attr]
+    assert len(list_records(machine).records) == 1

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from teambrain_schema.git import git_output
+from teambrain_schema.git import git_output, git_path
 from teambrain_schema.gitdir import git_dirs_at, is_sha, read_head_sha
 
 
@@ -53,8 +53,9 @@ def head_blobs(repo_root: Path, *paths: str) -> dict[str, str]:
     for record in out.split(b"\0"):
         meta, tab, path = record.partition(b"\t")
         parts = meta.split()
-        if tab and len(parts) == 3 and parts[1] == b"blob":
-            blobs[path.decode("utf-8", "surrogateescape")] = parts[2].decode("ascii")
+        name = git_path(path) if tab else None  # the one check of a path from git
+        if name is not None and len(parts) == 3 and parts[1] == b"blob":
+            blobs[name] = parts[2].decode("ascii")
     return blobs
 
 

@@ -106,6 +106,26 @@ def query_terms(text: str) -> list[str]:
     return terms
 
 
+def terms_left_out(text: str) -> int:
+    """How many distinct words of ``text`` a search does not use: only the first
+    ``MAX_TERMS`` (64) count. ``tb relevant`` and ``memory_search`` say so when it is not 0."""
+    seen: set[str] = set()
+    for match in _TERM.finditer(text.casefold()):
+        seen.add(match.group(0)[:MAX_TERM_CHARS])
+    return max(0, len(seen) - MAX_TERMS)
+
+
+def terms_note(text: str) -> str | None:
+    """One line saying which words of a query were not searched, or None when all were."""
+    left = terms_left_out(text)
+    if not left:
+        return None
+    return (
+        f"searched the first {MAX_TERMS} distinct words of the query; {left} more were not "
+        "used (ask a shorter question to search them)"
+    )
+
+
 def keyword_terms(text: str) -> list[str]:
     """The terms a keyword search uses: :func:`query_terms` without stopwords, unless the text
     has nothing but stopwords (then all of them)."""

@@ -28,6 +28,7 @@ from ._index._refresher import Refresher, RefreshReport
 from ._index._worklock import WorkLocks
 from ._notices import say_once
 from ._search._answers import Answers
+from ._search._graphlinks import GraphWalk
 from ._search._hits import ContextPack, Hit, HitBuilder, Similar
 from ._setup import Setup, brain_id_for
 
@@ -39,7 +40,11 @@ if TYPE_CHECKING:
 
     from ._index._embedding import Progress
     from ._search._backend import SqliteBackend
+    from ._search._notes import NoteHit, NoteIndex
     from ._search._situation import Situation
+
+# Notes an answer lists after its memories, at most.
+NOTES_K = 3
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -140,6 +145,7 @@ class Retriever:
             self.setup.main_source(self.brain_id, self.live),
             *self.setup.org_sources(self.brain_id, ephemeral=self.ephemeral),
         ]
+        self.org_policies = self.setup.org_policies  # what this repository may read
         self.index = IndexDatabase(
             home.index_db,
             ephemeral=self.ephemeral,
@@ -148,6 +154,8 @@ class Retriever:
             lock=self._lock,
         )
         self.backend = self._make_backend()
+        self._refresh_interval = options.refresh_interval
+        self._notes: NoteIndex | None = None
         self.refresher = Refresher(
             self.db,
             self.backend,
@@ -167,8 +175,12 @@ class Retriever:
             commit_of=self.live.commit_of if self.live is not None else None,
         )
         self.answers = Answers(
-            self.backend, self.hits, budget_tokens=config.retrieval.budget_tokens, lock=self._lock
-        )
+            self.backend, self.hits, budget_tokens=config.retrieval.budget_tokens,
+            lock=self._lock, policies=self.org_policies,
+            graph=GraphWalk(self._sources, self.org_policies, config.retrieval.graph_depth),
+            repo_root=None if self.ephemeral else layout.repo_root,
+            in_background=lambda: self.embeds_in_background,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ set-up
 
@@ -198,6 +210,7 @@ class Retriever:
         in memory: read it afresh."""
         self.backend = self._make_backend()
         self.answers.reattach(self.backend)
+        self._notes = None
         if reopened:
             self.refresher.reopen(self.db, self.backend)
         else:
@@ -252,22 +265,45 @@ class Retriever:
     def search(self, query: str, k: int = 8) -> list[Hit]:
         """The best ``k`` live memories for ``query``: BM25 top-40 ∪ vector top-40, fused by
         reciprocal rank (k=60), filtered; fresh (the files are checked first). Never raises
-        on odd query text."""
+        on odd query text. Each hit says which of the query's words it holds."""
+        self.answers.model_before_search()
         self._fresh()
         return self.answers.search(query, k)
 
     @_recovering
     def search_paths(self, globs: Sequence[str], k: int = 8) -> list[Hit]:
-        """Memories about these files or folders (paths named in bodies and tags; map
-        memories first among equals), best first."""
+        """Memories about these files or folders (paths, file names, folders, modules and
+        identifiers named in titles, bodies and tags; several paths add up; map memories first
+        among equals), best first, each saying which path and mention matched."""
         self._fresh()
         return self.answers.search_paths(globs, k)
 
     @_recovering
     def search_combined(self, query: str | None, globs: Sequence[str], k: int = 8) -> list[Hit]:
         """Query and path results fused by reciprocal rank (either may be empty)."""
+        if query and query.strip():
+            self.answers.model_before_search()
         self._fresh()
         return self.answers.search_combined(query, globs, k)
+
+    @_recovering
+    def search_notes(
+        self, query: str | None, globs: Sequence[str] = (), k: int = NOTES_K
+    ) -> list[NoteHit]:
+        """The free-form notes (``.teambrain/notes/``) best matching ``query`` and/or
+        ``globs``: a source of their own, listed after memories, never required. Only this
+        repository's notes (an org brain's are not searched)."""
+        with self._lock:
+            if self._notes is None:
+                in_file = not (self.ephemeral or self.index.in_memory)
+                self._notes = self.setup.note_index(
+                    self.db, self._sources[0], self._embedder,
+                    vectors_table=self.index.vectors_table, today=self._today,
+                    locks=WorkLocks(self.home.home, self.index.shares_work),
+                    matrix_cache=self.home.home / "cache" if in_file else None,
+                    commit=self._commit_override, interval=self._refresh_interval,
+                )  # fmt: skip
+            return self._notes.search(query, [g for g in globs if g.strip()], k)
 
     @_recovering
     def required(self) -> list[Hit]:
@@ -276,11 +312,29 @@ class Retriever:
         return self.answers.required()
 
     @_recovering
-    def context(self, situation: Situation, budget: int | None = None) -> ContextPack:
+    def context(
+        self, situation: Situation, budget: int | None = None, *, load_model: bool = True
+    ) -> ContextPack:
         """Every required memory (force-included, never dropped), then the memories most
-        relevant to ``situation`` (its branch, paths and commits), trimmed to the budget."""
+        relevant to ``situation`` — the paths this session changed, its branch's name and
+        commits, then the default branch's recent history — trimmed to the budget.
+
+        In a server (:attr:`embeds_in_background`) the semantic half joins once the embedding
+        model is loaded: until then (its first call) the answer comes from paths and keywords
+        at once, is marked partial (``coverage``), and the model loads in the background —
+        started here, or, with ``load_model=False``, by the caller once the answer is out
+        (``model_to_load``: a server starts it after writing the answer, so the load's
+        imports do not hold the interpreter while the answer is sent)."""
         self._fresh()
-        return self.answers.context(situation, budget)
+        return self.answers.context(situation, budget, load_model=load_model)
+
+    @_recovering
+    def prepare(self) -> None:
+        """Do now what the first answer would otherwise wait for (a server calls it at start):
+        bring the index up to date and read what answers need — the live memories, their
+        path mentions, the required memories and their citations' staleness."""
+        self._fresh()
+        self.answers.prepare()
 
     @property
     def embeds_in_background(self) -> bool:

@@ -1,6 +1,6 @@
 """What a :class:`~teambrain_retrieval.Retriever` is made of, as brain.yaml and this machine's
-approvals say: the brains it serves (its own, the org brain), the embedder, and the backend
-(``retrieval.backend``).
+approvals say: the brains it serves (its own, the org brain and its read policy for this
+repository), the embedder, the backend (``retrieval.backend``), and the index of its notes.
 
 Anything that sends data off the machine — a remote embedder, an org brain outside the
 repository, the shared index — is used only when this machine approved it for the repository
@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._index._embedders import Embedder, EmbedderUnavailable, embedder_egress, make_embedder
-from ._index._refresher import BrainSource
+from ._index._refresher import BrainSource, Refresher
 from ._index._store import ServedBrain
 from ._search._backend import SqliteBackend
+from ._search._notes import NoteIndex, note_source
+from ._search._policy import OrgPolicies
 
 if TYPE_CHECKING:
     import apsw
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from teambrain_schema.paths import BrainLayout, MachineLayout
 
     from ._index._live import LiveView
+    from ._index._worklock import WorkLocks
 
 TRUST_HINT = "`tb trust` shows it and asks"
 ORG_BRAIN_SENDS = "its org-scoped memories, served to this repository's agents"
@@ -119,6 +122,7 @@ class Setup:
         self._approvals_read = approvals
         self._warn = warn
         self.embedder_reason = "none: keyword search only (retrieval.embedder.provider: none)"
+        self.org_policies = OrgPolicies()  # filled by org_sources: what this repository may read
 
     def _approvals(self) -> Approvals:
         if self._approvals_read is None:
@@ -202,7 +206,22 @@ class Setup:
             if not ephemeral
             else f"{brain_id_for(org.repo_root)}#org-of:{brain_id}"
         )
+        self._org_policy(org, org_id)
         return [BrainSource(org, org_id, org.repo_root.resolve().name, ("org",))]
+
+    def _org_policy(self, org: BrainLayout, org_id: str) -> None:
+        """The read policy the org brain has for this repository (its ``sources/``), when it
+        has any; its problems said once each."""
+        from teambrain_schema.read_policy import load_read_policy
+
+        repository = self.config.name or self.layout.repo_root.resolve().name
+        policy, problems = load_read_policy(org, repository)
+        for problem in problems:
+            self._warn(f"org brain read policy {problem.relpath}:{problem.line}: {problem.message}")
+        if policy is not None:
+            self.org_policies.policies[org_id] = policy
+            if policy.reads_nothing:
+                self._warn(policy.describe())
 
     # ------------------------------------------------------------------ the backend
 
@@ -230,6 +249,29 @@ class Setup:
         )
         backend.embeddings.vector_source = self._shared_vectors(embedder)
         return backend
+
+    def note_index(
+        self,
+        db: apsw.Connection,
+        source: BrainSource,
+        embedder: Embedder | None,
+        *,
+        vectors_table: str,
+        today: Callable[[], dt.date] | None,
+        locks: WorkLocks | None,
+        matrix_cache: Path | None,
+        commit: str | None,
+        interval: float | None,
+    ) -> NoteIndex:
+        """The notes of the brain ``source`` serves (``.teambrain/notes/``), indexed in ``db``
+        as a brain of their own (an org brain's notes are not searched)."""
+        notes = note_source(self.layout, source.brain_id, source.display)
+        backend = SqliteBackend(
+            db, [ServedBrain(notes.brain_id, notes.scopes)], embedder,
+            vectors_table=vectors_table, warn=self._warn, today=today, matrix_cache=matrix_cache,
+        )  # fmt: skip
+        refresher = Refresher(db, backend, [notes], warn=self._warn, locks=locks, interval=interval)
+        return NoteIndex(self.layout, source.display, backend, refresher, commit=commit)
 
     def _shared_vectors(
         self, embedder: Embedder | None

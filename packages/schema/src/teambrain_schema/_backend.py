@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._memory import Evidence, MemoryClass, Priority, Scope, Status
 
-Source = Literal["memory", "codemap"]
+Source = Literal["memory", "codemap", "note"]
 
 
 class _Record(BaseModel):

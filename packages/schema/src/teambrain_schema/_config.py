@@ -68,6 +68,13 @@ class RetrievalConfig(_Config):
     budget_tokens: Annotated[int, Field(ge=100, le=MAX_CONTEXT_BUDGET)] = MAX_CONTEXT_BUDGET
     k: Annotated[int, Field(ge=1, le=50)] = 8
     embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
+    graph_depth: Annotated[int, Field(ge=0, le=4)] = Field(
+        default=2,
+        description=(
+            "How many edges of the graph (.teambrain/graph/) memory_context and memory_search "
+            "follow from the nodes a session's paths or a query touch (0: none)"
+        ),
+    )
     backend: Literal["sqlite", "postgres"] = Field(
         default="sqlite",
         description=(
@@ -295,6 +302,9 @@ retrieval:
   budget_tokens: 2000
   # Results memory_search returns when the agent does not say.
   k: 8
+  # Edges of the graph (.teambrain/graph/) followed from the nodes a session's changed paths
+  # or a query touch, to the memories linked to them (0: none; at most 4).
+  graph_depth: 2
   embedder:
     # local: the bundled offline model. none: keyword search only.
     # ollama / openai: remote embedders, opt-in; memory text is sent to them.

@@ -33,6 +33,13 @@ MAX_BODY_WORDS = 400
 MAX_BODY_BYTES = 256 * 1024
 MAX_TAG_CHARS = 40
 MAX_TAGS = 20
+# What one draft may list, the same wherever it enters (memory_propose, tb propose --draft, the
+# distiller, tb import) and wherever it is read back (the candidate spool, the memory file it
+# becomes): 5,000 session ids were queued as a 1.8 MB candidate no reader would open.
+MAX_SUPERSEDES = 32
+MAX_EVIDENCE_ITEMS = 64  # sessions, and commits (lint follows the first 64 of a memory's)
+# A candidate file in the spool (one draft and its metadata), written and read to this bound.
+MAX_CANDIDATE_BYTES = 1024 * 1024
 
 
 def _check_ulid(value: str) -> str:
@@ -186,6 +193,19 @@ class MemoryDraft(_Strict):
     evidence: Evidence | None = None
     supersedes: list[Ulid] = Field(default_factory=list)
     ttl_days: Annotated[int, Field(ge=1, le=36500)] | None = None
+
+    @model_validator(mode="after")
+    def _bounded_lists(self) -> MemoryDraft:
+        listed = [("supersedes", len(self.supersedes), MAX_SUPERSEDES, "memory ids")]
+        if self.evidence is not None:
+            listed += [
+                ("evidence.sessions", len(self.evidence.sessions), MAX_EVIDENCE_ITEMS, "sessions"),
+                ("evidence.commits", len(self.evidence.commits), MAX_EVIDENCE_ITEMS, "commits"),
+            ]
+        for name, count, limit, what in listed:
+            if count > limit:
+                raise ValueError(f"{name}: lists {count} {what}; at most {limit}")
+        return self
 
     def content_hash(self) -> str:
         """Identity of the content (class, title, body, tags)."""

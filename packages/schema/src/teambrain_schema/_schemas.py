@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ from pydantic import BaseModel, TypeAdapter
 
 
 def _models() -> dict[str, Any]:
-    from . import _backend, _config, _envelope, _mcp, _memory
+    from . import _backend, _config, _envelope, _memory
 
     return {
         "memory-front-matter": _memory.MemoryFrontMatter,
@@ -22,15 +23,27 @@ def _models() -> dict[str, Any]:
         "indexable-doc": _backend.IndexableDoc,
         "scored": _backend.Scored,
         "index-stats": _backend.IndexStats,
-        "mcp-memory-result": _mcp.MemoryResult,
-        "mcp-memory-context-result": _mcp.MemoryContextResult,
-        "mcp-memory-search-input": _mcp.MemorySearchInput,
-        "mcp-memory-search-result": _mcp.MemorySearchResult,
-        "mcp-memory-propose-input": _mcp.MemoryProposeInput,
-        "mcp-memory-propose-result": _mcp.MemoryProposeResult,
-        "mcp-memory-feedback-input": _mcp.MemoryFeedbackInput,
-        "mcp-memory-feedback-result": _mcp.MemoryFeedbackResult,
+        **_mcp_models(),
     }
+
+
+def _mcp_models() -> dict[str, type[BaseModel]]:
+    """``mcp-<kebab name>`` for every MCP tool's arguments and answer: each public model of
+    ``_mcp`` named ``…Input`` or ``…Result`` (a new tool's models get their documents without
+    being listed here)."""
+    from . import _mcp
+
+    models = {}
+    for name, value in vars(_mcp).items():
+        if (
+            isinstance(value, type)
+            and issubclass(value, BaseModel)
+            and value.__module__ == _mcp.__name__
+            and not name.startswith("_")
+            and name.endswith(("Input", "Result"))
+        ):
+            models["mcp-" + re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()] = value
+    return models
 
 
 def json_schema_documents() -> dict[str, str]:

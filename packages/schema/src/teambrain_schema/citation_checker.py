@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from .citations import _SHA, Citation, _is_code_file, extract_citations
 from .code_names import defines, mentions
 from .evidence import EvidenceFate, evidence_fates
-from .git import git_output
+from .git import git_output, git_path, read_git_blobs
 from .globmatch import glob_matcher
 from .local_files import read_file_within
 from .paths import composed_form
@@ -35,6 +35,9 @@ _FILES_TTL_S = 2.0
 _NAMES = ("member", "name")
 _MAX_GREP_REVS = 16  # old commits searched at once for a class no file defines any more
 _BLOB_CACHE_MAX = 4096
+# A cited file is read up to 1 MB (the working tree's first 1 MB; a larger file at a commit is not
+# read): a commit can hold a file of gigabytes.
+_MAX_CITED_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -171,7 +174,8 @@ class CitationChecker:
             )  # fmt: skip
             if out is None:
                 return None
-            return frozenset(n for n in out.decode("utf-8", "surrogateescape").split("\0") if n)
+            names = out.decode("utf-8", "surrogateescape").split("\0")
+            return frozenset(n for n in names if n and git_path(n) is not None)
         out = git_output(
             ["ls-files", "-z", "-t", "--cached", "--deleted", "--others", "--exclude-standard"],
             cwd=self.repo_root, timeout=10,
@@ -182,7 +186,7 @@ class CitationChecker:
         deleted: set[str] = set()
         for entry in out.decode("utf-8", "surrogateescape").split("\0"):
             tag, _, name = entry.partition(" ")
-            if name:
+            if name and git_path(name) is not None:  # the one check of a path from git
                 (deleted if tag == "R" else present).add(name)
         return frozenset(present - deleted)
 
@@ -210,12 +214,18 @@ class CitationChecker:
             if self.commit is None:
                 try:  # a cited file may be a committed link to /dev/stdin or a FIFO
                     data = read_file_within(
-                        self.repo_root / path, self.repo_root, max_bytes=1 << 20, truncate=True
+                        self.repo_root / path,
+                        self.repo_root,
+                        max_bytes=_MAX_CITED_BYTES,
+                        truncate=True,
                     )
                 except OSError:
                     data = None
             else:
-                data = git_output(["show", f"{self.commit}:{path}"], cwd=self.repo_root, timeout=10)
+                [data] = read_git_blobs(
+                    [f"{self.commit}:{path}"], cwd=self.repo_root, max_bytes=_MAX_CITED_BYTES,
+                    timeout=10,
+                )  # fmt: skip
             snap.texts[path] = data.decode("utf-8", "replace") if data is not None else None
         return snap.texts[path]
 
@@ -237,8 +247,9 @@ class CitationChecker:
                 if not status:
                     index += 1
                 elif status[0] in "RC" and index + 2 < len(fields):
-                    if status[0] == "R":
-                        pairs.append((fields[index + 1], fields[index + 2]))
+                    was, now = fields[index + 1], fields[index + 2]
+                    if status[0] == "R" and git_path(was) and git_path(now) is not None:
+                        pairs.append((was, now))
                     index += 3
                 else:
                     index += 2
@@ -499,6 +510,8 @@ class CitationChecker:
         for line in (out or b"").decode("utf-8", "surrogateescape").splitlines():
             # path NUL match, or rev:path NUL match when searching commits
             where, _, match = line.partition("\0")
+            if git_path(where.partition(":")[2] if revs else where) is None:
+                continue  # the one check of a path from git
             name = re.sub(r"^\w+\s+", "", match).rstrip(" \t({:<;,")
             name = re.split(r"[^\w]", name, maxsplit=1)[0]
             if (names is None or name in names) and where not in found.setdefault(name, []):
@@ -521,7 +534,7 @@ class CitationChecker:
                 head, _, names = record.partition("\n")
                 sha, _, when = head.strip().partition(" ")
                 for name in names.splitlines():
-                    if name.strip():
+                    if name.strip() and git_path(name) is not None:
                         history.setdefault(name, []).append((sha, int(when or 0)))
             snap.facts.history = {name: tuple(commits) for name, commits in history.items()}
         return snap.facts.history
@@ -605,36 +618,20 @@ class CitationChecker:
         return list(dict.fromkeys(refs))
 
     def _blobs(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], str | None]:
-        """The text of each (commit, path), read by one ``git cat-file --batch``; kept for good
-        (a commit's files never change)."""
+        """The text of each (commit, path), read in two git processes; kept for good (a
+        commit's files never change). A file larger than 1 MB is not read (None)."""
         todo = [pair for pair in dict.fromkeys(wanted) if pair not in self._blob_cache]
         todo = [(rev, path) for rev, path in todo if "\n" not in path]
         if todo:
-            out = git_output(
-                ["cat-file", "--batch"], cwd=self.repo_root, timeout=30,
-                input="".join(f"{rev}:{path}\n" for rev, path in todo).encode(
-                    "utf-8", "surrogateescape"
-                ),
-            )  # fmt: skip
             if len(self._blob_cache) > _BLOB_CACHE_MAX:
                 self._blob_cache.clear()
-            position = 0
-            data = out or b""
-            for pair in todo:
-                end = data.find(b"\n", position)
-                if out is None or end < 0:
-                    self._blob_cache[pair] = None
-                    continue
-                header = data[position:end].split(b" ")
-                position = end + 1
-                if len(header) != 3 or not header[2].isdigit():
-                    self._blob_cache[pair] = None  # "<rev>:<path> missing"
-                    continue
-                size = int(header[2])
-                content = data[position : position + size]
-                position += size + 1
+            found = read_git_blobs(
+                [f"{rev}:{path}" for rev, path in todo], cwd=self.repo_root,
+                max_bytes=_MAX_CITED_BYTES, timeout=30,
+            )  # fmt: skip
+            for pair, content in zip(todo, found, strict=True):
                 self._blob_cache[pair] = (
-                    content.decode("utf-8", "replace") if header[1] == b"blob" else None
+                    content.decode("utf-8", "replace") if content is not None else None
                 )
         return {pair: self._blob_cache.get(pair) for pair in wanted}
 
@@ -812,6 +809,8 @@ class CitationChecker:
 
     def _check_symbol(self, snap: _Snapshot, citation: Citation) -> StaleCitation | None:
         parts = citation.target.split(".")
+        if self._python_files(snap, "/".join(parts)):
+            return None  # the dotted name is a module itself (``shop.payments.refunds``)
         for cut in range(len(parts) - 1, 0, -1):
             files = self._python_files(snap, "/".join(parts[:cut]))
             if not files:

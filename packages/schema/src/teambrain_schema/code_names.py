@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["MEMBER", "code_name", "defined_names", "defines", "mentions"]
+__all__ = ["MEMBER", "code_name", "defined_in", "defined_names", "defines", "mentions"]
 
 # `Class.method`, `Class::method`, `Class#method`, optionally called: a class is CapWords.
 MEMBER = re.compile(r"^([A-Z][A-Za-z0-9_]*)(?:\.|::|#)([A-Za-z_]\w*)(?:\(\))?$")
@@ -147,13 +147,17 @@ def defined_names(text: str, c_family: bool) -> frozenset[str]:
     return frozenset(found)
 
 
+def defined_in(text: str, path: str) -> frozenset[str]:
+    """Every name the file ``path`` with content ``text`` defines (its extension says whether
+    C-family function headers count)."""
+    extension = path.rpartition(".")[2].lower() if "." in path.rpartition("/")[2] else ""
+    return defined_names(text, extension in _C_FAMILY)
+
+
 def defines(text: str, name: str, path: str) -> bool:
     """True when the file ``path`` with content ``text`` defines ``name`` (a class, function,
     method, constant or attribute of that name)."""
-    if name not in text:
-        return False
-    extension = path.rpartition(".")[2].lower() if "." in path.rpartition("/")[2] else ""
-    return name in defined_names(text, extension in _C_FAMILY)
+    return name in text and name in defined_in(text, path)
 
 
 @lru_cache(maxsize=4096)

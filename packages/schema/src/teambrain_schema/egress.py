@@ -14,6 +14,10 @@ synced. It is not under ``user/`` because retrieval, which sits beside capture i
 must read it before any embedder is built; sync never reads it. A file that anybody else could
 have written (a symlink, group- or world-writable, owned by another user, or inside the
 repository it would approve) approves nothing.
+
+The same file holds this machine's proxy, when the user names one (``tb trust --proxy``): the
+only proxy teambrain's HTTP requests use (:mod:`teambrain_schema.outbound`), because the
+environment's ``HTTPS_PROXY`` can be set by a committed agent config.
 """
 
 from __future__ import annotations
@@ -38,9 +42,11 @@ __all__ = [
     "EgressNotApproved",
     "approve_egress",
     "load_approvals",
+    "machine_proxy",
     "normalise_url",
     "require_approved",
     "revoke_egress",
+    "set_machine_proxy",
     "trust_file",
 ]
 
@@ -140,6 +146,9 @@ class Approvals:
     path: Path
     entries: list[dict[str, Any]] = field(default_factory=list)
     problem: str | None = None
+    # The proxy this machine's user named (``tb trust --proxy``), or None: send directly.
+    proxy: str | None = None
+    proxy_problem: str | None = None  # why a `proxy` written there is not used
 
     def _for(self, repo_root: Path | str, setting: str) -> list[dict[str, Any]]:
         key = brain_key(repo_root)
@@ -228,15 +237,73 @@ def load_approvals(machine: MachineLayout, repo_root: Path | str | None = None) 
         if isinstance(e, dict)
         and all(isinstance(e.get(k), str) for k in ("brain", "setting", "fingerprint"))
     ]
+    proxy = data.get("proxy")
+    if isinstance(proxy, str) and proxy_problem(proxy) is None:
+        found.proxy = proxy
+    elif proxy is not None:
+        found.proxy_problem = f"{path}: `proxy` is not an http://host:port URL: no proxy is used"
     return found
 
 
-def _save(machine: MachineLayout, entries: list[dict[str, Any]]) -> None:
+def proxy_problem(url: str) -> str | None:
+    """Why ``url`` cannot be this machine's proxy, or None: it must be ``http://host:port``
+    (a user and password in it are sent to the proxy alone), with no path, query or control
+    character."""
+    from urllib.parse import urlsplit
+
+    if any(ord(c) < 32 or ord(c) == 127 for c in url):
+        return "it holds a control character"
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError as exc:
+        return f"it does not read as a URL ({exc})"
+    if parts.scheme != "http" or not parts.hostname:
+        return "it must start with http:// and name a host (the proxy is spoken to in HTTP)"
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        return "it must name only a host and port (no path or query)"
+    if port is None:
+        return "it must name the port (http://host:3128)"
+    return None
+
+
+def machine_proxy(
+    machine: MachineLayout | None = None, repo_root: Path | str | None = None
+) -> str | None:
+    """The proxy this machine's trust.json names, or None (send directly). ``repo_root``
+    (default: the repository around the current directory): a trust file inside it names no
+    proxy, like it approves nothing."""
+    from .paths import find_repo_root, machine_layout
+
+    if repo_root is None:
+        repo_root = find_repo_root()
+    return load_approvals(machine or machine_layout(), repo_root).proxy
+
+
+def set_machine_proxy(machine: MachineLayout, url: str | None) -> None:
+    """Name ``url`` as this machine's proxy (None: send directly); a URL that cannot be one is
+    a :class:`~teambrain_schema.UserError` saying why."""
+    from ._errors import UserError
+
+    if url is not None:
+        url = url.strip()
+        problem = proxy_problem(url)
+        if problem is not None:
+            raise UserError(f"--proxy: {problem}")
+    approvals = load_approvals(machine)
+    if approvals.problem is not None and _unsafe(approvals.path, None) is not None:
+        raise EnvironmentProblem(f"cannot record the proxy: {approvals.problem}")
+    _save(machine, approvals.entries, url)
+
+
+def _save(machine: MachineLayout, entries: list[dict[str, Any]], proxy: str | None = None) -> None:
     from .atomic import write_text_atomic
     from .private_dirs import PRIVATE_FILE_MODE, ensure_private_dir
 
     ensure_private_dir(machine.home)
-    document = {"version": TRUST_VERSION, "approved": entries[-MAX_KEPT:]}
+    document: dict[str, Any] = {"version": TRUST_VERSION, "approved": entries[-MAX_KEPT:]}
+    if proxy is not None:
+        document["proxy"] = proxy
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     write_text_atomic(trust_file(machine), text, mode=PRIVATE_FILE_MODE)
 
@@ -267,7 +334,7 @@ def approve_egress(
         for old in same[:-MAX_KEPT_PER_SETTING]:
             entries.remove(old)
     if added:
-        _save(machine, entries)
+        _save(machine, entries, approvals.proxy)
     return added
 
 
@@ -285,7 +352,7 @@ def revoke_egress(
     ]
     dropped = len(approvals.entries) - len(keep)
     if dropped:
-        _save(machine, keep)
+        _save(machine, keep, approvals.proxy)
     return dropped
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from .git import git_output
+from .git import git_output, git_path
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -104,7 +104,7 @@ def _parse_log(text: str) -> list[_Commit]:
             at = int(when)
         except ValueError:
             at = 0
-        files = frozenset(line for line in names.splitlines() if line.strip())
+        files = frozenset(line for line in names.splitlines() if git_path(line) is not None)
         commits.append(_Commit(sha, len(parents.split()), email, at, subject, body, files))
     return commits
 

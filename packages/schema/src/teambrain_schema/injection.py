@@ -114,9 +114,12 @@ _EXCERPT_CHARS = 60
 
 
 def _excerpt(text: str, start: int, end: int) -> str:
+    from .secrets import redact_secrets
+
     snippet = text[start : min(end, start + _EXCERPT_CHARS)]
     snippet = _INVISIBLE.sub(lambda m: f"<U+{ord(m.group()[0]):04X}>", snippet)
-    return " ".join(snippet.split())
+    # An excerpt is printed (lint, propose, import, memory_propose): a secret is never.
+    return redact_secrets(" ".join(snippet.split()))
 
 
 _HIDDEN_MARKS = frozenset(

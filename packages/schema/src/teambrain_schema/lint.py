@@ -26,10 +26,10 @@ from .brain import (
 from .citations import MAX_EVIDENCE_CHECKED
 from .frontmatter import FrontMatterError
 from .index_md import INDEX_HEADER, parse_retirement_reasons, render_index
-from .injection import find_injections
+from .injection import InjectionFinding, find_injections
 from .paths import BrainLayout
 from .render import quote_path
-from .secrets import find_secrets
+from .secrets import find_secrets, redact_secrets
 from .tokens import memory_token_cost
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "Violation",
     "expected_index_text",
     "index_md_text",
+    "injection_findings",
     "lint_brain",
     "regenerate_index",
 ]
@@ -53,6 +54,11 @@ class Violation:
     rule: str
     message: str
     severity: Severity = "error"
+
+    def __post_init__(self) -> None:
+        # A message quotes committed text (an excerpt, a cited path): a secret in it is never
+        # printed back, to a terminal or a CI log.
+        object.__setattr__(self, "message", redact_secrets(self.message))
 
     def format(self) -> str:
         """``path:line: rule: message`` (warnings and notes say so after the rule)."""
@@ -122,8 +128,29 @@ def lint_brain(
     _lint_index(brain, report)
     if config is not None:
         _lint_budget(brain, config, report, today)
+    _lint_graph(layout, brain, report)
     report.violations.sort(key=lambda v: (v.path, v.line, v.rule))
     return report
+
+
+def _lint_graph(layout: BrainLayout, brain: Brain, report: LintReport) -> None:
+    """The graph's records against the ontology, and the notes' scans (docs/graph.md)."""
+    from .graph_lint import lint_graph
+    from .notes import lint_notes
+
+    found = lint_graph(layout, brain)
+    report.violations.extend(found.violations)
+    report.files_checked += found.files_checked
+    problems, notes = lint_notes(layout)
+    report.violations.extend(Violation(*problem) for problem in problems)
+    report.files_checked += notes
+    from .read_policy import load_sources, source_files
+
+    _sources, policy_problems = load_sources(layout)  # an org brain's read policies
+    report.violations.extend(
+        Violation(p.relpath, p.line, "read-policy", p.message) for p in policy_problems
+    )
+    report.files_checked += len(source_files(layout))
 
 
 def _lint_config(layout: BrainLayout, report: LintReport) -> BrainConfig | None:
@@ -177,6 +204,13 @@ def _lint_prompts(layout: BrainLayout, report: LintReport) -> None:
     except OSError as exc:
         report.violations.append(Violation(relfolder, 1, "read", f"cannot list ({exc.strerror})"))
         return
+    if len(names) > MAX_PROMPT_FILES:  # said, never silent
+        report.violations.append(Violation(
+            relfolder, 1, "read",
+            f"holds {len(names)} templates; only the first {MAX_PROMPT_FILES} are checked "
+            "(remove the ones tb distill does not read)",
+            severity="warning",
+        ))  # fmt: skip
     for name in names[:MAX_PROMPT_FILES]:
         path = folder / name
         report.files_checked += 1
@@ -270,24 +304,21 @@ def _lint_file(brain_file: BrainFile, report: LintReport) -> None:
     for finding in find_secrets(document.raw_body):
         add(Violation(path, body_line + finding.line - 1, "secret", f"{finding.rule} in body"))
     # A memory merged without `tb propose` skipped its injection scan: lint is the backstop.
-    for injection in find_injections(front.title):
-        add(
-            Violation(
-                path,
-                document.field_line("title"),
-                "injection",
-                f"{injection.rule} in title: {injection.excerpt!r}",
-            )
-        )
-    for injection in find_injections(document.raw_body):
-        add(
-            Violation(
-                path,
-                body_line + injection.line - 1,
-                "injection",
-                f"{injection.rule}: {injection.excerpt!r}",
-            )
-        )
+    for where, injection in injection_findings(front.title, document.raw_body):
+        if where == "title":
+            line, message = document.field_line("title"), f"{injection.rule} in title: "
+        else:
+            line, message = body_line + injection.line - 1, f"{injection.rule}: "
+        add(Violation(path, line, "injection", f"{message}{injection.excerpt!r}"))
+
+
+def injection_findings(title: str, body: str) -> list[tuple[str, InjectionFinding]]:
+    """The prompt injections a memory's ``title`` and ``body`` (as written in the file) hold,
+    each with where (``title`` or ``body``): the gate lint applies to every memory and
+    ``tb export`` to every memory it copies into an instruction file."""
+    return [("title", f) for f in find_injections(title)] + [
+        ("body", f) for f in find_injections(body)
+    ]
 
 
 def _body_start_line(original: str, raw_body: str) -> int:

@@ -11,9 +11,16 @@ __all__ = ["scrub", "scrub_text"]
 
 PRIVATE_MARK = "[private]"
 _OPEN, _CLOSE = "<private", "</private"
-_SUSPECT_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "login", "auth",
-                  "bearer", "-p", "-u", "pin", "code", "phrase", "account", "combination",
-                  "log in", "sign in", " / ", "admin")  # fmt: skip
+_SUSPECT_WORDS = ("pass", "pwd", "pw", "psw", "p/w", "secret", "token", "key", "cred", "login",
+                  "auth", "bearer", "-p", "-u", "pin", "code", "phrase", "account", "combination",
+                  "log in", "sign in", " / ", "admin",
+                  # the word for a password in other languages (secrets._FOREIGN_WORD)
+                  "kennwort", "zugangsdaten", "mdp", "identifiants", "contrase", "clave", "senha",
+                  "palavra", "parol", "wachtwoord", "inloggegevens", "hasło", "haslo", "heslo",
+                  "jelsz", "пароль", "lösenord", "losenord", "passord", "adgangskode", "kodeord",
+                  "salasana", "şifre", "sifre", "κωδικ", "συνθηματικ", "סיסמ", "كلمة",
+                  "パスワード", "暗証番号", "密码", "密碼", "口令", "비밀번호", "암호", "khẩu",
+                  "khau", "kata sandi", "kata laluan", "पासवर्ड", "รหัสผ่าน")  # fmt: skip
 _SEPARATORS = frozenset(" \t\r\n/\\.,;:@'\"`()[]{}<>=-_")
 # ASCII-only lower-casing keeps every offset: str.lower() may change a string's length ("İ").
 _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
@@ -51,7 +58,7 @@ def _suspect(text: str) -> bool:
     digits run (a token). Cheap; a False never loads the secret rules."""
     lower = text.lower()
     if ("://" in lower and "@" in lower) or (
-        any(sep in text for sep in " \t=:") and any(word in lower for word in _SUSPECT_WORDS)
+        any(sep in text for sep in " \t=:：") and any(word in lower for word in _SUSPECT_WORDS)
     ):
         return True
     token = 0

@@ -12,6 +12,7 @@ import re
 # prompt: this module is on its path, so it imports neither at run time.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Final
 
 __all__ = ["SecretFinding", "find_secrets", "redact_secrets"]
@@ -119,7 +120,7 @@ _ASSIGNMENT: Final = re.compile(
     r"[\"']?\s*(?:=|:|:=|=>)\s*[\"'`]?([^\s\"'`,;)}\]]{8,256})"
 )
 _PLACEHOLDER: Final = re.compile(
-    r"(?i)^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|<[^>]*>|\*+|x+|\.{3,}|changeme|"
+    r"(?i)^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\(.*|\{\{.*\}\}|<[^>]*>|\*+|x+|\.{3,}|changeme|"
     r"your[_\-]?\w*|example\w*|placeholder|redacted|none|null|true|false|os\.environ.*|env\(.*)$"
 )
 _REDACTED_MARK: Final = re.compile(r"\[REDACTED:[a-z\-]+\]?")
@@ -138,7 +139,8 @@ _WEAK_WORDS: Final = frozenset(("key", "keys", "code", "codes", "combination"))
 # qualifier ("for staging", "of the DB"), a connector (is / was / : / = / set to …), then the
 # value. Unquoted values must look like a password, not like the next word of a sentence.
 _CREDENTIAL_WORD: Final = (
-    r"(?:pass\s+phrase|pass(?:word|wd|phrase|code)?s?|pwd|pw|pin|login|logins|credentials?|creds|"
+    r"(?:pass\s+phrase|pass(?:word|wd|phrase|code)?s?|pwd|pw|psw|pswd|pword|p/w|pin|login|logins|"
+    r"credentials?|creds|"
     r"secret(?:\s+key)?|(?:api|access|auth|secret|private|app|deploy|bot)[\s_\-]?(?:key|token)s?|"
     r"apikey|tokens?|bearer|"
     # Phrases, codes and keys people type (issue 32 point 14): "the pass phrase is …", "the door
@@ -149,14 +151,84 @@ _CREDENTIAL_WORD: Final = (
     r"serial|activation|registration|ssh|gpg|pgp|session|service|admin|root|wallet)[\s_\-]?keys?|"
     r"keys?|codes?|combination)"
 )
+# What joins a credential word to its value in any language: a colon (also the full-width
+# one), an equals sign or arrow, a dash between spaces, or brackets around the value itself.
+_CONNECTOR: Final = r"\s*(?::=|=>|->|[:=→：])\s*|\s+(?:[—–]|--?)\s+|\s*\((?=[^\s()\"'`<>]{3,128}\))"
+_VALUE: Final = r"\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|`[^`\n]{3,128}`|[^\s\"'`<>]{3,128}"
 _PROSE_CREDENTIAL: Final = re.compile(
     r"(?i)(?<![A-Za-z0-9\-])(?P<kw>" + _CREDENTIAL_WORD + r")(?![A-Za-z0-9_])"
     r"(?P<qual>(?:\s+(?!(?:is|are|was|were|set|equals|reads|to)\b)[\w.\-/']+){0,4}?)"
-    r"(?P<conn>\s*(?::=|=>|->|[:=→])\s*|\s*,?\s+(?:is|are|was|were|reads|equals|it'?s|it\s+is|it\s+was)"
-    r"(?:\s+(?:now|still|set\s+to|just|literally|actually|simply|always|currently|all|again))?\s+"
+    r"(?P<conn>"
+    + _CONNECTOR
+    + r"|\s*,?\s+(?:is|are|was|were|reads|equals|became|becomes|it'?s|it\s+is"
+    r"|it\s+was)(?:\s+(?:now|still|set\s+to|changed\s+to|reset\s+to|updated\s+to|just|literally|"
+    r"actually|simply|always|currently|all|again))?\s+|'s\s+"
     r"|\s+(?:set|changed|reset)\s+to\s+|\s+(?:to\s+)?(?=[\"'`]?[^\s\"'`]*\d|[\w.\-]{1,32}:[^\s:]{3,}))"
-    r"(?P<value>\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|`[^`\n]{3,128}`|[^\s\"'`<>]{3,128})"
+    r"(?P<value>" + _VALUE + r")"
 )
+# The same phrasing with the word for a password (or credentials) in other languages, and the
+# ways those languages join it to the value: "das Passwort lautet …", "la contraseña es …",
+# "пароль: …", "密码是…", "비밀번호는 …". Kept apart from the English pattern so that a short
+# connector of another language ("to", "on", "je") never ends an English phrase early. A value
+# after one of these words must look like a password (letters with digits or symbols, mixed
+# case, or a PIN): which words of those languages are prose is not known here.
+_FOREIGN_WORD: Final = (
+    r"(?:passwort|kennwort|zugangsdaten|mot\s+de\s+passe|mdp|identifiants|contrase[ñn]a|clave"
+    r"|credenciales|senha|palavra[\s\-]passe|credenciais|parola\s+d'ordine|password|credenziali"
+    r"|wachtwoord|inloggegevens|has[łl]o|heslo|jelsz[óo]|пароль|l[öo]senord|passord|adgangskode"
+    r"|kodeord|salasana|[şs]ifre|parol[aă]|κωδικ[όο]ς|συνθηματικ[όο]|סיסמ[הא]|كلمة\s+(?:المرور|السر)"
+    r"|パスワード|暗証番号|密[码碼]|口令|비밀번호|암호|m[ậa]t\s+kh[ẩa]u|kata\s+(?:sandi|laluan)|पासवर्ड"
+    r"|รหัสผ่าน)"
+)
+_FOREIGN_COPULA: Final = (
+    r"(?:is|was|ist|lautet|war|hei(?:ß|ss)t|est|était|etait|c'est|es|era|está|é|è|e'|luidt|jest|brzmi|to"
+    r"|je|bylo|это|är|var|er|on|oli|είναι|là|adalah|ialah)"
+)
+# Copulas that are English words too: after "password" they are English ("password on …").
+_SHORT_COPULAS: Final = frozenset(("to", "je", "on", "er", "var", "war", "era", "e'"))
+# ASCII-only words that call for the pattern of other languages (non-ASCII text always does);
+# looked for as plain substrings of the lower-cased text, far cheaper than a pattern.
+_FOREIGN_ASCII: Final = (
+    "passwort",
+    "kennwort",
+    "zugangsdaten",
+    "mot de passe",
+    "mdp",
+    "identifiants",
+    "contrasena",
+    "clave",
+    "credencia",
+    "senha",
+    "palavra",
+    "parol",
+    "credenziali",
+    "wachtwoord",
+    "inloggegevens",
+    "haslo",
+    "heslo",
+    "jelszo",
+    "losenord",
+    "passord",
+    "adgangskode",
+    "kodeord",
+    "salasana",
+    "sifre",
+    "mat khau",
+    "kata sandi",
+    "kata laluan",
+)
+# A qualifier that says what the password is for ("the pass for grafana is …").
+_FOR_WORDS: Final = frozenset(("for", "of", "on", "at", "to"))
+_FOREIGN_PATTERN: Final = (
+    r"(?i)(?<![A-Za-z0-9\-])(?P<kw>" + _FOREIGN_WORD + r")(?![A-Za-z0-9_])"
+    r"(?P<qual>(?:\s+(?!" + _FOREIGN_COPULA + r"\s)[\w.\-/']+){0,3}?)"
+    r"(?P<conn>" + _CONNECTOR + r"|\s*(?:は|が|是|为|為|는|은|이|가)\s*"
+    r"|\s*,?\s+" + _FOREIGN_COPULA + r"\s+|\s+(?=[\"'`]?[^\s\"'`]*\d))"
+    r"(?P<value>" + _VALUE + r")"
+)
+# Compiled on first use (about 2 ms): most text, and every capture hook call on ASCII text
+# without such a word, never needs it.
+_foreign: list[re.Pattern[str]] = []
 _FLAG_PASSWORD: Final = re.compile(
     r"(?:\b(?:mysql\w*|mariadb\w*|mysqldump|mysqladmin)\b[^\n]{0,512}?\s-p(?P<mysql>[^\s-][^\s]{2,127})"
     r"|\bsshpass\s+-p\s*(?P<sshpass>[^\s]{3,128})"
@@ -212,7 +284,8 @@ _PROSE_WORD_LIST: Final = """a an the this that these those it its my your our t
     months years seconds second minute hour day week month year ago long-lived short-lived
     good bad fine okay ok nice great broken working failing fails failed succeeded works
     matched mismatch mismatched match matches different read-only write-only deprecated
-    obsolete supported unsupported allowed forbidden deleted removed per-user per-repo"""
+    obsolete supported unsupported allowed forbidden deleted removed per-user per-repo
+    pending unknown tbd todo usual"""
 _PROSE_WORDS: Final = frozenset(_PROSE_WORD_LIST.split())
 _PROSE_URL: Final = re.compile(r"(?i)^(?:https?|ftp|file|ssh|git)://|^www\.|^[/~]|^\.{1,2}/")
 # Not a credential: a quantity ("128k", "15ms", "3.5%"), a call ("getpass()"), a header name.
@@ -226,11 +299,22 @@ _PIN_WORDS: Final = re.compile(r"(?i)^(?:pass(?:word|wd|code)?s?|pwd|pw|pin|.*co
 _VERSION: Final = re.compile(r"(?i)^v?\d+(?:\.\d+)+\w*$")
 
 
+def _prose_matches(text: str) -> Iterator[re.Match[str]]:
+    """Every credential word with a connector and a value, in English and in other languages."""
+    yield from _PROSE_CREDENTIAL.finditer(text)
+    if not text.isascii() or any(word in text.lower() for word in _FOREIGN_ASCII):
+        if not _foreign:
+            _foreign.append(re.compile(_FOREIGN_PATTERN))
+        yield from _foreign[0].finditer(text)
+
+
 def _prose_value(
-    raw: str, has_connector: bool, has_qualifier: bool, keyword: str, ends: bool = True
-) -> tuple[int, int] | None:
+    raw: str, has_connector: bool, has_qualifier: bool, keyword: str, ends: bool = True, *,
+    foreign: bool = False, qualifier: str = "",
+) -> tuple[int, int] | None:  # fmt: skip
     """Offsets of the credential inside ``raw`` (the text after the connector), or None when
-    it reads like the next word of a sentence about passwords."""
+    it reads like the next word of a sentence about passwords. After a word of another
+    language (``foreign``) only a value that looks like a password is one."""
     quoted = raw[:1] in "\"'`" and raw[-1:] == raw[:1] and len(raw) >= 2
     value = raw[1:-1] if quoted else raw.rstrip(".,;:!?)]}")
     start = 1 if quoted else 0
@@ -244,7 +328,7 @@ def _prose_value(
         return None
     if _PROSE_URL.match(value) or value.lower() in _PROSE_WORDS:
         return None
-    pin_word = bool(_PIN_WORDS.match(keyword))
+    pin_word = foreign or bool(_PIN_WORDS.match(keyword))
     if (
         pin_word and has_connector and not has_qualifier and not quoted
         and value[:1].isdigit() and value[-1:].isdigit()
@@ -253,8 +337,11 @@ def _prose_value(
         return (start, start + len(value))  # "the backup code: 4432-9981", "12-34-56"
     if not quoted and not value.isdigit() and _PROSE_NOT_VALUE.match(value):
         return None
-    if has_qualifier and keyword.lower() in ("pass", "login", "pin"):
-        return None  # "a single pass as the load: `x`": common verbs and nouns need no qualifier
+    if (
+        has_qualifier and keyword.lower() in ("pass", "login", "pin")
+        and qualifier.split(" ", 1)[0].lower() not in _FOR_WORDS
+    ):  # fmt: skip
+        return None  # "a single pass as the load: `x`" (but "the pass for grafana is …")
     if keyword.lower() in _WEAK_WORDS and not (ends and _weak_word_value(value, has_connector)):
         return None  # "the code is clean", "error code 404", "the key is a UUID"
     if quoted:
@@ -269,8 +356,8 @@ def _prose_value(
     if value.isdigit() and not (pin_word and not has_qualifier and len(value) >= 4):
         return None  # "token count was 4096", "bump the token limit to 4096"
     if not has_connector:  # "password hunter2", "login root:toor": not a word of the sentence
-        if has_qualifier:
-            return None  # "pin numpy to 1.26"
+        if has_qualifier and not (foreign and strong and digits):
+            return None  # "pin numpy to 1.26" (but "пароль от сервера qwe123ASD")
         user, colon, secret = value.partition(":")
         if colon and user and len(secret) >= 3:
             return (start + len(user) + 1, start + len(value))
@@ -279,7 +366,7 @@ def _prose_value(
         return (start, start + len(value))
     if strong and (digits or not has_qualifier):
         return (start, start + len(value))
-    if has_qualifier or not value.isalpha() or len(value) < 6 or not ends:
+    if foreign or has_qualifier or not value.isalpha() or len(value) < 6 or not ends:
         return None  # "api key rotation is monthly", "credentials are loaded from …"
     return (start, start + len(value))  # "the wifi password is swordfish."
 
@@ -370,7 +457,7 @@ def find_secrets(text: str) -> list[SecretFinding]:
     for match in _ASSIGNMENT.finditer(text):
         if _looks_secret(match.group(2)):
             spans.append((match.start(2), match.end(2), "high-entropy-assignment"))
-    for match in _PROSE_CREDENTIAL.finditer(text):
+    for match in _prose_matches(text):
         keyword, qualifier = match.group("kw"), match.group("qual").strip()
         last = qualifier.rpartition(" ")[2]
         if last and (_PASSPHRASE_KEYWORDS.match(last) or _PIN_WORDS.match(last)):
@@ -378,12 +465,17 @@ def find_secrets(text: str) -> list[SecretFinding]:
         connector = match.group("conn").strip()
         connector = "" if connector == "to" else connector  # "password to X": weak, like none
         rest = text[match.end("value") : match.end("value") + 3]
+        foreign = bool(_foreign) and match.re is _foreign[0]
+        if foreign and keyword.lower() == "password" and connector.lower() in _SHORT_COPULAS:
+            continue  # "password on Windows10 machines": English, not Polish or Czech
         found = _prose_value(
             match.group("value"),
             bool(connector),
             bool(qualifier),
             keyword,
             ends=not rest[:1] or rest[:1] in "\n.;!?)" or rest[:2] in (", ", ",\n"),
+            foreign=foreign,
+            qualifier=qualifier,
         )
         if found is not None:
             base = match.start("value")
@@ -429,6 +521,9 @@ def find_secrets(text: str) -> list[SecretFinding]:
         if spaced and (value.lower() in _PROSE_WORDS or (value.isalpha() and value.islower())):
             continue  # "pass the --token flag", "use --password when prompted": prose
         spans.append((match.start(name), match.end(name), "password-flag"))
+    # A rule's own name is never a secret: "contains a secret (github-token)" is teambrain's
+    # message about one, not a credential in brackets.
+    spans = [span for span in spans if text[span[0] : span[1]] not in _RULE_NAMES]
     spans.sort(key=lambda span: (span[0], -span[1]))
     merged: list[tuple[int, int, str]] = []
     for start, end, rule in spans:
@@ -443,6 +538,12 @@ def find_secrets(text: str) -> list[SecretFinding]:
         counted = start
         findings.append(SecretFinding(rule=rule, start=start, end=end, line=line))
     return findings
+
+
+_RULE_NAMES: Final = frozenset(
+    [rule for rule, _, _ in _RULES]
+    + ["high-entropy-assignment", "password-flag", "prose-credential"]
+)
 
 
 def redact_secrets(text: str) -> str:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from teambrain_schema import BRAIN_DIRNAME
+from teambrain_schema.git import git_path
 
 from ._git import GitRepo
 
@@ -47,7 +48,8 @@ class PullRequest:
 
 @dataclass(frozen=True)
 class BranchChange:
-    """One file a branch changes under ``.teambrain/memories`` or ``.teambrain/retired``:
+    """One file a branch changes under ``.teambrain/memories``, ``retired``, ``graph`` or
+    ``notes``:
     ``A`` added, ``M`` modified or ``D`` deleted, with the blob it leaves (zeros for ``D``)."""
 
     status: str
@@ -257,7 +259,9 @@ def _listing(repo: GitRepo, base_sha: str) -> _Listing:
 
 
 def _brain_paths() -> list[str]:
-    return [f"{BRAIN_DIRNAME}/memories", f"{BRAIN_DIRNAME}/retired"]
+    # graph/ and notes/ too: a record proposal (and a note it promotes) brings no memory file,
+    # and judged on memories alone it looked merged at once and was tidied away unreviewed.
+    return [f"{BRAIN_DIRNAME}/{folder}" for folder in ("memories", "retired", "graph", "notes")]
 
 
 def _base_blobs(repo: GitRepo, base_sha: str) -> dict[str, str]:
@@ -266,7 +270,7 @@ def _base_blobs(repo: GitRepo, base_sha: str) -> dict[str, str]:
     for entry in out.decode("utf-8", "surrogateescape").split("\x00"):
         meta, _, path = entry.partition("\t")
         parts = meta.split()
-        if len(parts) == 3 and parts[1] == "blob":
+        if len(parts) == 3 and parts[1] == "blob" and git_path(path) is not None:
             blobs[path] = parts[2]
     return blobs
 
@@ -297,8 +301,8 @@ def _own_changes(repo: GitRepo, base_sha: str, branches: Iterable[ProposalBranch
         tokens = rest.lstrip("\n").split("\x00")
         for meta, path in zip(tokens[::2], tokens[1::2], strict=False):
             fields = meta.split()
-            if len(fields) < 5 or not meta.startswith(":"):
-                continue
+            if len(fields) < 5 or not meta.startswith(":") or git_path(path) is None:
+                continue  # a crafted name ('..', '.git', a control character): never a path
             status, blob = fields[4][:1], fields[3]
             mine = seen.setdefault(id(branch), {})
             if status == "A":

@@ -16,6 +16,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Literal
 
+from teambrain_schema.git import git_path
+
 from ._git import GitRepo
 
 Change = Literal["added", "edited", "moved", "retired", "restored", "deleted"]
@@ -139,6 +141,10 @@ def memory_history(
             continue
         status = tokens[0]
         old_path, path = (tokens[1], tokens[2]) if len(tokens) >= 3 else (None, tokens[-1])
+        if git_path(path) is None:
+            continue  # a crafted name ('..', '.git', a control character) is never shown
+        if old_path is not None and git_path(old_path) is None:
+            old_path = None
         try:
             when = dt.datetime.fromisoformat(date)
         except ValueError:

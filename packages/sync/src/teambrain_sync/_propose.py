@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
-from teambrain_schema import Candidate, MemoryDraft, ValidationFailure
+from teambrain_schema import Candidate, MemoryDraft, UserError, ValidationFailure
 from teambrain_schema.drafts import validate_draft
 from teambrain_schema.injection import find_injections
 from teambrain_schema.paths import BrainLayout
@@ -64,6 +64,15 @@ from ._workspace import BrainWorkspace, open_workspace
 
 Result = Literal["proposed", "would-propose", "already-proposed", "duplicate", "rejected"]
 MAX_NOTE_CHARS = 500
+
+
+def _cut(note: str) -> str:
+    """``note`` as a candidate's note holds it (at most ``MAX_NOTE_CHARS``); cut with "…" and
+    where the rest is, never silently (``tb propose <id> --dry-run`` says it in full)."""
+    if len(note) <= MAX_NOTE_CHARS:
+        return note
+    tail = "… (`tb propose <id> --dry-run` says it all)"
+    return note[: MAX_NOTE_CHARS - len(tail)] + tail
 
 
 @dataclass(frozen=True)
@@ -131,6 +140,14 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def shown_title(self) -> str:
+        """The draft's title as reports print it: a secret in it (why it was rejected, often)
+        is never printed back."""
+        from teambrain_schema.secrets import redact_secrets
+
+        return redact_secrets(self.candidate.draft.title)
+
+    @property
     def failed(self) -> bool:
         """A rejection the user must act on (duplicates and repeats are not failures)."""
         return self.result == "rejected"
@@ -138,7 +155,7 @@ class Outcome:
     def to_json(self) -> dict[str, object]:
         return {
             "candidate_id": self.candidate.candidate_id,
-            "title": self.candidate.draft.title,
+            "title": self.shown_title,
             "class": self.candidate.draft.class_,
             "result": self.result,
             "rule": self.rule,
@@ -347,10 +364,12 @@ def propose_candidates(
     guard: NearDuplicateGuard | None = None,
     today: dt.date | None = None,
     strict_citations: bool = False,
+    removals: Sequence[str] = (),
 ) -> ProposeRun:
     """The whole of ``tb propose``: under the ledger's lock, re-read each candidate, run the
     gates, commit and send the survivors (see :func:`run_propose`), and record every outcome
-    (see :func:`record_outcomes`)."""
+    (see :func:`record_outcomes`). ``removals``: brain files the proposal removes in the same
+    commit (the notes its memories promote), when any candidate is proposed."""
     with ledger.hold():
         fresh = [ledger.reload(c) for c in candidates]
         by_id = {c.candidate_id: c for c in fresh}
@@ -358,7 +377,7 @@ def propose_candidates(
         run = run_propose(
             fresh, repo=repo, target=target, patch_dir=patch_dir, spool=spool,
             dry_run=dry_run, push=push, allow_similar=allow_similar, guard=guard, today=today,
-            strict_citations=strict_citations,
+            strict_citations=strict_citations, removals=removals,
         )  # fmt: skip
         record_outcomes(run, ledger)
     return run
@@ -377,9 +396,10 @@ def run_propose(
     guard: NearDuplicateGuard | None = None,
     today: dt.date | None = None,
     strict_citations: bool = False,
+    removals: Sequence[str] = (),
 ) -> ProposeRun:
     """Check ``candidates`` and, unless ``dry_run``, commit the survivors on a new proposal
-    branch and send it for review. Candidates are not marked here (see :func:`record_outcomes`;
+    branch (removing ``removals`` from the brain in the same commit) and send it for review. Candidates are not marked here (see :func:`record_outcomes`;
     :func:`propose_candidates` does both under a lock)."""
     run = ProposeRun(target=target, outcomes=[], dry_run=dry_run)
     sending = push and target.remote is not None and not dry_run
@@ -465,6 +485,12 @@ def run_propose(
             for o in accepted
         }
         if accepted:
+            for relpath in removals:  # the notes these memories promote (docs/graph.md#notes)
+                if workspace.read(relpath) is None:
+                    raise UserError(
+                        f"{relpath}: not in the brain at {target.base.requested}: nothing to promote"
+                    )
+                workspace.remove(relpath)
             check = _lint_and_drop_failures(accepted, items, workspace)
             accepted = [o for o in accepted if o.rule is None]
             run.inherited_problems = [v.format() for v in check.inherited]
@@ -485,6 +511,8 @@ def run_propose(
             for o in accepted
         ]
         title, body = proposal_message(proposed, target.base.requested, target.base.sha)
+        if removals:
+            body += "\nPromoted from notes, removed here:\n" + "".join(f"- {p}\n" for p in removals)
         branch = propose_branch_name()
         run.commit = workspace.commit(branch, f"{title}\n\n{body}")
         run.branch = branch
@@ -659,8 +687,10 @@ def record_outcomes(run: ProposeRun, ledger: CandidateLedger) -> None:
             if outcome.result == "proposed" and outcome.branch in failed:
                 update = {
                     "status": "pending",
-                    "note": f"committed on branch {outcome.branch} but not pushed "
-                    f"({failed[outcome.branch]}); `tb propose` sends it again"[:MAX_NOTE_CHARS],
+                    "note": _cut(
+                        f"committed on branch {outcome.branch} but not pushed "
+                        f"({failed[outcome.branch]}); `tb propose` sends it again"
+                    ),
                 }
             else:
                 where = f"on branch {outcome.branch}" if outcome.branch else None
@@ -668,7 +698,7 @@ def record_outcomes(run: ProposeRun, ledger: CandidateLedger) -> None:
         elif outcome.result in ("duplicate", "rejected"):
             if outcome.rule == "proposed":  # a branch vanished mid-run: try again next time
                 continue
-            update = {"status": "rejected", "note": (outcome.reason or "")[:MAX_NOTE_CHARS]}
+            update = {"status": "rejected", "note": _cut(outcome.reason or "")}
         else:
             continue
         changed = candidate.model_copy(update=update)

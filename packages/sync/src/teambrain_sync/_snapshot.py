@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from teambrain_schema import BRAIN_DIRNAME, UserError
+from teambrain_schema.git import git_path, read_git_blobs, unsafe_git_path
 from teambrain_schema.paths import BrainLayout
 
 from ._git import GitRepo
@@ -107,40 +108,27 @@ def _tree_entries(repo: GitRepo, sha: str) -> list[tuple[str, str, str]]:
             continue
         meta, _, raw_path = record.partition(b"\t")
         mode, kind, object_id = meta.decode("ascii").split(" ")
-        path = raw_path.decode("utf-8", "surrogateescape")
         # Symlinks and submodules are skipped: a brain holds regular files only, and a link's
-        # target could point anywhere on this machine.
-        if kind == "blob" and mode in REGULAR_FILE_MODES and _safe_relpath(path):
+        # target could point anywhere on this machine. A path with '..', '.git' or a control
+        # character in it (a crafted tree) is skipped too: the one check of a path from git.
+        path = git_path(raw_path)
+        if kind == "blob" and mode in REGULAR_FILE_MODES and path is not None:
             entries.append((mode, object_id, path))
     return entries
 
 
-def _safe_relpath(path: str) -> bool:
-    parts = PurePosixPath(path).parts
-    return bool(parts) and not PurePosixPath(path).is_absolute() and ".." not in parts
+# A memory file is at most 256 KB and INDEX.md of a large brain a few MB: a larger blob under
+# .teambrain/ (a commit can hold one of gigabytes) is never read.
+MAX_BLOB_BYTES = 16 * 1024 * 1024
 
 
-def read_blobs(repo: GitRepo, names: list[str]) -> list[bytes | None]:
-    """The contents of the objects ``names`` (ids or ``<rev>:<path>``) in order, from one
-    ``git cat-file --batch`` process; None for a name that resolves to nothing."""
-    if not names:
-        return []
-    request = "".join(f"{name}\n" for name in names).encode("utf-8", "surrogateescape")
-    out = repo.git("cat-file", "--batch", input=request).stdout
-    blobs: list[bytes | None] = []
-    cursor = 0
-    for _ in names:
-        header_end = out.index(b"\n", cursor)
-        header = out[cursor:header_end].rsplit(b" ", 2)
-        if len(header) != 3 or header[1] == b"missing" or not header[2].isdigit():
-            blobs.append(None)  # "<name> missing" (or ambiguous): no content follows
-            cursor = header_end + 1
-            continue
-        size = int(header[2])
-        start = header_end + 1
-        blobs.append(out[start : start + size])
-        cursor = start + size + 1  # the content is followed by a newline
-    return blobs
+def read_blobs(
+    repo: GitRepo, names: list[str], *, max_bytes: int = MAX_BLOB_BYTES
+) -> list[bytes | None]:
+    """The contents of the objects ``names`` (ids or ``<rev>:<path>``) in order; None for a
+    name that resolves to nothing, to no blob, or to one larger than ``max_bytes`` (see
+    :func:`teambrain_schema.git.read_git_blobs`)."""
+    return read_git_blobs(names, cwd=repo.root, max_bytes=max_bytes)
 
 
 def has_brain(repo: GitRepo, sha: str) -> bool:
@@ -210,9 +198,9 @@ def materialise_brain(repo: GitRepo, commit: ResolvedCommit, dest: Path) -> Brai
     for (mode, _, path), data in zip(entries, blobs, strict=True):
         if data is None:
             continue
+        if unsafe_git_path(path, root) is not None:
+            continue  # leads out of the snapshot (through a folder on disk)
         target = root.joinpath(*PurePosixPath(path).parts)
-        if not target.resolve().is_relative_to(root):
-            continue
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
         if mode == "100755":

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from teambrain_schema.git import GitFailed
+from teambrain_schema.git import GitFailed, git_path
 
 from ._git import GitRepo
 
@@ -79,6 +79,8 @@ def _after_the_supersede(
         tokens = rest.lstrip("\n").split("\x00")
         for raw_status, path in zip(tokens[::2], tokens[1::2], strict=False):
             status = raw_status.strip()
+            if git_path(path) is None:
+                continue  # the one check of a path from git
             if status == "A":
                 added[path] = (position, sha.strip())
             elif status == "M" and path not in edited:
@@ -143,7 +145,7 @@ def _edited_since(repo: GitRepo, base: str, commit: str, path: str) -> bool:
         )  # fmt: skip
     except GitFailed:
         return False
-    return bool(changed.strip())
+    return any(git_path(line) is not None for line in changed.splitlines())
 
 
 def _in_this_merge(
@@ -156,14 +158,14 @@ def _in_this_merge(
         return []
     try:
         base = repo.text("merge-base", "HEAD^1", "HEAD^2")
-        added = set(repo.text(
+        added = _paths(repo.text(
             "diff", "--name-only", "--no-renames", "--diff-filter=A", base, theirs, "--",
             *sorted({relpaths[new] for new, _ in pairs}),
-        ).splitlines())  # fmt: skip
-        edited = set(repo.text(
+        ))  # fmt: skip
+        edited = _paths(repo.text(
             "diff", "--name-only", "--no-renames", "--diff-filter=M", base, "HEAD^1", "--",
             *sorted({relpaths[old] for _, old in pairs}),
-        ).splitlines())  # fmt: skip
+        ))  # fmt: skip
     except GitFailed:
         return []
     return [
@@ -177,3 +179,8 @@ def _in_this_merge(
         for new, old in pairs
         if relpaths[new] in added and relpaths[old] in edited
     ]
+
+
+def _paths(listing: str) -> set[str]:
+    """The paths of a ``git diff --name-only`` listing that pass the one check of git's paths."""
+    return {line for line in listing.splitlines() if git_path(line) is not None}

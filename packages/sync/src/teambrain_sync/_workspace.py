@@ -19,10 +19,11 @@ from pathlib import Path, PurePosixPath
 from teambrain_schema import BRAIN_DIRNAME, EnvironmentProblem, UserError
 from teambrain_schema.atomic import write_bytes_atomic, write_text_atomic
 from teambrain_schema.brain import Brain, brain_file_from_text, load_brain
+from teambrain_schema.git import unsafe_git_path
 from teambrain_schema.local_files import read_file_within
 from teambrain_schema.paths import BrainLayout
 
-from ._git import GitFailed, GitRepo
+from ._git import GitFailed, GitRepo, first_line
 from ._snapshot import ResolvedCommit, materialise_brain, read_blobs
 
 PROPOSAL_REF_PREFIX = "refs/heads/teambrain/"
@@ -54,8 +55,9 @@ class BrainWorkspace:
     def path_of(self, relpath: str) -> Path:
         """The workspace file for a repository-relative path under ``.teambrain/``."""
         parts = PurePosixPath(relpath).parts
-        if not parts or parts[0] != BRAIN_DIRNAME or ".." in parts:
-            raise ValueError(f"not a brain path: {relpath!r}")
+        problem = unsafe_git_path(relpath, self.layout.repo_root)  # the check of git's paths
+        if problem is not None or parts[0] != BRAIN_DIRNAME:
+            raise ValueError(f"not a brain path: {relpath!r} ({problem or 'outside the brain'})")
         return self.layout.repo_root.joinpath(*parts)
 
     def read(self, relpath: str) -> str | None:
@@ -114,7 +116,16 @@ class BrainWorkspace:
             raise UserError(f"branch {branch} already exists; delete it or review it first")
         with tempfile.TemporaryDirectory(prefix="teambrain-index-") as scratch:
             env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
-            self.repo.git("read-tree", self.base.sha, env=env)
+            try:
+                self.repo.git("read-tree", self.base.sha, env=env)
+            except GitFailed as exc:
+                if "invalid path" not in exc.stderr:
+                    raise
+                raise EnvironmentProblem(
+                    f"{self.base.requested} (commit {self.base.short}) holds a path git refuses "
+                    f"to use ({first_line(exc.stderr)}): a crafted commit; nothing was proposed "
+                    "— remove it from the default branch first"
+                ) from None
             self._stage(env)
             tree = self.repo.text("write-tree", env=env)
             commit = self._commit_tree(tree, message)

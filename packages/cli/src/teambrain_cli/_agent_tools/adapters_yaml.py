@@ -4,7 +4,9 @@ The tool modules in :mod:`.tools` are the source; this file is their reviewable 
 the package (``tb lint`` and ``tb doctor`` check it against the registry) and linked from the
 repository's top level. After changing a tool module, regenerate it::
 
-    make adapters        # python -m teambrain_cli._agent_tools.adapters_yaml
+    make adapters        # python -m teambrain_cli._agent_tools.adapters_yaml --docs docs
+
+which also rewrites the docs' generated tables of tools (:mod:`.doc_tables`) and the help pages.
 
 A test fails while the committed file differs from what this writes.
 """
@@ -18,7 +20,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from .registry import ADAPTERS, Adapter, bundled_adapters_file
+from .registry import ADAPTERS, MODULES, Adapter, bundled_adapters_file
 
 HEADER = """\
 # The agent tools `tb install <tool>` wires teambrain into: where each one registers MCP servers
@@ -118,10 +120,8 @@ def _block(name: str, spec: dict[str, Any]) -> list[str]:
 
 def _module_path(adapter: Adapter) -> str | None:
     """The file of the tool module defining ``adapter``, relative to the repository."""
-    for name, module in sorted(sys.modules.items()):
-        if name.startswith(f"{__package__}.tools.") and getattr(module, "ADAPTER", None) is adapter:
-            return "packages/cli/src/" + name.replace(".", "/") + ".py"
-    return None
+    name = MODULES.get(adapter.name)
+    return "packages/cli/src/" + name.replace(".", "/") + ".py" if name else None
 
 
 def render(adapters: dict[str, Adapter] | None = None) -> str:
@@ -153,10 +153,22 @@ def render(adapters: dict[str, Adapter] | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Write adapters.yaml (the package's copy; the top-level one links to it)."""
-    target = Path(argv[0]) if argv else bundled_adapters_file()
+    """Write adapters.yaml (the package's copy; the top-level one links to it) and, given the
+    docs folder (``--docs docs``), the docs' generated tables of tools (:mod:`.doc_tables`)."""
+    args = list(argv or [])
+    docs = None
+    if "--docs" in args:
+        at = args.index("--docs")
+        docs = Path(args[at + 1])
+        del args[at : at + 2]
+    target = Path(args[0]) if args else bundled_adapters_file()
     target.write_text(render(), "utf-8")
     print(f"wrote {target}")
+    if docs is not None:
+        from .doc_tables import write
+
+        for path in write(docs):
+            print(f"wrote {path}")
     return 0
 
 

@@ -1,14 +1,16 @@
 """The adapter registry: every agent tool teambrain can be wired into, and how.
 
-Each built-in tool is one module of :mod:`.tools` defining ``ADAPTER`` (where it registers MCP
-servers, how it runs hooks, its notes, and the one-time steps it waits for from its user),
-declared as a ``teambrain.adapters`` entry point in this package's pyproject.toml — the same
-mechanism another package uses to add a tool (:func:`plugin_adapters`). :data:`ADAPTERS` holds the
+Each built-in tool is one module of :mod:`.tools`: ``adapter()`` builds its :class:`Adapter`
+(where it registers MCP servers, how it runs hooks, its notes, and the one-time steps it waits
+for from its user) and, for a tool with hooks, ``read_hook`` reads its hook payloads in
+``tb-capture``. The module is declared as a ``teambrain.adapters`` entry point in this package's
+pyproject.toml — the same mechanism another package uses to add a tool (:func:`plugin_adapters`),
+and the one ``tb-capture`` finds the reader by (``teambrain_capture.hook_module``). :data:`ADAPTERS` holds the
 built-in ones, by name. ``adapters.yaml`` (shipped in this package; the repository's top-level
 file links to it) is generated from them for people to review (:mod:`.adapters_yaml`,
 ``make adapters``); :func:`check_adapters` proves the file and the registry say the same thing
 (``tb lint``, ``tb doctor`` and a test run it), and that every adapter with hooks has a payload
-normaliser for ``tb-capture`` (``teambrain_capture._hookmap``, kept there for start-up cost).
+reader ``tb-capture`` finds, the way it finds it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from teambrain_capture import NORMALISERS
 from teambrain_schema import UserError
 
 if TYPE_CHECKING:
@@ -94,6 +95,11 @@ class Adapter:
     user_steps: Callable[[ToolContext], list[UserStep]] | None = field(default=None, compare=False)
     # How tb doctor tells the tool is installed here (None: it cannot, and assumes it is).
     presence: Presence | None = field(default=None, compare=False)
+    # For the docs' generated tables (`make adapters`), not adapters.yaml: one more sentence for
+    # the row of docs/cli/install.md, and why the real-agent suite (tests-integration/agents/)
+    # does not drive the tool ("" when it does: then the suite has a CLI entry for it).
+    summary: str = field(default="", compare=False)
+    not_driven: str = field(default="", compare=False)
 
     @property
     def hook_command(self) -> str:
@@ -189,6 +195,23 @@ def plugin_adapter_problems() -> list[tuple[str, str]]:
     return _load_plugin_adapters()[1]
 
 
+def plugin_distribution(name: str) -> str | None:
+    """The installed package (distribution name) whose ``teambrain.adapters`` entry point
+    ``name`` (or the one that gave adapter ``name``) is the plugin in use (the first found, as :func:`plugin_adapters` takes it), or
+    None. Read only when something about the plugin must be reported."""
+    from importlib.metadata import entry_points
+
+    from teambrain_schema.plugins import ADAPTERS_GROUP, OWN_DISTRIBUTIONS
+
+    name = PLUGIN_ENTRY_POINTS.get(name, name)
+    for entry in entry_points(group=ADAPTERS_GROUP):
+        distribution = getattr(entry.dist, "name", None)
+        own = (distribution or "").replace("_", "-").lower() in OWN_DISTRIBUTIONS
+        if entry.name == name and distribution and not own:
+            return str(distribution)
+    return None
+
+
 def plugin_adapters_loaded() -> bool:
     """Whether this process has looked at the adapter plugins yet."""
     return _load_plugin_adapters.cache_info().currsize > 0
@@ -226,7 +249,13 @@ def _load_plugin_adapters() -> tuple[dict[str, Adapter], list[tuple[str, str]]]:
             problems.append((name, f"{label} takes the name {adapter.name!r}, already in use"))
         else:
             found[adapter.name] = adapter
+            PLUGIN_ENTRY_POINTS[adapter.name] = name
     return found, problems
+
+
+# A plugin adapter's name -> the entry point that gave it (tb-capture finds a tool's hook reader
+# by an entry point of the tool's own name, so the two should agree).
+PLUGIN_ENTRY_POINTS: dict[str, str] = {}
 
 
 def resolve_adapter(name: str) -> Adapter:
@@ -314,18 +343,38 @@ def check_adapters(path: Path | None = None) -> list[AdapterProblem]:
         theirs = described[name].model_dump()
         for difference in _differences(name, ADAPTERS[name].as_spec(), theirs):
             problems.append(AdapterProblem(difference, _line_of(text, name), name))
-    for name, adapter in sorted(ADAPTERS.items()):
-        if adapter.hooks is not None and name not in NORMALISERS:
-            problems.append(
-                AdapterProblem(
-                    f"adapter {name!r} has hooks but tb-capture cannot read them", 1, name
-                )
-            )
+    problems += [
+        AdapterProblem(problem, 1, name)
+        for name, adapter in sorted(ADAPTERS.items())
+        if (problem := hook_reader_problem(adapter))
+    ]
     return problems
 
 
+def hook_reader_problem(adapter: Adapter) -> str | None:
+    """Why ``tb-capture <tool>`` would not read this adapter's hooks as it should (found the way
+    the hook finds it: the tool's entry point, its module's ``read_hook``), or None."""
+    from teambrain_capture import hook_module
+
+    try:
+        module_name: str | None = hook_module(adapter.name).__name__
+    except LookupError as exc:
+        if adapter.hooks is None:
+            return None
+        return f"adapter {adapter.name!r} has hooks but tb-capture cannot read them: {exc}"
+    except Exception as exc:  # importing someone's module
+        return f"adapter {adapter.name!r}: tb-capture cannot import its module: {exc}"
+    if adapter.hooks is None:
+        return (
+            f"adapter {adapter.name!r} has no hooks, but its module {module_name} reads hook "
+            "payloads (read_hook): wire its hooks, or drop the reader"
+        )
+    return None
+
+
 def _load_builtin_adapters() -> None:
-    """Fill :data:`ADAPTERS` from this package's ``teambrain.adapters`` entry points, by name."""
+    """Fill :data:`ADAPTERS` from this package's ``teambrain.adapters`` entry points, by name:
+    each names a tool module's ``adapter`` function (an :class:`Adapter` itself also does)."""
     from teambrain_schema.plugins import ADAPTERS_GROUP, builtin_names, load_builtin
 
     names = builtin_names(ADAPTERS_GROUP, DISTRIBUTION)
@@ -335,10 +384,13 @@ def _load_builtin_adapters() -> None:
             "install is stale (reinstall teambrain-cli; in a checkout, `make install`)"
         )
     for name in sorted(names):
-        adapter = load_builtin(ADAPTERS_GROUP, DISTRIBUTION, name)
+        loaded = load_builtin(ADAPTERS_GROUP, DISTRIBUTION, name)  # a tool module's adapter()
+        adapter = loaded() if callable(loaded) and not isinstance(loaded, Adapter) else loaded
         if not isinstance(adapter, Adapter) or adapter.name != name:
             raise RuntimeError(f"entry point {name!r} of {ADAPTERS_GROUP} is not adapter {name!r}")
         register_adapter(adapter)
+        MODULES[name] = getattr(loaded, "__module__", None) or ""
 
 
+MODULES: dict[str, str] = {}  # built-in tool name -> the module of tools/ that is the tool
 _load_builtin_adapters()

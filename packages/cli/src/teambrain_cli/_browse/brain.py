@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from teambrain_schema.frontmatter import MemoryDocument
     from teambrain_sync import GitRepo, HistoryEntry
 
+    from .graph import NodeLink
+
 StatusFilter = Literal["active", "retired", "all"]
 _CLASS_ORDER = {name: position for position, name in enumerate(MEMORY_CLASSES)}
 
@@ -435,6 +437,18 @@ class MemoryDetail:
     supersedes: tuple[MemoryRef, ...] = ()
     superseded_by: tuple[MemoryRef, ...] = ()
     ttl_days: int | None = None
+    nodes: tuple[NodeLink, ...] = ()  # the graph's nodes it is linked to (docs/graph.md)
+    history_more: bool = False  # older commits than ``history`` holds were left out
+
+    @property
+    def history_note(self) -> str | None:
+        """What the history left out and how to see it, when it did."""
+        if not self.history_more:
+            return None
+        return (
+            f"older commits not shown (the newest {len(self.history)}): "
+            f"git log --follow -- {self.summary.path}"
+        )
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -445,8 +459,10 @@ class MemoryDetail:
             "agent_view": self.agent_view,
             "provenance": self.provenance.to_json(),
             "history": [entry.to_json() for entry in self.history],
+            "history_more": self.history_more,
             "supersedes": [ref.to_json() for ref in self.supersedes],
             "superseded_by": [ref.to_json() for ref in self.superseded_by],
+            "nodes": [node.to_json() for node in self.nodes],
         }
 
 
@@ -529,8 +545,11 @@ def _files_mentioning(layout: BrainLayout, memory_id: str) -> set[Path] | None:
         return None
     if done.returncode not in (0, 1):  # 1: no file matched
         return None
+    from teambrain_schema.git import git_path
+
     names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
-    return {layout.repo_root / name for name in names if name}
+    root = layout.repo_root
+    return {root / name for name in names if name and git_path(name, root) is not None}
 
 
 def show_listed(
@@ -559,13 +578,18 @@ def _detail(
     from teambrain_schema.render import render_memory
     from teambrain_sync import memory_history, open_repo
 
+    from .graph import memory_nodes
+
     front = document.front
     history: list[HistoryEntry] = []
     uncommitted = False
     with contextlib.suppress(EnvironmentProblem):  # no git: no history to show
         repo = open_repo(view.repo_root)
-        history = memory_history(repo, row.path, until=view.until, limit=history_limit)
+        # One more than shown: whether older commits were left out is said, never silent.
+        history = memory_history(repo, row.path, until=view.until, limit=history_limit + 1)
         uncommitted = view.commit is None and _uncommitted(repo, row.path)
+    older = len(history) > history_limit
+    history = history[:history_limit]
 
     def ref(other: str) -> MemoryRef:
         found = rows.get(other)
@@ -588,7 +612,9 @@ def _detail(
             evidence_commits=tuple(evidence.commits) if evidence else (),
         ),
         history=tuple(history),
+        history_more=older,
         supersedes=tuple(ref(old) for old in front.supersedes),
         superseded_by=tuple(ref(new) for new in row.superseded_by),
         ttl_days=front.ttl_days,
+        nodes=memory_nodes(view.layout, front.id, list(front.tags)),
     )

@@ -151,10 +151,6 @@ def check_home(ctx: DoctorContext) -> Finding:
     return Finding("teambrain home", "ok", f"{home} (mode 700)")
 
 
-# The library each built-in driver imports when it sends (teambrain-cli's extra of its name).
-DRIVER_CLIENTS = {"anthropic": "anthropic", "openai": "openai", "ollama": "openai"}
-
-
 def _client_problem(module: str) -> str | None:
     """Why the model client ``module`` cannot be used here (not installed, or its import fails),
     or None when it imports. Imported by name: only distill uses it (the layering rule)."""
@@ -186,7 +182,11 @@ def check_distill(ctx: DoctorContext) -> Finding:
             "note",
             f"driver fake (recorded fixtures), model {distill.model}: no model is called",
         )
-    client = DRIVER_CLIENTS.get(distill.driver) if distill.plugin is None else None
+    from teambrain_distill import builtin_driver
+
+    # The library the built-in driver imports when it sends (teambrain-cli's extra of its name).
+    built_in = builtin_driver(distill.driver) if distill.plugin is None else None
+    client = built_in.client if built_in is not None else None
     missing = _client_problem(client) if client is not None else None
     if missing is not None:
         return Finding(
@@ -206,13 +206,18 @@ def check_distill(ctx: DoctorContext) -> Finding:
 
 def check_egress(ctx: DoctorContext) -> list[Finding]:
     """Each committed setting that sends data off this machine, and whether this machine
-    approved it for this repository (not approved: not used, and a problem to look at)."""
-    from .._console.trust import egress_status
+    approved it for this repository (not approved: not used, and a problem to look at), and
+    the proxy requests leave through (when this machine names one, or the environment names
+    one that is not used)."""
+    from .._console.trust import egress_status, proxy_line
 
     if ctx.layout is None or ctx.config is None:
         return []
     statuses, approvals = egress_status(ctx.layout, ctx.config, ctx.machine)
     found = []
+    network = proxy_line(approvals)
+    if network is not None:
+        found.append(Finding("proxy", "ok" if approvals.proxy else "note", network))
     if approvals.problem is not None:
         found.append(Finding(
             "approvals", "problem", f"{approvals.problem}: nothing is approved",
@@ -274,7 +279,38 @@ def check_org_brain(ctx: DoctorContext) -> list[Finding]:
     if not (path / BRAIN_DIRNAME).is_dir():
         fix = f"git clone <the org brain's URL> {path}, or export {ORG_BRAIN_ENV}=<where it is>"
         return [Finding("org brain", "problem", org_brain_missing(path, source), fix)]
-    return [Finding("org brain", "ok", f"{path} (from {source})")]
+    return [Finding("org brain", "ok", f"{path} (from {source})"), _org_read_policy(ctx, path)]
+
+
+def _org_read_policy(ctx: DoctorContext, path: Path) -> Finding:
+    """What this repository may read from the org brain: the read policies (AgentMemorySource)
+    the org brain keeps under ``.teambrain/sources/`` that name it (docs/graph.md)."""
+    from teambrain_schema.paths import BrainLayout
+    from teambrain_schema.read_policy import load_read_policy
+
+    assert ctx.layout is not None and ctx.config is not None
+    repository = ctx.config.name or ctx.layout.repo_root.resolve().name
+    policy, problems = load_read_policy(BrainLayout(path), repository)
+    if problems:
+        first = problems[0]
+        return Finding(
+            "org read policy", "problem",
+            f"{first.relpath}:{first.line}: {first.message}"
+            + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""),
+            "fix it in the org brain (`tb lint` there names every problem)",
+        )  # fmt: skip
+    if policy is None:
+        return Finding(
+            "org read policy", "ok",
+            "none: every org-scoped memory and the whole org graph are served here",
+        )  # fmt: skip
+    if policy.reads_nothing:
+        return Finding(
+            "org read policy", "problem", policy.describe(),
+            f"ask the org brain's owners to name {repository} in a source "
+            "(.teambrain/sources/*.yaml there)",
+        )  # fmt: skip
+    return Finding("org read policy", "ok", policy.describe())
 
 
 def check_distill_online(ctx: DoctorContext) -> Finding:
@@ -344,10 +380,20 @@ def check_adapters_registry() -> Finding:
         return Finding(
             "adapters.yaml",
             "problem",
-            f"{len(problems)} disagreement(s) with the code registry: {first}",
-            "reinstall teambrain-capture",
+            f"{len(problems)} disagreement(s) with the code registry: {first.message}",
+            "reinstall teambrain-cli (it ships adapters.yaml and the tool modules)",
         )
     return Finding("adapters.yaml", "ok", "bundled adapters.yaml matches the code registry")
+
+
+def _fix_plugin(name: str) -> str:
+    """The fix for a broken adapter plugin, naming the package that declares it."""
+    from .._agent_tools.registry import plugin_distribution
+
+    package = plugin_distribution(name)
+    if package is None:
+        return "fix or uninstall the package that declares it"
+    return f"fix or uninstall {package} (`pip uninstall {package}`)"
 
 
 def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
@@ -356,14 +402,25 @@ def check_installed_tools(ctx: DoctorContext) -> list[Finding]:
     from teambrain_schema import EnvironmentProblem
 
     from .._agent_tools.install import plan_install
-    from .._agent_tools.registry import ADAPTERS, plugin_adapter_problems, plugin_adapters
+    from .._agent_tools.registry import (
+        ADAPTERS,
+        hook_reader_problem,
+        plugin_adapter_problems,
+        plugin_adapters,
+    )
 
     if ctx.repo is None:
         return []
     findings = [
-        Finding(f"adapter plugin {name}", "problem", problem, "fix or uninstall the package")
+        Finding(f"adapter plugin {name}", "problem", problem, _fix_plugin(name))
         for name, problem in plugin_adapter_problems()
     ]
+    for name, adapter in sorted(plugin_adapters().items()):
+        problem = hook_reader_problem(adapter)
+        if problem:
+            findings.append(
+                Finding(f"adapter plugin {name}", "problem", problem, _fix_plugin(name))
+            )
     unwired: list[str] = []
     missing_commands = [name for name in ("tb", "tb-capture") if shutil.which(name) is None]
     for name, adapter in sorted({**plugin_adapters(), **ADAPTERS}.items()):

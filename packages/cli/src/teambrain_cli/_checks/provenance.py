@@ -14,8 +14,6 @@ import hashlib
 import io
 import json
 import os
-import urllib.error
-import urllib.request
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,15 +67,28 @@ def installed_teambrain_dists() -> list[InstalledDist]:
     return sorted(found, key=lambda d: d.name)
 
 
+class NotPublished(Exception):
+    """The index answered 404 for the release."""
+
+
 def _fetch(url: str, limit: int) -> bytes:
+    """GET ``url`` through the project's one HTTP client (no redirect followed, no proxy from
+    the environment, at most ``limit`` bytes read, on the wire and unpacked)."""
+    from teambrain_schema.outbound import OutboundError, origin_of, send
+
     if not url.startswith(("https://", "http://")):
-        raise ValueError(f"refusing to fetch {url!r}: only http(s) package indexes")
-    request = urllib.request.Request(url, headers={"User-Agent": "teambrain-verify"})  # noqa: S310 (scheme checked)
-    with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:  # noqa: S310
-        data: bytes = response.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"{url} is larger than {limit} bytes")
-    return data
+        raise IndexUnreachable(f"refusing to fetch {origin_of(url)}: only http(s) package indexes")
+    try:
+        with send(
+            url, headers={"User-Agent": "teambrain-verify"}, timeout=TIMEOUT_S, max_bytes=limit
+        ) as reply:
+            if reply.status == 404:
+                raise NotPublished(url)
+            if not 200 <= reply.status < 300:
+                raise IndexUnreachable(f"{origin_of(url)}: HTTP {reply.status}")
+            return reply.read()
+    except OutboundError as exc:
+        raise IndexUnreachable(exc.message) from None
 
 
 class IndexUnreachable(Exception):
@@ -93,14 +104,12 @@ def verify_dist(dist: InstalledDist, index: str | None = None) -> ProvenanceFind
     base = (index or os.environ.get(INDEX_ENV) or DEFAULT_INDEX).rstrip("/")
     try:
         meta = json.loads(_fetch(f"{base}/pypi/{dist.name}/{dist.version}/json", 8 * 1024 * 1024))
-    except urllib.error.HTTPError as exc:
-        if exc.code == 404:
-            return ProvenanceFinding(
-                dist.name, "unverifiable", f"{dist.name} {dist.version} is not published on {base}"
-            )
-        raise IndexUnreachable(f"{base}: HTTP {exc.code}") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise IndexUnreachable(f"{base}: {getattr(exc, 'reason', exc)}") from None
+    except NotPublished:
+        return ProvenanceFinding(
+            dist.name, "unverifiable", f"{dist.name} {dist.version} is not published on {base}"
+        )
+    except ValueError as exc:
+        raise IndexUnreachable(f"{base}: not a JSON answer ({exc.__class__.__name__})") from None
     wheels = [u for u in meta.get("urls", []) if u.get("packagetype") == "bdist_wheel"]
     if not wheels:
         return ProvenanceFinding(
@@ -109,8 +118,8 @@ def verify_dist(dist: InstalledDist, index: str | None = None) -> ProvenanceFind
     wheel_info = wheels[0]
     try:
         wheel = _fetch(wheel_info["url"], MAX_WHEEL_BYTES)
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise IndexUnreachable(f"{wheel_info['url']}: {getattr(exc, 'reason', exc)}") from None
+    except NotPublished:
+        raise IndexUnreachable(f"{wheel_info['url']}: HTTP 404") from None
     expected = wheel_info.get("digests", {}).get("sha256")
     if hashlib.sha256(wheel).hexdigest() != expected:
         return ProvenanceFinding(

@@ -251,7 +251,7 @@ def check_sandbox_egress(machine: MachineLayout, layout: BrainLayout | None) -> 
             title,
             "FAIL",
             f"wrote outside $TEAMBRAIN_HOME: {strays[0]}",
-            [*evidence, *(f"wrote ~/{p}" for p in strays[:10])],
+            [*evidence, *_first([f"wrote ~/{p}" for p in strays])],
         )
     if attempts:
         return CheckResult(
@@ -259,7 +259,7 @@ def check_sandbox_egress(machine: MachineLayout, layout: BrainLayout | None) -> 
             title,
             "FAIL",
             f"{len(attempts)} network attempt(s) from teambrain code",
-            [*evidence, *attempts[:10]],
+            [*evidence, *_first(attempts)],
         )
     if run.failed:
         return CheckResult(
@@ -276,3 +276,8 @@ def check_sandbox_egress(machine: MachineLayout, layout: BrainLayout | None) -> 
         "capture, retrieval and serve worked with no network and attempted no connection",
         evidence,
     )
+
+
+def _first(lines: list[str], count: int = 10) -> list[str]:
+    """The first ``count`` lines, and how many more there are (a cap says when it is hit)."""
+    return lines if len(lines) <= count else [*lines[:count], f"… and {len(lines) - count} more"]

@@ -336,7 +336,7 @@ def check_egress(machine: MachineLayout, layout: BrainLayout | None) -> CheckRes
     from teambrain_schema.brain import load_brain_config
     from teambrain_schema.egress import load_approvals
 
-    from .._console.trust import egress_status
+    from .._console.trust import egress_status, proxy_line
 
     title = "brain.yaml sends nothing where this machine has not approved"
     if layout is None:
@@ -354,6 +354,9 @@ def check_egress(machine: MachineLayout, layout: BrainLayout | None) -> CheckRes
     except TeambrainError as exc:
         return CheckResult("egress", title, "UNVERIFIED", f"cannot read brain.yaml: {exc.message}")
     evidence = [status.line() for status in statuses]
+    network = proxy_line(approvals)
+    if network is not None:
+        evidence.append(network)
     fetching = _fetch_line()
     if fetching is not None:
         evidence.append(fetching)

@@ -18,6 +18,7 @@ from .._proposals.queue import (
     find_candidate,
     read_queue,
     review_candidate,
+    shown,
 )
 from ._complete import complete_candidate_ids
 
@@ -49,7 +50,7 @@ def _repo_key() -> RepoKeys | None:
 
 def format_row(candidate: Candidate, width: int | None) -> str:
     """One candidate: id, status, class, who proposed it and its title, cut to ``width``."""
-    draft = candidate.draft
+    draft = shown(candidate).draft
     head = f"{candidate.candidate_id}  {candidate.status:<8}  {draft.class_:<10}  {candidate.proposer:<9} "
     return head + fit(draft.title, None if width is None else max(width - len(head), 12))
 
@@ -164,7 +165,8 @@ def format_review(review: CandidateReview) -> list[str]:
     """A candidate in full for a person: the draft, where it came from, the checks it faces."""
     from teambrain_schema.render import one_line, sanitise_body
 
-    candidate, draft = review.candidate, review.candidate.draft
+    candidate = shown(review.candidate)
+    draft = candidate.draft
     lines = [
         paint(one_line(draft.title), bold=True),
         f"{candidate.candidate_id} · {draft.class_} · {draft.priority} · {draft.scope} · {candidate.status}",
@@ -217,7 +219,7 @@ def show_command(candidate_id: str, no_similar: bool, as_json: bool) -> None:
       tb candidates show 1D8C --json
     """
     from teambrain_schema.paths import BrainLayout, find_repo_root
-    from teambrain_schema.render import sanitise_body
+    from teambrain_schema.render import one_line, sanitise_body
     from teambrain_sync import open_repo
 
     from .._console.context import machine, require_brain
@@ -228,7 +230,8 @@ def show_command(candidate_id: str, no_similar: bool, as_json: bool) -> None:
             emit_json({"ok": True, "candidate": candidate_json(candidate), "checks": None})
             return
         say("tb: not in a git repository: showing the candidate without its checks")
-        click.echo("\n".join([candidate.draft.title, "", sanitise_body(candidate.draft.body)]))
+        draft = shown(candidate).draft
+        click.echo("\n".join([one_line(draft.title), "", sanitise_body(draft.body)]))
         return
     layout: BrainLayout = require_brain()
     review = review_candidate(

@@ -14,7 +14,8 @@ from teambrain_schema.paths import find_brain
 from .._console.choice import Choice
 from .._console.context import machine
 from .._console.output import say
-from .._reports.digest import build_digest
+from .._reports.cells import Audience
+from .._reports.digest import DigestReport, build_digest
 from .._reports.render import (
     REPORT_FORMATS,
     ReportFormat,
@@ -31,6 +32,19 @@ SUFFIX_FORMATS: dict[str, ReportFormat] = {
     ".md": "markdown",
     ".markdown": "markdown",
 }
+
+
+OWN_HINT = (
+    "Figures over fewer than 5 sessions show <5 in what is shared; "
+    "`tb digest --format text` shows your own numbers."
+)
+
+
+def hides_any(report: DigestReport) -> bool:
+    """Whether a shared report hides at least one figure (``<5`` anywhere in it)."""
+    import json
+
+    return '"<5"' in json.dumps(report.to_json())
 
 
 def brain_facts() -> tuple[dict[str, str], list[tuple[str, str, tuple[str, ...]]]]:
@@ -88,10 +102,11 @@ def command(
 ) -> None:
     """Aggregate the captured sessions of a window into a report nobody can be picked out of.
 
-    Every figure over fewer than 5 sessions shows `<5`, in every format. Without --format or
-    --out, composes a Slack message and posts it when a webhook is configured (the variable
-    named by digest.slack_webhook_env in $TEAMBRAIN_HOME/user/config.toml), else prints it as
-    a dry run.
+    Every figure over fewer than 5 sessions shows `<5` in what is shared: the Slack message,
+    markdown, json and any --out file. `--format text` printed here is your own view: every
+    number, marked `[n of 5]` where a shared report hides it. Without --format or --out,
+    composes a Slack message and posts it when a webhook is configured (the variable named by
+    digest.slack_webhook_env in $TEAMBRAIN_HOME/user/config.toml), else prints it as a dry run.
 
     \b
     Examples:
@@ -106,7 +121,11 @@ def command(
         keys = repo_keys(Path.cwd(), home, say=say)
         if keys.key is None:
             raise UserError("--repo .: not inside a git repository")
-    report = build_digest(home, window, repo=keys)
+    # Text printed here is the person's own view; everything else may leave the machine.
+    own = fmt == "text" and out is None
+    report = build_digest(
+        home, window, repo=keys, audience=Audience.OWN if own else Audience.SHARED
+    )
     titles, stale = brain_facts()
     report = dataclasses.replace(report, stale=stale)
     if out is not None:
@@ -117,13 +136,20 @@ def command(
         )
         return
     if fmt is not None:
-        click.echo(render_digest(report, fmt, titles), nl=False)
+        text = render_digest(report, fmt, titles)
+        if fmt == "text":  # for a person: wrapped to the terminal (piped, left whole)
+            from .._console.output import terminal_width, wrap_text
+
+            text = wrap_text(text, terminal_width())
+        click.echo(text, nl=False)
         return
     text = slack_text(report, titles)
     lookup = resolve_slack_webhook(home)
     if lookup.webhook is None:
         click.echo(text)
         say(f"Dry run: not posted to Slack ({lookup.reason}).")
+        if hides_any(report):
+            say(OWN_HINT)
         return
     post_slack(lookup.webhook, slack_payload(text))
     say(f"Digest posted to Slack ({lookup.reason}).")

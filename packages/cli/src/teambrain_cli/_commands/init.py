@@ -90,8 +90,25 @@ def init_brain(layout: BrainLayout, created: list[str]) -> None:
 
     for name, text in DEFAULT_PROMPTS.items():
         _ensure_file(layout.prompts / name, text, created, rel(layout.prompts / name))
+    _init_graph(layout, created)
     if not layout.index_md.exists() and regenerate_index(layout):
         created.append(rel(layout.index_md))
+
+
+def _init_graph(layout: BrainLayout, created: list[str]) -> None:
+    """The starter ontology (docs/graph.md), and empty graph/ and notes/ folders: a file of
+    the ontology a team deleted or changed is left as it is."""
+    from teambrain_schema.ontology import STARTER_FILES
+
+    rel = layout.relative
+    ontology = layout.root / "ontology"
+    _ensure_dir(ontology, created, rel(ontology) + "/", within=layout.root)
+    for name, text in STARTER_FILES.items():
+        _ensure_file(ontology / name, text, created, rel(ontology / name))
+    for folder in (layout.root / "graph", layout.root / "notes"):
+        _ensure_dir(folder, created, rel(folder) + "/", within=layout.root)
+        if not any(folder.iterdir()):
+            _ensure_file(folder / ".gitkeep", "", created, rel(folder / ".gitkeep"))
 
 
 def init_machine(home: MachineLayout, created: list[str]) -> None:

@@ -10,6 +10,7 @@ from teambrain_schema.brain import load_brain
 from teambrain_schema.paths import find_brain
 
 from .._console.context import machine
+from .._reports.cells import Audience
 from .._reports.metrics import (
     MetricsSnapshot,
     count_memories,
@@ -24,8 +25,9 @@ from .._reports.status import NO_BRAIN, retrieval_status, serve_status
 @click.option("--json", "as_json", is_flag=True, help="Print the snapshot as JSON.")
 def command(as_json: bool) -> None:
     """Local health and context-efficiency snapshot: memories, index freshness, serve
-    heartbeat, embedder, and the last 7 days of sessions (the digest's figures, the same
-    small-cell suppression: fewer than 5 sessions shows `<5`).
+    heartbeat, embedder, and the last 7 days of sessions (the digest's figures: your own
+    numbers, each marked `[n of 5]` where a shared report would show `<5`; --json is
+    shared and shows `<5`).
 
     \b
     Examples:
@@ -53,7 +55,10 @@ def command(as_json: bool) -> None:
         index=index,
         serve=serve_status(home, layout, now),
         embedder=embedder,
-        recent=recent_activity(home, now=now),
+        # The text is this machine's own view; JSON is read by programs and may be passed on.
+        recent=recent_activity(
+            home, now=now, audience=Audience.SHARED if as_json else Audience.OWN
+        ),
     )
     if as_json:
         click.echo(render_metrics_json(snapshot), nl=False)

@@ -6,7 +6,7 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 import click
-from teambrain_schema import Candidate, ExitCode, UserError
+from teambrain_schema import Candidate, ExitCode, MemoryDraft, UserError
 from teambrain_schema.ids import is_ulid, new_ulid
 from teambrain_schema.paths import MachineLayout
 
@@ -25,7 +25,14 @@ from ._complete import complete_candidate_ids
 
 if TYPE_CHECKING:
     from teambrain_capture import RepoKeys
-    from teambrain_sync import Outcome, ProposeRun
+    from teambrain_schema import RecordCandidate
+    from teambrain_sync import (
+        Outcome,
+        ProposeRun,
+        RecordProposal,
+        RecordSubmission,
+        ReviewTarget,
+    )
 
 _LABELS = {
     "proposed": "proposed",
@@ -80,7 +87,7 @@ def _select(
 
 
 def _draft_candidates(
-    sources: tuple[str, ...],
+    drafts: list[MemoryDraft],
     home: MachineLayout,
     spool: list[Candidate],
     dry_run: bool,
@@ -91,13 +98,10 @@ def _draft_candidates(
     candidate, or for a dry run only built in memory."""
     from teambrain_capture import queue_candidate, save_candidate
 
-    from .._proposals.drafts import load_draft_file
-
     by_hash = {c.content_hash: c for c in spool if c.status != "proposed"}
     by_hash.update({c.content_hash: c for c in spool if c.status == "proposed"})
     found: list[Candidate] = []
-    for source in sources:
-        draft = load_draft_file(source)
+    for draft in drafts:
         existing = by_hash.get(draft.content_hash())
         if existing is not None and existing.status != "proposed" and existing.draft != draft:
             # Same content, other fields (supersedes, priority, evidence…): the file wins.
@@ -130,7 +134,7 @@ def _line(outcome: Outcome, width: int | None = None) -> str:
     id labelled) and where, or why not; paths cut in the middle to fit a terminal."""
     label = _LABELS[outcome.result]
     room = None if width is None else width - 14
-    lines = [f"{label:<14}{fit(repr(outcome.candidate.draft.title), room)}"]
+    lines = [f"{label:<14}{fit(repr(outcome.shown_title), room)}"]
     ids = f"candidate {outcome.candidate.candidate_id}"
     if outcome.memory_id:
         ids += f" → memory {outcome.memory_id}"
@@ -161,6 +165,24 @@ def _exit_code(run: ProposeRun) -> int:
     multiple=True,
     metavar="FILE",
     help="A hand-written draft (markdown with front-matter, .json or .yaml; - for stdin).",
+)
+@click.option(
+    "--record",
+    "records",
+    multiple=True,
+    metavar="FILE",
+    help="A graph record to add or change (.yaml, or .json), checked against the ontology.",
+)
+@click.option(
+    "--promote",
+    metavar="NOTE",
+    help="A note of .teambrain/notes/ this proposal replaces (removed in the same commit).",
+)
+@click.option(
+    "--class",
+    "memory_class",
+    type=click.Choice(["decision", "convention", "map", "learning"]),
+    help="With --promote: the note itself becomes a memory of this class.",
 )
 @click.option("--dry-run", is_flag=True, help="Check and show; write, mark and commit nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
@@ -195,6 +217,9 @@ def command(
     allow_similar: bool,
     strict_citations: bool = False,
     fix_citations: bool = False,
+    records: tuple[str, ...] = (),
+    promote: str | None = None,
+    memory_class: str | None = None,
 ) -> None:
     """Turn candidates into memory files on a proposal branch and send it for review.
 
@@ -204,8 +229,14 @@ def command(
     and HEAD are not touched. Candidates are marked proposed or rejected, so running it again
     does nothing for them.
 
+    Graph records (--record FILE, and those agents queued with memory_propose, taken by --all)
+    are checked against the brain's ontology first and proposed on a branch of their own; a
+    record the ontology refuses makes no branch. --promote NOTE removes that note in the same
+    commit: with --class CLASS the note becomes the memory, with --draft or --record your file
+    replaces it.
+
     Exit codes: 0 ok (duplicates are not failures) · 1 bad arguments · 2 no git, no repository
-    or the push failed · 3 a candidate was rejected (the others are still proposed).
+    or the push failed · 3 a candidate or record was rejected (the others are still proposed).
 
     \b
     Examples:
@@ -214,38 +245,83 @@ def command(
       tb propose 1D8C --no-push       one candidate, branch kept local
       tb propose --draft my-memory.md
       tb propose --fix-citations
+      tb propose --record payments.yaml           a graph record, checked by the ontology
+      tb propose --promote .teambrain/notes/x.md --class learning
     """
     from teambrain_capture import SpoolLedger, repo_keys
     from teambrain_sync import propose_candidates
 
     home = machine()
     if fix_citations:
-        if candidate_ids or propose_all or drafts or allow_similar:
+        if candidate_ids or propose_all or drafts or allow_similar or records or promote:
             raise UserError("--fix-citations proposes edits on its own: no candidates or drafts")
         ctx.exit(_fix_citations(home, base=base, dry_run=dry_run, no_push=no_push, as_json=as_json))
+    if memory_class and not promote:
+        raise UserError(
+            "--class goes with --promote NOTE (the note becomes a memory of that class)"
+        )
+    if promote and not (memory_class or drafts or records):
+        raise UserError(
+            "--promote NOTE needs --class CLASS (the note becomes that memory), --draft FILE "
+            "or --record FILE (your file replaces the note)"
+        )
+    if promote and memory_class and drafts:
+        raise UserError("--promote NOTE --class CLASS makes the memory from the note: no --draft")
     repo, target = open_target(base, sending=not (dry_run or no_push), cache_dir=home.proposals)
     from teambrain_schema.paths import BrainLayout
 
     from .._console.trust import ask_to_approve
+    from .._proposals.drafts import load_draft_file
+    from .._proposals.records import note_draft, note_relpath
 
-    if BrainLayout(repo.root).root.is_dir():  # the near-duplicate guard embeds the drafts
-        ask_to_approve(BrainLayout(repo.root), home, ("retrieval.embedder", "org_brain"))
+    layout = BrainLayout(repo.root)
+    removal = note_relpath(layout, promote) if promote else None
     keys = repo_keys(repo.root, home, say=say, record=not dry_run)
     repo_key = keys.key
-    chosen, spool = _select(candidate_ids, propose_all, drafts, home, keys)
-    chosen += [
-        c for c in _draft_candidates(drafts, home, spool, dry_run, repo_key)
-        if c.candidate_id not in {k.candidate_id for k in chosen}
-    ]  # fmt: skip
-    run = propose_candidates(
-        chosen, repo=repo, target=target, ledger=SpoolLedger(home), patch_dir=home.proposals,
-        spool=spool, dry_run=dry_run, push=not no_push, allow_similar=allow_similar,
-        guard=near_duplicate_guard(repo), strict_citations=strict_citations,
-    )  # fmt: skip
-    code = _exit_code(run)
+    submissions, record_candidates = _record_submissions(records, propose_all, home, keys)
+    memory_drafts = [load_draft_file(source) for source in drafts]
+    if removal and memory_class:
+        memory_drafts.append(note_draft(layout, removal, memory_class))
+    run: ProposeRun | None = None
+    code: int = ExitCode.OK
+    if candidate_ids or propose_all or memory_drafts or not submissions:
+        if layout.root.is_dir():  # the near-duplicate guard embeds the drafts
+            ask_to_approve(layout, home, ("retrieval.embedder", "org_brain"))
+        named = (*drafts, *((removal,) if removal and memory_class else ()))
+        chosen, spool = _select(candidate_ids, propose_all, named, home, keys)
+        chosen += [
+            c for c in _draft_candidates(memory_drafts, home, spool, dry_run, repo_key)
+            if c.candidate_id not in {k.candidate_id for k in chosen}
+        ]  # fmt: skip
+        run = propose_candidates(
+            chosen, repo=repo, target=target, ledger=SpoolLedger(home), patch_dir=home.proposals,
+            spool=spool, dry_run=dry_run, push=not no_push, allow_similar=allow_similar,
+            guard=near_duplicate_guard(repo), strict_citations=strict_citations,
+            removals=[removal] if removal and not submissions else (),
+        )  # fmt: skip
+        code = _exit_code(run)
+    record_run = None
+    if submissions:
+        from teambrain_sync import propose_records
+
+        record_run = propose_records(
+            repo, submissions, target=target, patch_dir=home.proposals,
+            removals=[removal] if removal else (), dry_run=dry_run, push=not no_push,
+        )  # fmt: skip
+        if not dry_run:
+            _mark_record_candidates(record_candidates, record_run, home)
+        code = max(code, _record_exit_code(record_run))
+    if run is None:
+        if as_json:
+            emit_json({"ok": code == ExitCode.OK, "dry_run": dry_run, "base": target_json(target),
+                       "records": _records_json(record_run)})  # fmt: skip
+        else:
+            _print_records(record_run, target)
+        ctx.exit(code)
     if as_json:
         emit_json(
             {
+                "records": _records_json(record_run),
                 "ok": code == ExitCode.OK,
                 "dry_run": dry_run,
                 "base": target_json(target),
@@ -263,7 +339,96 @@ def command(
         )
     else:
         _print_human(run)
+        _print_records(record_run, target)
     ctx.exit(code)
+
+
+def _record_submissions(
+    files: tuple[str, ...], propose_all: bool, home: MachineLayout, keys: RepoKeys
+) -> tuple[list[RecordSubmission], list[RecordCandidate]]:
+    """The records to propose: the files named, then (with --all) the record drafts agents
+    queued for this repository."""
+    from teambrain_capture import list_records
+
+    from .._proposals.records import candidate_submission, record_submission
+
+    submissions = [record_submission(source) for source in files]
+    queued: list[RecordCandidate] = []
+    if propose_all:
+        listing = list_records(home)
+        for path, reason in listing.broken:
+            say(f"tb: skipping unreadable record candidate {path}: {reason}")
+        queued = [c for c in listing.records if c.status == "pending" and keys.holds(c.repo)]
+        submissions += [candidate_submission(c) for c in queued]
+    return submissions, queued
+
+
+def _mark_record_candidates(
+    queued: list[RecordCandidate], run: RecordProposal, home: MachineLayout
+) -> None:
+    """Record what became of the queued record drafts: proposed on the branch, or rejected
+    with the first problem."""
+    from teambrain_capture import save_record
+
+    by_source = {record.source: record for record in run.records}
+    for candidate in queued:
+        found = by_source.get(f"candidate {candidate.candidate_id}")
+        if found is None:
+            continue
+        update: dict[str, object]
+        if found.problems:
+            update = {"status": "rejected", "reason": found.problems[0][:500]}
+        elif run.commit:
+            update = {"status": "proposed", "branch": run.branch, "reason": None}
+        else:
+            continue
+        save_record(candidate.model_copy(update=update), machine=home)
+
+
+def _record_exit_code(run: RecordProposal) -> int:
+    if run.failed:
+        return ExitCode.VALIDATION_FAILURE
+    if run.review is not None and run.review.push_error:
+        return ExitCode.ENVIRONMENT_ERROR
+    return ExitCode.OK
+
+
+def _records_json(run: RecordProposal | None) -> dict[str, object] | None:
+    if run is None:
+        return None
+    return {
+        "results": [record.to_json() for record in run.records],
+        "removed": run.removed,
+        "warnings": run.warnings,
+        "branch": run.branch if run.commit or run.dry_run else None,
+        "commit": run.commit,
+        "review": run.review.to_json() if run.review else None,
+    }
+
+
+def _print_records(run: RecordProposal | None, target: ReviewTarget) -> None:
+    if run is None:
+        return
+    for record in run.records:
+        if record.problems:
+            click.echo(f"{'rejected':<14}record {record.node_id or '?'} ({record.source})")
+            for problem in record.problems:
+                click.echo(f"{'':14}{problem}")
+        else:
+            label = "would propose" if run.dry_run else "proposed"
+            what = f"record {record.node_id}" if record.kind == "record" else "note"
+            click.echo(f"{label:<14}{what} ({record.action})")
+            click.echo(f"{'':14}{record.relpath}")
+    for path in run.removed:
+        click.echo(f"{'removes':<14}{path} (promoted)")
+    for warning in run.warnings:
+        say(f"warning: {warning}")
+    if run.failed:
+        say("Nothing committed: the ontology refused a record (fix it and propose again).")
+    elif run.review is not None:
+        report_review(run.review, target)
+    elif run.dry_run:
+        say(f"Dry run: nothing committed (branch would be {run.branch}).")
 
 
 def _fix_citations(

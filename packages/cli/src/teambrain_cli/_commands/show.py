@@ -59,6 +59,12 @@ def format_detail(detail: MemoryDetail, *, as_agent: bool = False) -> list[str]:
     if detail.superseded_by:
         lines.append("  superseded by:")
         lines += [f"    {_ref(ref)}" for ref in detail.superseded_by]
+    if detail.nodes:
+        lines += ["", paint("Graph", bold=True)]
+        lines += [
+            f"  {node.id}  {node.kind} · {one_line(node.title)}  ({node.edge})"
+            for node in detail.nodes
+        ]
     if memory.stale:
         lines += ["", paint("May be stale", bold=True, fg="yellow")]
         lines += [f"  - {one_line(reason)}" for reason in memory.stale]
@@ -79,6 +85,8 @@ def format_detail(detail: MemoryDetail, *, as_agent: bool = False) -> list[str]:
         )
         if entry.old_path and entry.change in ("moved", "retired", "restored"):
             lines.append(f"  {'':10}  {'':12}  from {one_line(entry.old_path)}")
+    if detail.history_note:
+        lines.append(f"  … {detail.history_note}")
     return lines
 
 
@@ -97,7 +105,8 @@ def format_detail(detail: MemoryDetail, *, as_agent: bool = False) -> list[str]:
 def command(
     memory_id: str, *, as_agent: bool, ref: str | None, at: str | None, as_json: bool, web: bool
 ) -> None:
-    """Show memory ID in full: its body, provenance, history in git and why it may be stale.
+    """Show memory ID in full: its body, provenance, history in git, the graph's nodes it is
+    linked to (by an edge of their records or by its tags) and why it may be stale.
 
     ID is the whole id, or a prefix or suffix of it (4 characters or more) that no other
     memory shares; retired memories are shown too.

@@ -11,7 +11,14 @@ from teambrain_schema import ExitCode, UserError
 from .._console.choice import suggestion
 from .._console.context import machine, require_brain
 from .._console.output import echo, emit_json, say
-from .._console.trust import SETTINGS, EgressStatus, egress_status, interactive
+from .._console.trust import (
+    SETTINGS,
+    EgressStatus,
+    egress_status,
+    interactive,
+    proxy_line,
+    shown_proxy,
+)
 from ._complete import complete_trust_settings
 
 
@@ -22,10 +29,12 @@ from ._complete import complete_trust_settings
 @click.option("--yes", "-y", is_flag=True, help="Approve without asking (scripts, provisioning).")
 @click.option("--revoke", is_flag=True, help="Forget this machine's approvals for this repository.")
 @click.option("--json", "as_json", is_flag=True, help="Print the settings and their state as JSON.")
+@click.option("--proxy", metavar="URL|none", help="Send through this http://host:port proxy from this machine (every repository); `none` sends directly.")  # fmt: skip
 @click.pass_context
 def command(
-    ctx: click.Context, settings: tuple[str, ...], yes: bool, revoke: bool, as_json: bool
-) -> None:
+    ctx: click.Context, *, settings: tuple[str, ...], yes: bool, revoke: bool, as_json: bool,
+    proxy: str | None,
+) -> None:  # fmt: skip
     """Show what brain.yaml sends off this machine, and approve it here.
 
     brain.yaml arrives by `git pull`: a setting that sends memory text or sessions to a server
@@ -35,13 +44,19 @@ def command(
     SETTING limits the command to retrieval.embedder, org_brain or distill. On a terminal it
     asks; elsewhere --yes approves. Exits 0, or 1 for an unknown SETTING.
 
+    Requests go straight to each destination: proxy variables of the environment (HTTPS_PROXY,
+    …) are not used, since a committed agent config can set them. --proxy names this
+    machine's proxy instead (never used for 127.0.0.1 or localhost).
+
     \b
     Examples:
       tb trust                  what brain.yaml sends, and whether it is approved here
       tb trust distill --yes
+      tb trust --proxy http://proxy.corp.example:3128
     """
     from teambrain_schema.brain import load_brain_config
     from teambrain_schema.egress import approve_egress, revoke_egress
+    from teambrain_schema.outbound import env_proxies_ignored
 
     unknown = [s for s in settings if s not in SETTINGS]
     if unknown:
@@ -49,6 +64,9 @@ def command(
         raise UserError(f"unknown setting {unknown[0]!r}.{hint} (known: {', '.join(SETTINGS)})")
     if yes and revoke:
         raise UserError("--yes approves and --revoke forgets: give one of them")
+    if proxy is not None:
+        _set_proxy(proxy, settings=settings, other=yes or revoke, as_json=as_json)
+        return
     layout = require_brain()
     home = machine()
     wanted = set(settings or SETTINGS)
@@ -81,15 +99,37 @@ def command(
             "ok": True, "repo": str(layout.repo_root), "trust_file": str(approvals.path),
             "problem": approvals.problem, "approved_now": len(approved_now),
             "settings": [s.to_json() for s in statuses],
+            "proxy": shown_proxy(approvals.proxy) if approvals.proxy else None,
+            "env_proxies_ignored": env_proxies_ignored(),
         })  # fmt: skip
         return
     _show(statuses, layout.repo_root)
+    network = proxy_line(approvals)
+    if network is not None:
+        say(network)
     if approvals.problem is not None:
         say(f"tb: {approvals.problem}: nothing is approved until it is fixed")
     elif approved_now:
         say(f"approved {len(approved_now)} (`tb trust --revoke` takes them back)")
     elif any(s.state != "approved" for s in statuses):
         say("not approved: nothing is sent there; `tb trust --yes` approves after you checked")
+
+
+def _set_proxy(url: str, *, settings: tuple[str, ...], other: bool, as_json: bool) -> None:
+    """``--proxy``: name (or, with ``none``, forget) this machine's proxy."""
+    from teambrain_schema.egress import set_machine_proxy
+
+    if settings or other:
+        raise UserError("--proxy sets this machine's proxy alone: give it without SETTING, --yes or --revoke")  # fmt: skip
+    home = machine()
+    chosen = None if url.strip().lower() == "none" else url
+    set_machine_proxy(home, chosen)
+    if chosen is None:
+        say("proxy: none — requests go straight to each approved destination")
+    else:
+        say(f"proxy: {shown_proxy(chosen.strip())} for every repository on this machine (never for 127.0.0.1 or localhost); `tb trust --proxy none` stops it")  # fmt: skip
+    if as_json:
+        emit_json({"ok": True, "proxy": shown_proxy(chosen.strip()) if chosen else None})
 
 
 def _show(statuses: list[EgressStatus], repo: Path) -> None:

@@ -116,3 +116,25 @@ def open_brain(
     announce(describe_moment(commit))
     with retriever_at(commit) as retriever:
         yield retriever
+
+
+@contextlib.contextmanager
+def open_served_brain(
+    ref: str | None, at: str | None, *, announce: Callable[[str], None] = say
+) -> Iterator[Retriever]:
+    """The brain an agent starting a session here is served now — the live view ``tb serve``
+    serves (the default branch as last fetched, this checkout's memory changes on top) unless
+    this machine says otherwise — or, with ``--ref`` / ``--at``, the brain as it was then."""
+    if ref is not None or at is not None:
+        with open_brain(ref, at, announce=announce) as retriever:
+            yield retriever
+        return
+    from teambrain_retrieval import RetrieverOptions, live_settings, open_retriever
+
+    layout = require_brain()
+    ask_to_approve(layout, machine(), ("retrieval.embedder", "org_brain"))
+    retriever = open_retriever(layout, RetrieverOptions(live=live_settings().live))
+    try:
+        yield retriever
+    finally:
+        retriever.close()

@@ -86,6 +86,39 @@ def egress_status(
     return found, approvals
 
 
+def shown_proxy(url: str) -> str:
+    """A proxy URL for people: its password never shown."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return f"{parts.scheme}://{parts.username}:***@{host}"
+
+
+def proxy_line(approvals: Approvals) -> str | None:
+    """How requests leave this machine, in one line — when there is anything to say: the
+    proxy this machine named, or proxy variables of the environment that are not used."""
+    from teambrain_schema.outbound import env_proxies_ignored
+
+    ignored = env_proxies_ignored()
+    unused = f"; ${', $'.join(ignored)} in the environment not used" if ignored else ""
+    if approvals.proxy is not None:
+        return (
+            f"proxy: {shown_proxy(approvals.proxy)} (this machine's, `tb trust --proxy`; never "
+            f"for this machine's own addresses){unused}"
+        )
+    if approvals.proxy_problem is not None:
+        return f"proxy: none — {approvals.proxy_problem}{unused}"
+    if ignored:
+        return (
+            f"proxy: none, requests go straight to each destination (${', $'.join(ignored)} in "
+            "the environment is not used: `tb trust --proxy <url>` names this machine's proxy)"
+        )
+    return None
+
+
 def interactive() -> bool:
     """Whether a person can answer a question: stdin and stderr are terminals."""
     try:

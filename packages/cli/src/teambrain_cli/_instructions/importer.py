@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from teambrain_sync import GitRepo
 
 Result = Literal["queued", "would-queue", "already-queued", "in-brain", "skipped"]
+# New candidates one run queues (or would queue): the review queue stays one people can get
+# through. Pieces already queued, in the brain or skipped do not count, so running again
+# after a review takes the rest.
 MAX_PIECES = 500
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 _STOP = frozenset(
@@ -163,6 +166,25 @@ class ImportRun:
     unreadable: list[tuple[str, str]] = field(default_factory=list)
     personal_available: list[Source] = field(default_factory=list)
     dry_run: bool = False
+    # Pieces not checked once MAX_PIECES were queued: (source, how many), in order.
+    left_out: list[tuple[str, int]] = field(default_factory=list)
+
+    def left_out_note(self) -> str | None:
+        """What the cap left out and how to get it, in one line; None when nothing was."""
+        if not self.left_out:
+            return None
+        total = sum(n for _, n in self.left_out)
+        files = ", ".join(f"{shown}: {n}" for shown, n in self.left_out)
+        how = (
+            "a run without --dry-run queues the first ones; run it again after reviewing them"
+            if self.dry_run
+            else "review these with `tb candidates`, then run `tb import` again"
+        )
+        return (
+            f"stopped at {MAX_PIECES} new candidates, the most one `tb import` queues: "
+            f"{total} more piece(s) were not checked ({files}); {how} — what is already "
+            "queued or in the brain is skipped and does not count"
+        )
 
     def count(self, result: Result) -> int:
         return sum(1 for item in self.items if item.result == result)
@@ -174,6 +196,7 @@ class ImportRun:
             "results": [i.to_json() for i in self.items],
             "unreadable": [{"path": p, "reason": r} for p, r in self.unreadable],
             "personal_available": [s.to_json() for s in self.personal_available],
+            "left_out": [{"source": shown, "pieces": n} for shown, n in self.left_out],
         }
 
 
@@ -338,12 +361,6 @@ def redact_text(text: str, *, first_line: int = 1) -> tuple[str, list[Redaction]
     return redacted, found
 
 
-def source_pieces(source: Source, text: str) -> list[tuple[Piece, str, tuple[str, ...]]]:
-    """Each piece of ``text`` (the source's content) with its class and tags (see
-    :func:`prepare_pieces`, which also says which secrets were redacted)."""
-    return [(p.piece, p.memory_class, p.tags) for p in prepare_pieces(source, text)]
-
-
 def prepare_pieces(source: Source, text: str) -> list[Prepared]:
     """Each piece of ``text`` (the source's content), one rule or decision each, with its class
     and tags: the front matter read for hints (a rule file's description titles it when it
@@ -446,6 +463,7 @@ def import_instructions(
     except EnvironmentProblem:  # no git: the brain in the checkout is still compared
         repo = None
     repo_key = repo_join_key(repo_root)
+    new = 0
     for source in sources:
         try:
             text = _read(source, repo_root)
@@ -455,15 +473,21 @@ def import_instructions(
             )
             continue
         run.sources.append(source)
+        pieces = prepare_pieces(source, text)
+        if new >= MAX_PIECES:  # the cap was hit: this file is only counted, and said
+            run.left_out.append((source.shown, len(pieces)))
+            continue
         commit = _last_commit(repo_root, source)
-        for prepared in prepare_pieces(source, text):
-            if len(run.items) >= MAX_PIECES:
+        for index, prepared in enumerate(pieces):
+            if new >= MAX_PIECES:
+                run.left_out.append((source.shown, len(pieces) - index))
                 break
             item = _check_and_queue(
                 prepared, source, commit=commit, repo=repo, layout=layout,
                 machine=machine, repo_key=repo_key, dry_run=dry_run,
             )  # fmt: skip
             run.items.append(item)
+            new += item.result in ("queued", "would-queue")
     return run
 
 

@@ -176,7 +176,10 @@ def edit_candidate(
                 "edit it again (`tb candidates show` shows it now)"
             )
         try:
-            draft = validate_draft(_edited_draft(current, changes))
+            edited_fields = _edited_draft(current, changes)
+            if isinstance(edited_fields.get("body"), str) and not edited_fields["body"].strip():
+                raise ValidationFailure("draft.body: is empty (a memory says something)")
+            draft = validate_draft(edited_fields)
         except ValidationFailure as exc:
             name = "secrets" if "secret" in exc.message else "schema"
             return EditOutcome(current, False, True, None, (f"{name}: {exc.message}",))

@@ -16,7 +16,7 @@ Proposing stays ``tb propose``'s: the same service, the same checks.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -27,8 +27,6 @@ from teambrain_schema.paths import MachineLayout
 from .._console.ids import resolve_id
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from teambrain_capture import RepoKeys
     from teambrain_retrieval import Catalog, Retriever
     from teambrain_schema.paths import BrainLayout
@@ -39,8 +37,25 @@ Verdict = Literal["ok", "warning", "blocks"]
 MAX_REASON_CHARS = 400
 
 
+def shown(candidate: Candidate) -> Candidate:
+    """``candidate`` as every listing prints it (``tb candidates``, ``--json``, the page): a
+    secret anywhere in its title, body, tags or note — the reason it is blocked, often — is
+    redacted, never printed back."""
+    from teambrain_schema.secrets import redact_secrets
+
+    draft = candidate.draft
+    clean = draft.model_copy(update={
+        "title": redact_secrets(draft.title), "body": redact_secrets(draft.body),
+        "tags": [redact_secrets(tag) for tag in draft.tags],
+    })  # fmt: skip
+    note = redact_secrets(candidate.note) if candidate.note else candidate.note
+    return candidate.model_copy(update={"draft": clean, "note": note})
+
+
 def candidate_json(candidate: Candidate) -> dict[str, object]:
-    """A candidate as ``--json`` and the web page show it: its queue facts and its draft."""
+    """A candidate as ``--json`` and the web page show it: its queue facts and its draft (a
+    secret in it redacted: :func:`shown`)."""
+    candidate = shown(candidate)
     draft = candidate.draft
     return {
         "candidate_id": candidate.candidate_id,
@@ -303,6 +318,9 @@ def drop_candidates(
     from teambrain_capture import SpoolLedger
 
     note = "dropped from the review queue" + (f": {reason.strip()}" if reason and reason.strip() else "")  # fmt: skip
+    if len(note) > MAX_REASON_CHARS:  # refused whole, never cut: the record says all of it
+        room = MAX_REASON_CHARS - len("dropped from the review queue: ")
+        raise UserError(f"--reason: {len((reason or '').strip())} characters; the limit is {room}")
     ledger = SpoolLedger(machine)
     dropped: list[Dropped] = []
     with ledger.hold():
@@ -317,10 +335,6 @@ def drop_candidates(
             if delete:
                 machine.candidate_file(candidate.candidate_id).unlink(missing_ok=True)
             elif candidate.status != "rejected" or candidate.note != note:
-                ledger.save(
-                    candidate.model_copy(
-                        update={"status": "rejected", "note": note[:MAX_REASON_CHARS]}
-                    )
-                )
-            dropped.append(Dropped(candidate.candidate_id, candidate.draft.title, delete))
+                ledger.save(candidate.model_copy(update={"status": "rejected", "note": note}))
+            dropped.append(Dropped(candidate.candidate_id, shown(candidate).draft.title, delete))
     return dropped

@@ -5,13 +5,20 @@ when the group of sessions it was computed from is smaller than :data:`MIN_SESSI
 aggregator applies this before any renderer sees the report, so no output format can show what
 another hides. Breakdowns of a shown total are also protected against subtraction: small cells
 are hidden (or folded into ``(other)``) together with the next-smallest ones until the hidden
-part holds at least :data:`MIN_SESSIONS` sessions. Stdlib only.
+part holds at least :data:`MIN_SESSIONS` sessions.
+
+That is the rule for a report made for others (:attr:`Audience.SHARED`). A view of the
+person's own machine (:attr:`Audience.OWN`: ``tb metrics``, ``tb digest --format text`` on
+stdout, the usage page of ``tb ui``) takes the very same decisions but, where a shared report
+hides a figure, shows it as :class:`Unshared`: the number, marked with the sessions it rests
+on, so a solo user's first week reads "3 [3 of 5]" rather than "<5". Stdlib only.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence, Set as AbstractSet
+from dataclasses import dataclass
 from typing import Final, TypeAlias
 
 MIN_SESSIONS: Final = 5
@@ -31,27 +38,83 @@ class Suppressed(enum.Enum):
 
 
 SUPPRESSED: Final = Suppressed.MARK
-Figure: TypeAlias = int | float | Suppressed
 
 
-def figure(value: float, sessions: int, *, digits: int | None = None) -> Figure:
-    """``value`` when it rests on at least :data:`MIN_SESSIONS` sessions, else :data:`SUPPRESSED`.
+class Audience(enum.Enum):
+    """Who a report is for: others (``shared``: small cells suppressed, what may leave this
+    machine) or the person at it, about their own sessions (``own``: every number, marked
+    where a shared report would hide it)."""
+
+    SHARED = "shared"
+    OWN = "own"
+
+
+@dataclass(frozen=True)
+class Unshared:
+    """A figure an own view shows and a shared report hides: its value (None when there is
+    nothing to compute it from: a median of no session) and the sessions it rests on — fewer
+    than :data:`MIN_SESSIONS`, or more, hidden to keep a smaller cell from being worked out."""
+
+    value: int | float | None
+    sessions: int
+
+    @property
+    def protects_another(self) -> bool:
+        """True when it rests on enough sessions but is hidden for a smaller cell's sake."""
+        return self.sessions >= MIN_SESSIONS
+
+
+Figure: TypeAlias = int | float | Suppressed | Unshared
+
+
+def figure(
+    value: float, sessions: int, *, digits: int | None = None,
+    audience: Audience = Audience.SHARED,
+) -> Figure:  # fmt: skip
+    """``value`` when it rests on at least :data:`MIN_SESSIONS` sessions, else
+    :data:`SUPPRESSED` (in an own view: :class:`Unshared`, the value marked).
 
     ``digits`` rounds a float for display (the rounding happens here so every format agrees)."""
-    if sessions < MIN_SESSIONS:
-        return SUPPRESSED
-    if digits is not None:
-        return round(float(value), digits)
-    return value
+    rounded = round(float(value), digits) if digits is not None else value
+    if sessions >= MIN_SESSIONS:
+        return rounded
+    if audience is Audience.OWN:
+        return Unshared(rounded, sessions)
+    return SUPPRESSED
+
+
+def no_figure(audience: Audience = Audience.SHARED) -> Figure:
+    """A figure with nothing to compute it from (a median of no session): :data:`SUPPRESSED`,
+    or in an own view an :class:`Unshared` without a value."""
+    return Unshared(None, 0) if audience is Audience.OWN else SUPPRESSED
+
+
+def hidden(value: float, sessions: int, audience: Audience) -> Figure:
+    """A figure a shared report hides whatever its group (a cell hidden with a smaller one):
+    :data:`SUPPRESSED`, or in an own view the value marked."""
+    return Unshared(value, sessions) if audience is Audience.OWN else SUPPRESSED
 
 
 def is_shown(value: Figure) -> bool:
-    """True for a number, False for the suppression marker."""
-    return not isinstance(value, Suppressed)
+    """True for a number (an own view's marked one included), False for the marker."""
+    return not isinstance(value, Suppressed) and number_of(value) is not None
 
 
-def as_json(value: Figure) -> int | float | str:
-    """A figure as it appears in JSON: the number, or ``"<5"``."""
+def number_of(value: Figure) -> float | None:
+    """The number a figure shows (an :class:`Unshared` one's too); None for the marker or
+    a figure of nothing."""
+    if isinstance(value, Unshared):
+        return value.value
+    if isinstance(value, Suppressed):
+        return None
+    return value
+
+
+def as_json(value: Figure) -> int | float | str | dict[str, int | float | None]:
+    """A figure as it appears in JSON: the number, or ``"<5"``; an own view's marked figure
+    is ``{"value": …, "sessions": n}`` (no shared format ever holds one: see render.py)."""
+    if isinstance(value, Unshared):
+        return {"value": value.value, "sessions": value.sessions}
     return SUPPRESSED_MARK if isinstance(value, Suppressed) else value
 
 
@@ -75,27 +138,43 @@ def _hidden_indices(
 Cell: TypeAlias = tuple[float, AbstractSet[str]]
 
 
-def hide_small_cells(cells: Sequence[Cell]) -> list[Figure]:
+def hide_small_cells(cells: Sequence[Cell], audience: Audience = Audience.SHARED) -> list[Figure]:
     """A breakdown with fixed categories (days, a with/without pair): each cell is
-    ``(value, session ids)``; small cells and their complements become :data:`SUPPRESSED`."""
-    hidden = _hidden_indices([group for _, group in cells])
-    return [SUPPRESSED if index in hidden else value for index, (value, _) in enumerate(cells)]
+    ``(value, session ids)``; small cells and their complements become :data:`SUPPRESSED`
+    (in an own view, :class:`Unshared`)."""
+    gone = _hidden_indices([group for _, group in cells])
+    return [
+        hidden(value, len(group), audience) if index in gone else value
+        for index, (value, group) in enumerate(cells)
+    ]
 
 
-def fold_small_cells(cells: Mapping[str, Cell]) -> dict[str, Figure]:
+def fold_small_cells(
+    cells: Mapping[str, Cell], audience: Audience = Audience.SHARED
+) -> dict[str, Figure]:
     """A breakdown with open categories (tools, models): small ones are folded into
-    ``(other)`` so their names are not shown either; ``(other)`` is itself a figure."""
+    ``(other)`` so their names are not shown either; ``(other)`` is itself a figure. An own
+    view folds nothing: every category keeps its name, the ones a shared report folds marked
+    :class:`Unshared`."""
     keys = sorted(cells)
     # A category really named "(other)" is folded too, so the key always means the fold.
     forced = frozenset(index for index, key in enumerate(keys) if key == OTHER_KEY)
-    hidden = _hidden_indices([cells[key][1] for key in keys], forced)
+    gone = _hidden_indices([cells[key][1] for key in keys], forced)
+    if audience is Audience.OWN:
+        order = sorted(range(len(keys)), key=lambda index: (-cells[keys[index]][0], keys[index]))
+        return {
+            keys[i]: hidden(cells[keys[i]][0], len(cells[keys[i]][1]), audience)
+            if i in gone
+            else cells[keys[i]][0]
+            for i in order
+        }
     # Largest first; "(other)" last.
     order = sorted(
-        (index for index in range(len(keys)) if index not in hidden),
+        (index for index in range(len(keys)) if index not in gone),
         key=lambda index: (-cells[keys[index]][0], keys[index]),
     )
     shown: dict[str, Figure] = {keys[index]: cells[keys[index]][0] for index in order}
-    folded = [cells[keys[index]] for index in hidden]
+    folded = [cells[keys[index]] for index in gone]
     sessions: set[str] = set().union(*(group for _, group in folded))
     if sessions:
         shown[OTHER_KEY] = figure(sum(value for value, _ in folded), len(sessions))

@@ -30,11 +30,13 @@ from teambrain_schema.paths import MachineLayout
 from .cells import (
     MIN_SESSIONS,
     SUPPRESSED_MARK,
+    Audience,
     Figure,
     as_json,
     figure,
     fold_small_cells,
     hide_small_cells,
+    no_figure,
 )
 from .window import ReportWindow
 
@@ -94,7 +96,11 @@ class BucketFigures:
 @dataclass(frozen=True)
 class DigestReport:
     """Every figure of a digest, already suppressed: numbers only for groups of at least
-    five sessions, ``<5`` otherwise. Renderers read this and nothing else."""
+    five sessions, ``<5`` otherwise. Renderers read this and nothing else.
+
+    A report made for the person at this machine (``audience`` own) holds the same figures
+    with every hidden one shown and marked (:class:`~.cells.Unshared`); the formats meant to
+    leave the machine refuse such a report (render.py)."""
 
     window: ReportWindow
     repo: str | None
@@ -114,7 +120,7 @@ class DigestReport:
     sessions_without_memory: Figure
     retrievals: Figure
     retrievals_by_via: dict[str, Figure]
-    top_memories: list[tuple[str, int]]
+    top_memories: list[tuple[str, Figure]]
     avg_context_tokens: Figure
     explore_per_session_with_memory: Figure
     explore_per_session_without_memory: Figure
@@ -132,8 +138,9 @@ class DigestReport:
     stale: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
     # The least retrieved of the memories shown in at least five sessions (fewest first), and
     # how many memories were shown in at least five: the others were shown in fewer, or never.
-    least_memories: list[tuple[str, int]] = field(default_factory=list)
+    least_memories: list[tuple[str, Figure]] = field(default_factory=list)
     memories_served: int = 0
+    audience: Audience = Audience.SHARED
 
     def to_json(self) -> dict[str, Any]:
         """The report as plain JSON data (suppressed cells are the string ``"<5"``)."""
@@ -150,7 +157,11 @@ class DigestReport:
                 "days": round(self.window.days, 2),
                 "bucket_days": self.bucket_days,
             },
-            "suppression": {"min_sessions": MIN_SESSIONS, "marker": SUPPRESSED_MARK},
+            "suppression": {
+                "min_sessions": MIN_SESSIONS,
+                "marker": SUPPRESSED_MARK,
+                "audience": self.audience.value,
+            },
             "spool": {
                 "torn_lines": self.torn_lines,
                 "invalid_events": self.invalid_events,
@@ -180,10 +191,12 @@ class DigestReport:
                     key: fig(value) for key, value in self.retrievals_by_via.items()
                 },
                 "top_memories": [
-                    {"id": memory_id, "sessions": count} for memory_id, count in self.top_memories
+                    {"id": memory_id, "sessions": fig(count)}
+                    for memory_id, count in self.top_memories
                 ],
                 "least_served": [
-                    {"id": memory_id, "sessions": count} for memory_id, count in self.least_memories
+                    {"id": memory_id, "sessions": fig(count)}
+                    for memory_id, count in self.least_memories
                 ],
                 "memories_served": self.memories_served,
                 "avg_context_tokens": fig(self.avg_context_tokens),
@@ -222,27 +235,34 @@ def _sids(sessions: Iterable[SessionSummary]) -> frozenset[str]:
     return frozenset(s.sid for s in sessions)
 
 
-def _count_figure(sessions: Sequence[SessionSummary]) -> Figure:
-    return figure(len(sessions), len(sessions))
+def _count_figure(sessions: Sequence[SessionSummary], audience: Audience) -> Figure:
+    return figure(len(sessions), len(sessions), audience=audience)
 
 
-def _mean(values: Sequence[float], sessions: int, digits: int) -> Figure:
-    return figure(statistics.fmean(values), sessions, digits=digits) if values else figure(0, 0)
+def _mean(values: Sequence[float], sessions: int, digits: int, audience: Audience) -> Figure:
+    if not values:
+        return no_figure(audience)
+    return figure(statistics.fmean(values), sessions, digits=digits, audience=audience)
 
 
-def _by_key(sessions: Sequence[SessionSummary], key: str) -> dict[str, Figure]:
+def _by_key(sessions: Sequence[SessionSummary], key: str, audience: Audience) -> dict[str, Figure]:
     groups: dict[str, list[SessionSummary]] = {}
     for session in sessions:
         groups.setdefault(getattr(session, key), []).append(session)
-    return fold_small_cells({name: (len(g), _sids(g)) for name, g in groups.items()})
+    return fold_small_cells({name: (len(g), _sids(g)) for name, g in groups.items()}, audience)
 
 
-def _feedback_figures(votes: Sequence[FeedbackVote]) -> tuple[Figure, Figure]:
+def _feedback_figures(votes: Sequence[FeedbackVote], audience: Audience) -> tuple[Figure, Figure]:
     # Votes without a session id may all come from one session: count them as one.
     voters = len({vote.sid for vote in votes if vote.sid}) + any(not vote.sid for vote in votes)
     useful = sum(vote.useful for vote in votes)
-    pct = 100 * useful / len(votes) if votes else 0.0
-    return figure(len(votes), voters), figure(pct, voters, digits=1)
+    if not votes:
+        return figure(0, 0, audience=audience), no_figure(audience)
+    pct = 100 * useful / len(votes)
+    return (
+        figure(len(votes), voters, audience=audience),
+        figure(pct, voters, digits=1, audience=audience),
+    )
 
 
 def aggregate(
@@ -252,8 +272,11 @@ def aggregate(
     *,
     repo: str | None = None,
     generated: dt.datetime | None = None,
+    audience: Audience = Audience.SHARED,
 ) -> DigestReport:
-    """Every digest figure from already-scanned sessions and feedback votes, suppressed."""
+    """Every digest figure from already-scanned sessions and feedback votes, suppressed for
+    ``audience`` (shared: ``<5``; own: every number, the hidden ones marked)."""
+    own = audience
     sessions = scan.sessions
     sids = _sids(sessions)
     in_window = [
@@ -275,12 +298,13 @@ def aggregate(
     per_bucket: dict[dt.date, list[SessionSummary]] = {start: [] for start in starts}
     for session in sessions:
         per_bucket[window.bucket_of(session.started)].append(session)
-    bucket_sessions = hide_small_cells([(len(g), _sids(g)) for g in per_bucket.values()])
+    bucket_sessions = hide_small_cells([(len(g), _sids(g)) for g in per_bucket.values()], own)
     bucket_retrievals = hide_small_cells(
         [
             (sum(s.retrievals for s in g), _sids(s for s in g if s.retrievals))
             for g in per_bucket.values()
-        ]
+        ],
+        own,
     )
 
     via_cells: dict[str, tuple[float, frozenset[str]]] = {}
@@ -289,24 +313,32 @@ def aggregate(
         via_cells[via] = (sum(s.retrievals_by_via[via] for s in users), _sids(users))
 
     id_sessions: Counter[str] = Counter(mid for s in with_memory for mid in s.memory_ids)
+    # A shared report names only the memories shown in five sessions or more; an own view
+    # names every one shown, the others marked.
+    least_shown = MIN_SESSIONS if audience is Audience.SHARED else 1
     served = sorted(
-        ((mid, count) for mid, count in id_sessions.items() if count >= MIN_SESSIONS),
+        ((mid, count) for mid, count in id_sessions.items() if count >= least_shown),
         key=lambda item: (-item[1], item[0]),
     )
-    top = served[:TOP_MEMORIES]
-    least = sorted(served, key=lambda item: (item[1], item[0]))[:TOP_MEMORIES]
+    top = [(mid, figure(count, count, audience=own)) for mid, count in served[:TOP_MEMORIES]]
+    least = [
+        (mid, figure(count, count, audience=own))
+        for mid, count in sorted(served, key=lambda item: (item[1], item[0]))[:TOP_MEMORIES]
+    ]
 
     explore_with = [float(s.tool_uses["explore"]) for s in with_memory]
     explore_without = [float(s.tool_uses["explore"]) for s in without_memory]
-    change: Figure = figure(0, 0)
+    change: Figure = no_figure(own)
     if explore_with and explore_without and statistics.fmean(explore_without) > 0:
         ratio = statistics.fmean(explore_with) / statistics.fmean(explore_without)
-        change = figure((ratio - 1) * 100, min(len(explore_with), len(explore_without)), digits=1)
+        groups = min(len(explore_with), len(explore_without))
+        change = figure((ratio - 1) * 100, groups, digits=1, audience=own)
 
     memory_pair = hide_small_cells(
-        [(len(with_memory), _sids(with_memory)), (len(without_memory), _sids(without_memory))]
+        [(len(with_memory), _sids(with_memory)), (len(without_memory), _sids(without_memory))],
+        own,
     )
-    feedback_votes, feedback_pct = _feedback_figures(in_window)
+    feedback_votes, feedback_pct = _feedback_figures(in_window, own)
     return DigestReport(
         window=window,
         repo=repo,
@@ -314,14 +346,14 @@ def aggregate(
         torn_lines=scan.torn_lines,
         invalid_events=scan.invalid_events,
         unreadable_files=scan.unreadable_files,
-        sessions=_count_figure(sessions),
-        by_tool=_by_key(sessions, "tool"),
-        by_model=_by_key(sessions, "model"),
-        by_outcome=_by_key(sessions, "outcome"),
+        sessions=_count_figure(sessions, own),
+        by_tool=_by_key(sessions, "tool", own),
+        by_model=_by_key(sessions, "model", own),
+        by_outcome=_by_key(sessions, "outcome", own),
         median_duration_min=_median(
-            [s.duration_s / 60 for s in ended if s.duration_s is not None], digits=1
+            [s.duration_s / 60 for s in ended if s.duration_s is not None], 1, own
         ),
-        median_turns=_median([s.turns for s in ended], digits=1),
+        median_turns=_median([s.turns for s in ended], 1, own),
         bucket_days=window.bucket_days,
         buckets=[
             BucketFigures(start, count, retrieved)
@@ -331,33 +363,36 @@ def aggregate(
         ],
         sessions_with_memory=memory_pair[0],
         sessions_without_memory=memory_pair[1],
-        retrievals=figure(sum(s.retrievals for s in retrieving), len(retrieving)),
-        retrievals_by_via=fold_small_cells(via_cells),
+        retrievals=figure(sum(s.retrievals for s in retrieving), len(retrieving), audience=own),
+        retrievals_by_via=fold_small_cells(via_cells, own),
         top_memories=top,
         least_memories=least,
         memories_served=len(served),
         avg_context_tokens=_mean(
-            [float(t) for s in with_context for t in s.context_tokens], len(with_context), 0
+            [float(t) for s in with_context for t in s.context_tokens], len(with_context), 0, own
         ),
-        explore_per_session_with_memory=_mean(explore_with, len(explore_with), 2),
-        explore_per_session_without_memory=_mean(explore_without, len(explore_without), 2),
+        explore_per_session_with_memory=_mean(explore_with, len(explore_with), 2, own),
+        explore_per_session_without_memory=_mean(explore_without, len(explore_without), 2, own),
         explore_change_pct=change,
         feedback_votes=feedback_votes,
         feedback_useful_pct=feedback_pct,
-        candidates_proposed=figure(sum(s.candidates for s in proposing), len(proposing)),
-        sessions_proposing=_count_figure(proposing),
-        test_runs=figure(sum(s.tool_uses["test"] for s in testing), len(testing)),
-        sessions_with_tests=_count_figure(testing),
-        test_failures=figure(sum(s.test_failures for s in failing), len(failing)),
-        sessions_with_test_failures=_count_figure(failing),
+        candidates_proposed=figure(
+            sum(s.candidates for s in proposing), len(proposing), audience=own
+        ),
+        sessions_proposing=_count_figure(proposing, own),
+        test_runs=figure(sum(s.tool_uses["test"] for s in testing), len(testing), audience=own),
+        sessions_with_tests=_count_figure(testing, own),
+        test_failures=figure(sum(s.test_failures for s in failing), len(failing), audience=own),
+        sessions_with_test_failures=_count_figure(failing, own),
+        audience=audience,
     )
 
 
-def _median(values: Sequence[float | int | None], *, digits: int) -> Figure:
+def _median(values: Sequence[float | int | None], digits: int, audience: Audience) -> Figure:
     present = [float(v) for v in values if v is not None]
     if not present:
-        return figure(0, 0)
-    return figure(statistics.median(present), len(present), digits=digits)
+        return no_figure(audience)
+    return figure(statistics.median(present), len(present), digits=digits, audience=audience)
 
 
 def build_digest(
@@ -366,9 +401,12 @@ def build_digest(
     *,
     repo: RepoKeys | str | None = None,
     now: dt.datetime | None = None,
+    audience: Audience = Audience.SHARED,
 ) -> DigestReport:
     """Scan the spool and the feedback votes of this machine and aggregate them for ``window``
-    (``repo``: one repository's sessions, named in the report by its current key)."""
+    (``repo``: one repository's sessions, named in the report by its current key; for
+    ``audience``: a shared report by default)."""
     scan = scan_sessions(machine, window, repo=repo)
     name = repo.key if isinstance(repo, RepoKeys) else repo
-    return aggregate(scan, window, read_feedback(machine), repo=name, generated=now)
+    votes = read_feedback(machine)
+    return aggregate(scan, window, votes, repo=name, generated=now, audience=audience)

@@ -1,7 +1,8 @@
 """``tb metrics``: a local health and context-efficiency snapshot.
 
-The session figures are the digest's (the same aggregation, the same suppression) over the last
-seven days. Memory counts come from the brain's files. The index, the serve heartbeat and the
+The session figures are the digest's (the same aggregation) over the last seven days: the text
+for a terminal is this machine's own view (every number, marked where a shared report hides
+it), ``--json`` is shared (the same suppression as ``tb digest --format json``). Memory counts come from the brain's files. The index, the serve heartbeat and the
 embedder belong to other packages: the front end asks them and hands their answers in as
 :class:`ComponentStatus` values, so this module stays below them in the layers.
 """
@@ -19,9 +20,9 @@ from teambrain_schema import IndexStats
 from teambrain_schema.brain import Brain
 from teambrain_schema.paths import BrainLayout, MachineLayout
 
-from .cells import MIN_SESSIONS, SUPPRESSED_MARK, as_json
+from .cells import MIN_SESSIONS, SUPPRESSED_MARK, Audience, as_json
 from .digest import DigestReport, build_digest
-from .render import SUPPRESSION_NOTE, format_figure
+from .render import audience_note, format_figure, require_shared
 from .window import resolve_window
 
 METRICS_VERSION = 1
@@ -111,8 +112,10 @@ class MetricsSnapshot:
     recent: DigestReport  # the digest aggregation over the last seven days
 
     def to_json(self) -> dict[str, Any]:
-        """The snapshot as plain JSON data (suppressed cells are the string ``"<5"``)."""
+        """The snapshot as plain JSON data (suppressed cells are the string ``"<5"``): a
+        shared format, so only a snapshot of a shared report is."""
         recent = self.recent
+        require_shared(recent)
         digest = recent.to_json()
         return {
             "ok": True,
@@ -227,10 +230,13 @@ def index_status(
     )
 
 
-def recent_activity(machine: MachineLayout, *, now: dt.datetime | None = None) -> DigestReport:
+def recent_activity(
+    machine: MachineLayout, *, now: dt.datetime | None = None,
+    audience: Audience = Audience.SHARED,
+) -> DigestReport:  # fmt: skip
     """The digest aggregation over the last seven days, all repositories of this machine."""
     window = resolve_window(METRICS_WINDOW, None, now=now)
-    return build_digest(machine, window, now=now)
+    return build_digest(machine, window, now=now, audience=audience)
 
 
 def render_metrics_text(snapshot: MetricsSnapshot) -> str:
@@ -265,7 +271,7 @@ def render_metrics_text(snapshot: MetricsSnapshot) -> str:
         f"{format_figure(recent.explore_per_session_without_memory)} without",
         f"Spool        {recent.torn_lines} torn line(s) · {recent.invalid_events} invalid "
         f"event(s) · {recent.unreadable_files} unreadable file(s) skipped",
-        SUPPRESSION_NOTE,
+        audience_note(recent),
     ]
     return "\n".join(lines) + "\n"
 

@@ -3,6 +3,12 @@
 Every renderer reads only the already-suppressed :class:`DigestReport` (and, optionally, memory
 titles from the brain), so no format can show a figure another hides. Numbers appear exactly as
 the JSON holds them; charts draw shown figures only and mark suppressed ones with ``·``.
+
+Which outputs are whose: the formats that leave this machine or are made to — Markdown, JSON,
+the Slack message (posted or its dry run), and any file ``--out`` writes — are *shared* and
+render only a shared report (:func:`require_shared` refuses an own one). Text printed for the
+person at this machine (``tb digest --format text`` on stdout, ``tb metrics``) may render an
+*own* report: every number, the ones a shared report hides marked ``[n of 5]``.
 """
 
 from __future__ import annotations
@@ -17,7 +23,15 @@ from teambrain_schema import BRAIN_DIRNAME, UserError
 from teambrain_schema.atomic import write_text_atomic
 from teambrain_schema.private_dirs import ensure_private_dir
 
-from .cells import MIN_SESSIONS, SUPPRESSED_MARK, Figure, is_shown
+from .cells import (
+    MIN_SESSIONS,
+    SUPPRESSED_MARK,
+    Audience,
+    Figure,
+    Unshared,
+    is_shown,
+    number_of,
+)
 from .digest import DigestReport
 
 ReportFormat = Literal["text", "markdown", "json"]
@@ -28,41 +42,68 @@ BAR_GLYPH = "█"
 BAR_WIDTH = 20
 
 
+def number_text(value: float) -> str:
+    """A number as JSON holds it, for people (``870.0`` → ``870``)."""
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def unshared_note(value: Unshared) -> str:
+    """Why a shared report hides a figure an own view shows: ``3 of 5 sessions needed``, or
+    that it hides it to keep a smaller cell from being worked out."""
+    if value.protects_another:
+        return "hidden when shared, to protect a smaller cell"
+    return f"{value.sessions} of {MIN_SESSIONS} sessions needed to share"
+
+
 def format_figure(value: Figure, unit: str = "") -> str:
-    """A figure for people: the number as JSON holds it (``870.0`` → ``870``), or ``<5``."""
+    """A figure for people: the number as JSON holds it (``870.0`` → ``870``), or ``<5``; in
+    an own view a figure a shared report hides is marked ``[3 of 5]`` (``[hidden when
+    shared]`` when it only protects a smaller cell), and one of nothing reads ``none``."""
+    if isinstance(value, Unshared):
+        if value.value is None:
+            return "none"
+        mark = "hidden when shared" if value.protects_another else f"{value.sessions} of {MIN_SESSIONS}"  # fmt: skip
+        return f"{number_text(value.value)}{unit} [{mark}]"
     if not is_shown(value):
         return SUPPRESSED_MARK
     assert isinstance(value, (int, float))
-    text = str(int(value)) if float(value).is_integer() else str(value)
-    return f"{text}{unit}"
+    return f"{number_text(value)}{unit}"
 
 
 def sparkline(values: Sequence[Figure]) -> str:
     """One glyph per value, scaled to the largest shown one; ``·`` where a value is hidden."""
-    shown = [float(v) for v in values if isinstance(v, (int, float))]
-    top = max(shown, default=0.0)
+    numbers = [number_of(v) for v in values]
+    top = max((float(n) for n in numbers if n is not None), default=0.0)
     glyphs = []
-    for value in values:
-        if not isinstance(value, (int, float)):
+    for number in numbers:
+        if number is None:
             glyphs.append(HIDDEN_GLYPH)
         elif top <= 0:
             glyphs.append(SPARK_LEVELS[0])
         else:
-            glyphs.append(SPARK_LEVELS[round(float(value) / top * (len(SPARK_LEVELS) - 1))])
+            glyphs.append(SPARK_LEVELS[round(float(number) / top * (len(SPARK_LEVELS) - 1))])
     return "".join(glyphs)
 
 
 def bar(value: Figure, top: float, width: int = BAR_WIDTH) -> str:
     """A horizontal bar for a shown value (at least one block when above zero), ``·`` if hidden."""
-    if not isinstance(value, (int, float)):
+    number = number_of(value)
+    if number is None:
         return HIDDEN_GLYPH
-    if top <= 0 or value <= 0:
+    if top <= 0 or number <= 0:
         return ""
-    return BAR_GLYPH * max(1, round(float(value) / top * width))
+    return BAR_GLYPH * max(1, round(float(number) / top * width))
 
 
 def _top(values: Sequence[Figure]) -> float:
-    return max((float(v) for v in values if isinstance(v, (int, float))), default=0.0)
+    return max((float(n) for v in values if (n := number_of(v)) is not None), default=0.0)
+
+
+def require_shared(report: DigestReport) -> None:
+    """Refuse to render an own view's report in a format that leaves this machine: its marked
+    figures rest on fewer than five sessions (a bug in the caller, never the user's)."""
+    if report.audience is not Audience.SHARED:
+        raise ValueError("a report made for this machine's own view is never rendered to share")
 
 
 def _breakdown(cells: Mapping[str, Figure]) -> str:
@@ -115,10 +156,25 @@ SUPPRESSION_NOTE = (
     f"Figures over fewer than {MIN_SESSIONS} sessions show {SUPPRESSED_MARK}; so do cells that "
     "would let one be worked out by subtraction."
 )
+OWN_NOTE = (
+    "Your own numbers, from this machine's spool. [n of 5]: a shared report (Slack, Markdown, "
+    f"JSON, --out) hides this figure until it rests on {MIN_SESSIONS} sessions, n so far; "
+    "[hidden when shared]: hidden there so a smaller cell cannot be worked out."
+)
+
+
+def audience_note(report: DigestReport) -> str:
+    """The line that says how a report treats small cells."""
+    return OWN_NOTE if report.audience is Audience.OWN else SUPPRESSION_NOTE
+
+
+def _count(value: Figure) -> str:
+    """A memory's session count in a listing: right-aligned in four columns."""
+    return f"{format_figure(value):>4}"
 
 
 def render_digest_text(report: DigestReport, titles: Mapping[str, str] | None = None) -> str:
-    """The digest for a terminal."""
+    """The digest for a terminal (an own report's too: see the module's docstring)."""
     spark_sessions = sparkline([b.sessions for b in report.buckets])
     spark_retrievals = sparkline([b.retrievals for b in report.buckets])
     per = "day" if report.bucket_days == 1 else "week"
@@ -144,13 +200,14 @@ def render_digest_text(report: DigestReport, titles: Mapping[str, str] | None = 
     if report.top_memories:
         lines.append("  most retrieved")
         lines.extend(
-            f"    {count:>4} sessions  {_memory_label(mid, titles)}"
+            f"    {_count(count)} sessions  {_memory_label(mid, titles)}"
             for mid, count in report.top_memories
         )
     if len(report.least_memories) > 1 and report.memories_served > len(report.top_memories):
-        lines.append("  least retrieved (of those shown in 5+ sessions)")
+        shown_in = "5+ sessions" if report.audience is Audience.SHARED else "any session"
+        lines.append(f"  least retrieved (of those shown in {shown_in})")
         lines.extend(
-            f"    {count:>4} sessions  {_memory_label(mid, titles)}"
+            f"    {_count(count)} sessions  {_memory_label(mid, titles)}"
             for mid, count in report.least_memories
         )
     if report.stale:
@@ -173,7 +230,7 @@ def render_digest_text(report: DigestReport, titles: Mapping[str, str] | None = 
         "Spool",
         f"  {_spool_line(report)}",
         "",
-        SUPPRESSION_NOTE,
+        audience_note(report),
     ]
     return "\n".join(lines) + "\n"
 
@@ -200,6 +257,7 @@ def _md_bars(title: str, cells: Mapping[str, Figure]) -> list[str]:
 
 def render_digest_markdown(report: DigestReport, titles: Mapping[str, str] | None = None) -> str:
     """The digest as a Markdown document: summary table, per-day charts, breakdown bars."""
+    require_shared(report)
     figures = [
         ("Sessions", format_figure(report.sessions)),
         ("Median duration", format_figure(report.median_duration_min, " min")),
@@ -256,11 +314,11 @@ def render_digest_markdown(report: DigestReport, titles: Mapping[str, str] | Non
     lines += ["## Memory", ""]
     lines += [f"Retrievals by call: {_breakdown(report.retrievals_by_via)}.", ""]
     if report.top_memories:
-        top = float(report.top_memories[0][1])
+        top = _top([count for _, count in report.top_memories])
         lines += _md_table(
             ["most retrieved memory", "sessions", ""],
             [
-                [f"`{_memory_label(mid, titles)}`", str(count), bar(count, top, 12)]
+                [f"`{_memory_label(mid, titles)}`", format_figure(count), bar(count, top, 12)]
                 for mid, count in report.top_memories
             ],
             ["---", "---:", "---"],
@@ -268,7 +326,7 @@ def render_digest_markdown(report: DigestReport, titles: Mapping[str, str] | Non
     else:
         lines.append(f"No memory was retrieved in {MIN_SESSIONS} or more sessions.")
     if len(report.least_memories) > 1 and report.memories_served > len(report.top_memories):
-        low = float(report.least_memories[-1][1])
+        low = _top([count for _, count in report.least_memories])
         lines += [""]
         lines += _md_table(
             [
@@ -277,7 +335,7 @@ def render_digest_markdown(report: DigestReport, titles: Mapping[str, str] | Non
                 "",
             ],
             [
-                [f"`{_memory_label(mid, titles)}`", str(count), bar(count, low, 12)]
+                [f"`{_memory_label(mid, titles)}`", format_figure(count), bar(count, low, 12)]
                 for mid, count in report.least_memories
             ],
             ["---", "---:", "---"],
@@ -316,6 +374,7 @@ def render_digest_markdown(report: DigestReport, titles: Mapping[str, str] | Non
 
 def render_digest_json(report: DigestReport) -> str:
     """The digest as stable, key-sorted JSON."""
+    require_shared(report)
     return json.dumps(report.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -338,6 +397,7 @@ def _stale_label(memory_id: str, title: str) -> str:
 
 def slack_text(report: DigestReport, titles: Mapping[str, str] | None = None) -> str:
     """The digest as a short Slack message (mrkdwn, before Slack's escaping)."""
+    require_shared(report)
     since = report.window.since.strftime("%Y-%m-%d")
     until = report.window.until.strftime("%Y-%m-%d")
     lines = [
@@ -358,7 +418,9 @@ def slack_text(report: DigestReport, titles: Mapping[str, str] | None = None) ->
     ]
     if report.top_memories:
         mid, count = report.top_memories[0]
-        lines.append(f"• Most retrieved: `{_memory_label(mid, titles)}` ({count} sessions)")
+        lines.append(
+            f"• Most retrieved: `{_memory_label(mid, titles)}` ({format_figure(count)} sessions)"
+        )
     if report.stale:
         count = len(report.stale)
         lines.append(

@@ -2,19 +2,17 @@
 
 The webhook URL is a credential: it lives in an environment variable whose *name* is in
 ``user/config.toml`` (``digest.slack_webhook_env``), and no message, error or repr ever contains
-it. Stdlib only (urllib): one POST with a timeout, no redirects followed, no retries.
+it. One POST with a timeout through the project's one HTTP client
+(:mod:`teambrain_schema.outbound`: no redirect followed, no proxy from the environment, the
+reply read within a cap), no retries.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import os
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urlsplit
 
 from teambrain_capture import USER_CONFIG_NAME, load_user_config, user_dir
@@ -40,15 +38,6 @@ class WebhookLookup:
     reason: str
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def resolve_slack_webhook(
     machine: MachineLayout | None = None, environ: Mapping[str, str] | None = None
 ) -> WebhookLookup:
@@ -56,6 +45,8 @@ def resolve_slack_webhook(
 
     A set variable that does not hold an ``https://`` URL (``http://`` only to this machine)
     is an :class:`EnvironmentProblem`; the message names the variable, never its value."""
+    from teambrain_schema.outbound import is_loopback_host
+
     env = os.environ if environ is None else environ
     name = load_user_config(machine).slack_webhook_env
     config = user_dir(machine) / USER_CONFIG_NAME
@@ -70,7 +61,7 @@ def resolve_slack_webhook(
     except ValueError:
         parts, host = None, ""
     secure = parts is not None and parts.scheme == "https" and bool(host)
-    local = parts is not None and parts.scheme == "http" and _is_loopback(host)
+    local = parts is not None and parts.scheme == "http" and is_loopback_host(host)
     if not (secure or local):
         raise EnvironmentProblem(
             f"${name} does not hold an https:// webhook URL (its value is not shown)"
@@ -78,37 +69,28 @@ def resolve_slack_webhook(
     return WebhookLookup(SlackWebhook(name, url), f"webhook from ${name}")
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """The payload goes to the configured URL only; a redirect is a failure."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
+# Slack answers "ok"; nothing more of its reply is read.
+MAX_REPLY_BYTES = 64 * 1024
 
 
 def post_slack(
-    webhook: SlackWebhook, payload: Mapping[str, Any], *, timeout: float = DEFAULT_TIMEOUT_S
+    webhook: SlackWebhook, payload: Mapping[str, object], *, timeout: float = DEFAULT_TIMEOUT_S
 ) -> None:
     """POST ``payload`` as JSON to the webhook; :class:`EnvironmentProblem` with one clear line
     (naming the variable, never the URL) when it fails or answers other than 2xx."""
-    request = urllib.request.Request(  # noqa: S310 - the scheme is checked (https, or loopback http)
-        webhook.url,
-        data=json.dumps(payload).encode("utf-8"),
-        headers={"Content-Type": "application/json; charset=utf-8"},
-        method="POST",
-    )
-    handlers: list[urllib.request.BaseHandler] = [_NoRedirects()]
-    if _is_loopback(urlsplit(webhook.url).hostname or ""):
-        handlers.append(urllib.request.ProxyHandler({}))  # never send local traffic to a proxy
-    opener = urllib.request.build_opener(*handlers)
+    from teambrain_schema.outbound import OutboundError, send
+
     where = f"the Slack webhook from ${webhook.env_name}"
     try:
-        with opener.open(request, timeout=timeout) as response:
-            status = response.status
-    except urllib.error.HTTPError as exc:
-        status = exc.code
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-        detail = str(reason).replace(webhook.url, "<webhook>") or reason.__class__.__name__
+        with send(
+            webhook.url, method="POST", body=json.dumps(payload).encode("utf-8"),
+            headers={"Content-Type": "application/json; charset=utf-8"},
+            timeout=timeout, deadline_s=timeout, max_bytes=MAX_REPLY_BYTES,
+        ) as reply:  # fmt: skip
+            status = reply.status
+    except OutboundError as exc:
+        # The message names the origin only; the webhook's secret is its path.
+        detail = exc.message.replace(webhook.url, "<webhook>")
         raise EnvironmentProblem(f"could not reach {where}: {detail}") from None
     if not 200 <= status < 300:
         raise EnvironmentProblem(f"{where} answered HTTP {status}; the digest was not posted")

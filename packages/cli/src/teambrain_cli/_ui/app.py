@@ -9,6 +9,7 @@ script besides. Actions are POST forms, refused by the guard unless they come fr
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import os
 import re
 import sys
@@ -24,10 +25,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
+from teambrain_schema import MEMORY_CLASSES
 
 from .brain import SEARCH_K, Travel
 from .context import UiContext
 from .guard import Guard
+from .live import LIVE_FRAME, LiveView
 
 HERE = Path(__file__).resolve().parent
 STATIC_TYPES = {
@@ -38,8 +41,21 @@ STATIC_TYPES = {
 MAX_FORM_BYTES = 64 * 1024
 DEBUG_ENV = "TEAMBRAIN_DEBUG"
 
+SESSIONS_LIVE = LiveView(5, "every 5 seconds")
+SESSION_LIVE = LiveView(5, "every 5 seconds while the session runs")
+
+
+@dataclasses.dataclass(frozen=True)
+class EditResult:
+    """A candidate edited from the page: shown on the queue it returns to."""
+
+    edited: str  # the candidate's id
+    title: str
+
+
 NAV = (
     ("brain", "Brain"),
+    ("graph", "Graph"),
     ("queue", "Review queue"),
     ("stale", "Stale"),
     ("usage", "Usage"),
@@ -95,8 +111,55 @@ def _templates() -> Any:
     env.filters["web_url"] = lambda url: (
         url if str(url).startswith(("https://", "http://")) else None
     )
-    env.filters["when"] = lambda moment: moment.strftime("%Y-%m-%d %H:%M UTC") if moment else ""
+    env.filters["when"] = _when
+    env.filters["day"] = _day
+    env.filters["markdown"] = _markdown
     return env
+
+
+def _when(moment: dt.datetime | None) -> object:
+    """A moment as ``<time>`` that never wraps (``2026-07-01 09:30 UTC``), how long ago in its
+    title."""
+    from .markdown import SafeHtml
+
+    if not moment:
+        return ""
+    moment = moment.astimezone(dt.UTC)
+    ago = max(0.0, (dt.datetime.now(dt.UTC) - moment).total_seconds())
+    iso = moment.isoformat().replace("+00:00", "Z")
+    text = moment.strftime("%Y-%m-%d %H:%M UTC")
+    return SafeHtml(f'<time class="date" datetime="{iso}" title="{_age(ago)} ago">{text}</time>')
+
+
+def _day(day: object) -> object:
+    """A date (``2026-07-01``) as ``<time>`` that never wraps."""
+    from .markdown import SafeHtml
+
+    if isinstance(day, dt.datetime):
+        day = day.date()
+    if isinstance(day, str):
+        try:
+            day = dt.date.fromisoformat(day)
+        except ValueError:
+            return day
+    if not isinstance(day, dt.date):
+        return day
+    return SafeHtml(f'<time class="date" datetime="{day.isoformat()}">{day.isoformat()}</time>')
+
+
+def _age(seconds: float) -> str:
+    for limit, unit, size in ((120, "s", 1), (7200, "min", 60), (172800, "h", 3600)):
+        if seconds < limit:
+            return f"{int(seconds // size)} {unit}"
+    return f"{int(seconds // 86400)} days"
+
+
+def _markdown(text: object) -> object:
+    """A body as safe Markdown HTML (markdown.py), its invisible characters dropped first as
+    every other printed value's are."""
+    from .markdown import SafeHtml, render_markdown
+
+    return SafeHtml(render_markdown(str(shown_text(str(text)))))
 
 
 class Pages:
@@ -114,7 +177,7 @@ class Pages:
         html = self.env.get_template(template).render(
             base=self.ctx.base, nav=NAV, section=section, repo_name=self.ctx.repo_root.name,
             repo_root=str(self.ctx.repo_root), query=dict(request.query_params),
-            link=self.link, **values,
+            link=self.link, live=getattr(request.state, "live", None), **values,
         )  # fmt: skip
         return HTMLResponse(html, status_code=status)
 
@@ -155,6 +218,20 @@ class Pages:
                 return self.failure(request, exc)
 
         return handler
+
+    def live(self, build: Callable[[Request], Response], view: LiveView) -> Callable[[Request], Any]:  # fmt: skip
+        """A GET handler for a page that reloads itself (live.py): its answer carries
+        ``Refresh: <s>`` — unless ``build`` turned it off for this answer
+        (``request.state.live = None``: a session that has ended)."""
+
+        def reloading(request: Request) -> Response:
+            request.state.live = view
+            response = build(request)
+            if request.state.live is not None and response.status_code == 200:
+                response.headers["Refresh"] = str(view.delay_s)
+            return response
+
+        return self.page(reloading)
 
     def action(self, act: Callable[[Request, dict[str, list[str]]], Response]) -> Callable[[Request], Any]:  # fmt: skip
         """A POST handler: the form read (urlencoded, at most 64 KiB), then ``act`` like a page."""
@@ -214,15 +291,18 @@ class Pages:
         return RedirectResponse(self.link("/stale", result=self.ctx.remember(result)), 303)
 
     def usage(self, request: Request) -> Response:
+        from .._reports.cells import Audience
         from .charts import CHART_BASELINE
         from .usage import WINDOWS, usage_page
 
         since = request.query_params.get("since") or WINDOWS[0]
         everywhere = request.query_params.get("repo") == "all"
+        shared = request.query_params.get("view") == "shared"
         data = usage_page(
             self.ctx.machine, since=since, repo=None if everywhere else self.ctx.repo_keys,
             this_repo=self.ctx.repo_key, titles_of=self.titles_of,
             link=lambda memory_id: self.link(f"/memory/{memory_id}"),
+            audience=Audience.SHARED if shared else Audience.OWN,
         )  # fmt: skip
         return self.render(
             "usage.html", request, page=data, windows=WINDOWS, everywhere=everywhere,
@@ -235,19 +315,23 @@ class Pages:
         return {memory_id: rows[memory_id] for memory_id in ids if memory_id in rows}
 
     def sessions(self, request: Request) -> Response:
-        from .sessions import list_sessions
+        from .sessions import sessions_left_out
 
         everywhere = request.query_params.get("repo") == "all"
-        rows = list_sessions(self.ctx.machine, None if everywhere else self.ctx.repo_keys)
-        return self.render("sessions.html", request, rows=rows, everywhere=everywhere)
+        rows, unread = sessions_left_out(
+            self.ctx.machine, None if everywhere else self.ctx.repo_keys
+        )
+        return self.render("sessions.html", request, rows=rows, unread=unread, everywhere=everywhere)  # fmt: skip
 
     def session(self, request: Request) -> Response:
         from .sessions import explain_session
 
         explanation = explain_session(self.ctx.machine, request.path_params["key"])
+        if explanation is not None and not explanation.running:
+            request.state.live = None  # it has ended: nothing more will come
         if explanation is None:
             return self.render("error.html", request, status=404, message="no such session in this machine's spool", code=1)  # fmt: skip
-        titles = self.past_titles(explanation.commits, [i for r in explanation.retrievals for i in r.ids])  # fmt: skip
+        titles = self.past_titles(explanation.brain_commits, [i for r in explanation.retrievals for i in r.ids])  # fmt: skip
         return self.render("session.html", request, s=explanation, titles=titles)
 
     def past_titles(self, commits: list[str], ids: list[str]) -> dict[tuple[str | None, str], str]:
@@ -298,7 +382,7 @@ class Pages:
         if query:
             retriever = self.ctx.past_retriever(past) if past else self.ctx.retriever()
             page.query = query
-            page.hits = search_hits(retriever.search(query, SEARCH_K))
+            page.hits = search_hits(retriever.search(query, SEARCH_K), query)
         keep = self.keep(request)
 
         def here(**changes: object) -> str:
@@ -325,11 +409,40 @@ class Pages:
         detail = dataclasses.replace(detail, summary=marked(detail.summary, browsed.stale))
         return self.render("memory.html", request, m=detail, travel=travel, keep=self.keep(request))  # fmt: skip
 
+    # ------------------------------------------------------------------ the graph
+
+    def _graph_layout(self, request: Request) -> Any:
+        travel = self.travel(request)
+        layout = self.ctx.past(travel.commit).view.layout if travel else self.ctx.layout
+        return travel, layout
+
+    def graph(self, request: Request) -> Response:
+        from .._browse.graph import list_nodes, load_brain_graph
+
+        travel, layout = self._graph_layout(request)
+        nodes = list_nodes(load_brain_graph(layout))
+        return self.render("graph.html", request, nodes=nodes, travel=travel, keep=self.keep(request))  # fmt: skip
+
+    def node(self, request: Request) -> Response:
+        from .._browse.graph import load_brain_graph, node_view
+        from .graph import draw
+
+        travel, layout = self._graph_layout(request)
+        try:
+            depth = int(request.query_params.get("depth") or 1)
+        except ValueError:
+            depth = 1
+        view = node_view(
+            load_brain_graph(layout), request.path_params["node_id"], max(1, min(depth, 4))
+        )
+        return self.render("node.html", request, view=view, drawing=draw(view), travel=travel, keep=self.keep(request))  # fmt: skip
+
     # ------------------------------------------------------------------ the queue
 
     def queue(self, request: Request) -> Response:
         from .queue import proposals_view, queue_view
 
+        stamp = self.queue_stamp()  # before the checks: a change while they run shows at once
         browsed = self.ctx.listing()  # the index's catalog: the brain's contents, no file read
         view = queue_view(
             self.ctx.machine, self.ctx.layout, self.ctx.repo_keys, retriever=self.ctx.retriever(),
@@ -345,8 +458,25 @@ class Pages:
         picked = params.getlist("id") if params.get("picked") else None
         return self.render(
             "queue.html", request, view=view, proposals=proposals, result=result,
-            picked=picked, reason=params.get("reason") or "",
+            picked=picked, reason=params.get("reason") or "", stamp=stamp,
         )  # fmt: skip
+
+    def queue_stamp(self) -> str:
+        from .live import queue_stamp
+
+        return queue_stamp(self.ctx.machine.candidates, self.ctx.repo_root)
+
+    def queue_frame(self, request: Request) -> Response:
+        """The queue page's live frame: whether the queue changed since the page was made
+        (``since``: its fingerprint); reloading itself until it did."""
+        from .live import FRAME_REFRESH_S
+
+        changed = self.queue_stamp() != (request.query_params.get("since") or "")
+        now = dt.datetime.now(dt.UTC)
+        response = self.render("live_frame.html", request, changed=changed, checked=now)
+        if not changed:
+            response.headers["Refresh"] = str(FRAME_REFRESH_S)
+        return response
 
     def propose(self, request: Request, form: dict[str, list[str]]) -> Response:
         from .queue import propose_chosen
@@ -363,6 +493,23 @@ class Pages:
         reason = (form.get("reason") or [""])[0].strip() or None
         result = drop_chosen(self.ctx.machine, self.ctx.repo_keys, form.get("id", []), reason)
         return RedirectResponse(self.link("/queue", result=self.ctx.remember(result)), 303)
+
+    def edit(self, request: Request) -> Response:
+        from .queue import edit_form
+
+        form = edit_form(self.ctx.machine, self.ctx.repo_key, request.path_params["candidate_id"])
+        return self.render("edit.html", request, form=form, classes=MEMORY_CLASSES)
+
+    def save_edit(self, request: Request, form: dict[str, list[str]]) -> Response:
+        from .queue import EditForm, save_edit
+
+        candidate_id = request.path_params["candidate_id"]
+        saved = save_edit(self.ctx.machine, self.ctx.repo_key, candidate_id, form)
+        if isinstance(saved, EditForm):  # refused: the form again, what was typed, and why
+            return self.render("edit.html", request, status=400, form=saved, classes=MEMORY_CLASSES)  # fmt: skip
+        result = EditResult(saved.candidate_id, saved.draft.title)
+        target = self.link("/queue", result=self.ctx.remember(result))
+        return RedirectResponse(f"{target}#candidate-{saved.candidate_id}", 303)
 
     def warm(self) -> None:
         """Prepare the first page before anyone asks: the index opened and refreshed, the
@@ -381,14 +528,19 @@ class Pages:
             Route("/", page(self.home)),
             Route("/brain", page(self.brain)),
             Route("/memory/{memory_id}", page(self.memory)),
+            Route("/graph", page(self.graph)),
+            Route("/graph/{node_id:path}", page(self.node)),
             Route("/stale", page(self.stale)),
             Route("/stale/fix", action(self.fix_citations), methods=["POST"]),
             Route("/usage", page(self.usage)),
-            Route("/sessions", page(self.sessions)),
-            Route("/sessions/{key}", page(self.session)),
+            Route("/sessions", self.live(self.sessions, SESSIONS_LIVE)),
+            Route("/sessions/{key}", self.live(self.session, SESSION_LIVE)),
             Route("/queue", page(self.queue)),
+            Route(LIVE_FRAME, page(self.queue_frame)),
             Route("/queue/propose", action(self.propose), methods=["POST"]),
             Route("/queue/drop", action(self.drop), methods=["POST"]),
+            Route("/queue/edit/{candidate_id}", page(self.edit)),
+            Route("/queue/edit/{candidate_id}", action(self.save_edit), methods=["POST"]),
             Route("/static/{name}", self.static),
         ]
 

@@ -5,6 +5,7 @@ service), and all of it as of a ref or a moment, exactly as ``--ref``/``--at`` s
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -52,8 +53,8 @@ class Facet:
 
 @dataclass(frozen=True)
 class SearchHit:
-    """A search result as the page shows it: the memory, its rank and the fenced text the
-    agent is given."""
+    """A search result as the page shows it: the memory, its rank and score, a snippet of its
+    body around the words searched for, and the fenced text the agent is given."""
 
     rank: int
     id: str
@@ -65,6 +66,9 @@ class SearchHit:
     commit: str | None
     stale: list[str]
     agent_view: str
+    why: list[str] = field(default_factory=list)  # why retrieval chose it (query words, …)
+    score: float = 0.0
+    snippet: list[tuple[str, bool]] = field(default_factory=list)  # (text, matches the query)
 
 
 @dataclass
@@ -77,6 +81,8 @@ class BrainPage:
     page: int = 1
     pages: int = 1
     facets: dict[str, list[Facet]] = field(default_factory=dict)
+    # Tags present but not offered as facets (only the MAX_TAGS_SHOWN most used are): said.
+    tags_left_out: int = 0
     query: str = ""
     hits: list[SearchHit] | None = None
     problems: list[str] = field(default_factory=list)
@@ -110,8 +116,9 @@ _DIMENSIONS: dict[str, Callable[[Sequence[MemorySummary]], Iterable[str]]] = {
 
 def _facets(
     rows: Sequence[MemorySummary], wanted: MemoryFilter, kept: Sequence[MemorySummary]
-) -> dict[str, list[Facet]]:
-    """For each dimension, the values present among the memories every *other* filter keeps.
+) -> tuple[dict[str, list[Facet]], int]:
+    """For each dimension, the values present among the memories every *other* filter keeps;
+    and how many tags are present but not offered (only the ``MAX_TAGS_SHOWN`` most used are).
 
     ``kept`` (the rows the whole filter keeps) serves every dimension no value is chosen in;
     a dimension with a chosen value takes one pass with its own filter left open."""
@@ -143,7 +150,7 @@ def _facets(
         Facet("retired", status["retired"], wanted.status == "retired"),
         Facet("all", status["active"] + status["retired"], wanted.status == "all"),
     ]
-    return facets
+    return facets, max(0, len(counts["tag"]) - len(facets["tag"]))
 
 
 def marked(row: MemorySummary, stale: Mapping[str, tuple[str, ...]]) -> MemorySummary:
@@ -164,19 +171,22 @@ def browse(browsed: Browsed, wanted: MemoryFilter, page: int) -> BrainPage:
     page = min(max(page, 1), pages)
     shown = kept[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
     browsed.check({row.id for row in shown})
+    facets, tags_left_out = _facets(rows, wanted, kept)
     return BrainPage(
         rows=[marked(row, browsed.stale) for row in shown],
         matching=len(kept),
         total=browsed.listing.total,
         page=page,
         pages=pages,
-        facets=_facets(rows, wanted, kept),
+        facets=facets,
+        tags_left_out=tags_left_out,
         problems=[f"{p.relpath}: {p.message}" for p in browsed.listing.problems],
     )
 
 
-def search_hits(hits: Sequence[Hit]) -> list[SearchHit]:
-    """Retrieval's ranked hits as the page shows them, each with the agent's fenced view."""
+def search_hits(hits: Sequence[Hit], query: str = "") -> list[SearchHit]:
+    """Retrieval's ranked hits as the page shows them, each with its fused score, a snippet
+    of its body around ``query``'s words and the agent's fenced view."""
     found = []
     for rank, hit in enumerate(hits, start=1):
         result = hit.to_result()
@@ -186,6 +196,51 @@ def search_hits(hits: Sequence[Hit]) -> list[SearchHit]:
                 rank=rank, id=front.id, title=front.title, memory_class=front.class_,
                 priority=front.priority, tags=list(front.tags), path=hit.provenance.path,
                 commit=hit.provenance.commit, stale=list(hit.stale), agent_view=result.body,
+                why=list(hit.why),
+                score=hit.score, snippet=snippet(hit.memory.body, query),
             )
         )  # fmt: skip
     return found
+
+
+SNIPPET_CHARS = 240
+_WORD = re.compile(r"\w{3,}")
+
+
+def _stem(word: str) -> str:
+    """A prefix that still matches the word's other forms (payments → paymen, tested → test)."""
+    word = word.casefold()
+    return word[: max(4, len(word) - 2)] if len(word) > 5 else word
+
+
+def snippet(body: str, query: str, width: int = SNIPPET_CHARS) -> list[tuple[str, bool]]:
+    """About ``width`` characters of ``body`` (whitespace folded), starting a little before the
+    first word of ``query`` it holds, as (text, is a match) pieces: the page marks the
+    matches and escapes every piece like any other text."""
+    text = " ".join(body.replace("`", "").replace("**", "").split())  # Markdown's marks: noise here
+    stems = sorted({_stem(w) for w in _WORD.findall(query)}, key=len, reverse=True)
+    pattern = (
+        re.compile(r"\b(?:" + "|".join(map(re.escape, stems)) + r")\w*", re.IGNORECASE)
+        if stems
+        else None
+    )
+    start = 0
+    first = pattern.search(text) if pattern else None
+    if first is not None and first.start() > width // 3:
+        start = text.rfind(" ", 0, first.start() - width // 4) + 1
+    end = len(text) if len(text) - start <= width else text.rfind(" ", start, start + width)
+    if end <= start:
+        end = min(len(text), start + width)
+    piece = text[start:end]
+    pieces: list[tuple[str, bool]] = [("…", False)] if start > 0 else []
+    at = 0
+    for match in pattern.finditer(piece) if pattern else ():
+        if match.start() > at:
+            pieces.append((piece[at : match.start()], False))
+        pieces.append((match.group(), True))
+        at = match.end()
+    if at < len(piece):
+        pieces.append((piece[at:], False))
+    if end < len(text):
+        pieces.append(("…", False))
+    return pieces

@@ -2,7 +2,11 @@
 
 A chart is built from figures exactly as the digest's JSON report holds them: a number, or the
 suppression marker ``"<5"``. A suppressed figure is drawn as an empty outline labelled ``<5``,
-never as a bar of any height, so the page cannot show what the JSON hides.
+never as a bar of any height, so the shared view cannot show what the JSON hides.
+
+The page's own view (the default: this machine's own sessions) reads the same report made for
+its own audience, where a figure a shared report hides is ``{"value": 3, "sessions": 3}``: it is
+drawn as a bar of its height, hatched, its label saying ``3 of 5 sessions needed to share``.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 SUPPRESSED_TEXT = "<5"
+MIN_SESSIONS = 5
 # Geometry of a column chart (SVG user units; the style sheet scales it to the page's width).
 COLUMN_HEIGHT = 140
 COLUMN_AREA = 720
@@ -30,19 +35,50 @@ class Bar:
     text: str
     href: str | None = None
     title: str | None = None  # a longer label, shown on hover and in the table
+    # An own view's figure a shared report hides: the sessions it rests on.
+    unshared_sessions: int | None = None
 
     @property
     def suppressed(self) -> bool:
-        return self.value is None
+        return self.value is None and self.unshared_sessions is None
+
+    @property
+    def unshared(self) -> str | None:
+        """Why a shared report hides this figure (own view only): ``3 of 5 sessions needed
+        to share``, or that it is hidden to protect a smaller cell."""
+        n = self.unshared_sessions
+        if n is None:
+            return None
+        if n >= MIN_SESSIONS:
+            return "hidden when shared, to protect a smaller cell"
+        return f"{n} of {MIN_SESSIONS} sessions needed to share"
+
+    @property
+    def unshared_short(self) -> str:
+        """:attr:`unshared` in a few words, beside a number."""
+        n = self.unshared_sessions
+        if n is None:
+            return ""
+        return "hidden when shared" if n >= MIN_SESSIONS else f"{n} of {MIN_SESSIONS}"
+
+
+def _number_text(number: float, unit: str) -> str:
+    return f"{int(number) if number.is_integer() else number}{unit}"
 
 
 def bar_from_json(label: str, figure: object, *, href: str | None = None, title: str | None = None, unit: str = "") -> Bar:  # fmt: skip
-    """A bar for a figure as the JSON report holds it (a number, or ``"<5"``)."""
+    """A bar for a figure as the JSON report holds it: a number, ``"<5"``, or in an own view
+    ``{"value": …, "sessions": n}`` (shown, marked as what a shared report hides)."""
+    if isinstance(figure, dict):
+        value, sessions = figure.get("value"), figure.get("sessions")
+        if isinstance(sessions, bool) or not isinstance(sessions, int):
+            return Bar(label, None, SUPPRESSED_TEXT, href, title)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return Bar(label, None, "none", href, title, sessions)
+        return Bar(label, float(value), _number_text(float(value), unit), href, title, sessions)
     if isinstance(figure, bool) or not isinstance(figure, (int, float)):
         return Bar(label, None, SUPPRESSED_TEXT, href, title)
-    number = float(figure)
-    text = str(int(number)) if number.is_integer() else str(figure)
-    return Bar(label, number, f"{text}{unit}", href, title)
+    return Bar(label, float(figure), _number_text(float(figure), unit), href, title)
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,12 @@ is under it, and nothing else answers. On top of the secret:
 - only GET, HEAD and POST are served.
 
 Every answer, refusals included, carries a Content-Security-Policy that allows nothing but this
-server's own style sheet and images and no script at all (none could run even if markup slipped
-through escaping), no framing, no caching, and a referrer for this server only (``same-origin``: with
-``no-referrer`` a browser sends ``Origin: null`` with a form, and the page's own actions would
-be refused).
+server's own style sheet, images and frames and no script at all (none could run even if markup
+slipped through escaping), no framing, no caching, and a referrer for this server only
+(``same-origin``: with ``no-referrer`` a browser sends ``Origin: null`` with a form, and the
+page's own actions would be refused). One page may be framed, and by this server's own pages
+only (``frame-ancestors 'self'``): the review queue's live status line (live.py), which holds
+no form and no action.
 """
 
 from __future__ import annotations
@@ -42,16 +44,29 @@ ALLOWED_FETCH_SITES = frozenset({"same-origin", "none"})
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; style-src 'self'; script-src 'none'; img-src 'self'; "
-    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    "frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
-SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
-    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+# The pages that this server's own pages may frame (inner paths): the queue's live status.
+FRAMABLE_PATHS = frozenset({"/live/queue"})
+FRAMABLE_POLICY = CONTENT_SECURITY_POLICY.replace(
+    "frame-ancestors 'none'", "frame-ancestors 'self'"
+)
+_COMMON_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"x-content-type-options", b"nosniff"),
-    (b"x-frame-options", b"DENY"),
     (b"referrer-policy", b"same-origin"),
     (b"cache-control", b"no-store"),
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"cross-origin-resource-policy", b"same-origin"),
+)
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-frame-options", b"DENY"),
+    *_COMMON_HEADERS,
+)
+FRAMABLE_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (b"content-security-policy", FRAMABLE_POLICY.encode()),
+    (b"x-frame-options", b"SAMEORIGIN"),
+    *_COMMON_HEADERS,
 )
 
 
@@ -137,11 +152,13 @@ class Guard:
             await self.app(scope, receive, send)
             return
 
+        secured = SECURITY_HEADERS
+
         async def send_secured(message: Message) -> None:
             if message["type"] == "http.response.start":
-                names = {name.lower() for name, _ in SECURITY_HEADERS}
+                names = {name.lower() for name, _ in secured}
                 kept = [(n, v) for n, v in message.get("headers", []) if n.lower() not in names]
-                message["headers"] = [*kept, *SECURITY_HEADERS]
+                message["headers"] = [*kept, *secured]
             await send(message)
 
         try:
@@ -149,6 +166,8 @@ class Guard:
         except Refusal as refusal:
             await _refuse(refusal, send_secured)
             return
+        if inner in FRAMABLE_PATHS and scope.get("method") in SAFE_METHODS:
+            secured = FRAMABLE_HEADERS
         scope = dict(scope)
         scope["path"] = inner
         scope["raw_path"] = inner.encode("utf-8", "surrogateescape")

@@ -1,6 +1,7 @@
 """The review queue of ``tb ui``: this repository's candidates with the checks each would face
 (``tb candidates show``'s service), proposing the ticked ones (``tb propose``'s service, with
-its gates, branch and review), and dropping others (``tb candidates drop``'s service)."""
+its gates, branch and review), dropping others (``tb candidates drop``'s service), and editing
+one before it is proposed (``tb candidates edit``'s service)."""
 
 from __future__ import annotations
 
@@ -175,3 +176,90 @@ def proposals_view(machine: MachineLayout, repo_root: Path, *, ask_gh: bool) -> 
     order = {"open": 0, "merged": 1, "closed": 2}
     found.sort(key=lambda b: (order.get(b.state, 3), b.name), reverse=False)
     return ProposalsView(found, f"{target.base.requested} ({target.base.short})", ask_gh)
+
+
+@dataclass(frozen=True)
+class EditForm:
+    """The edit page of one candidate: the values in the form (the draft's, or what was
+    typed when an edit was refused), the content hash it was opened at, and why it was
+    refused."""
+
+    candidate: Candidate
+    values: dict[str, str]
+    expected: str
+    problem: str | None = None
+
+
+def _pending_here(
+    machine: MachineLayout, repo_key: RepoKeys | str | None, candidate_id: str
+) -> Candidate:
+    queue = read_queue(machine, repo_key, statuses=("pending", "proposed", "rejected"))
+    found = next((c for c in queue.candidates if c.candidate_id == candidate_id), None)
+    if found is None:
+        raise UserError(f"no candidate {candidate_id} in this repository's queue")
+    return found
+
+
+def edit_form(
+    machine: MachineLayout, repo_key: RepoKeys | str | None, candidate_id: str
+) -> EditForm:
+    """The form to edit candidate ``candidate_id`` of this repository's queue, filled with its
+    draft — a secret in it shown redacted, as everywhere on the page (saving keeps the
+    redaction: the secret is gone from the draft)."""
+    from teambrain_schema.secrets import redact_secrets
+
+    candidate = _pending_here(machine, repo_key, candidate_id)
+    if candidate.status != "pending":
+        raise UserError(
+            f"candidate {candidate_id} is {candidate.status}: only a pending candidate can be edited"
+        )
+    draft = candidate.draft
+    values = {
+        "title": redact_secrets(draft.title), "body": redact_secrets(draft.body),
+        "class": draft.class_, "priority": draft.priority, "scope": draft.scope,
+        "tags": redact_secrets(" ".join(draft.tags)),
+    }  # fmt: skip
+    return EditForm(candidate, values, candidate.content_hash)
+
+
+EDIT_FIELDS = ("title", "body", "class", "priority", "scope", "tags")
+
+
+def save_edit(
+    machine: MachineLayout,
+    repo_key: RepoKeys | str | None,
+    candidate_id: str,
+    form: Mapping[str, Sequence[str]],
+) -> Candidate | EditForm:
+    """Save the edit form posted for ``candidate_id`` through ``tb candidates edit``'s service
+    (:func:`teambrain_cli._proposals.edit.edit_candidate`: the schema, secrets and prompt
+    injection checked before anything is written); the saved candidate, or the form again with
+    what was typed and why the edit was refused (the candidate file untouched)."""
+    from teambrain_schema import TeambrainError
+    from teambrain_schema.secrets import redact_secrets
+
+    from .._proposals.edit import edit_candidate
+
+    candidate = _pending_here(machine, repo_key, candidate_id)
+    values = {name: (form.get(name) or [""])[0] for name in EDIT_FIELDS}
+    values["body"] = values["body"].replace("\r\n", "\n")  # a textarea posts CRLF line ends
+    values["title"] = values["title"].strip()
+    expected = (form.get("expected") or [""])[0]
+    changes: dict[str, object] = {
+        "title": values["title"], "body": values["body"], "class": values["class"],
+        "priority": values["priority"], "scope": values["scope"],
+        "tags": [t for t in values["tags"].replace(",", " ").split() if t],
+    }  # fmt: skip
+    shown = {name: redact_secrets(value) for name, value in values.items()}
+    if candidate.status != "pending":
+        problem = f"candidate {candidate_id} is {candidate.status}: only a pending candidate can be edited"  # fmt: skip
+        return EditForm(candidate, shown, expected, problem)
+    try:
+        outcome = edit_candidate(machine, candidate, changes, expected_hash=expected or None)
+    except TeambrainError as exc:  # typed back, a secret in it redacted as the page shows it
+        return EditForm(candidate, shown, expected, exc.message)
+    if outcome.refused:
+        # each problem without the check's name ("secrets: draft.body: …"): the field says it
+        said = "; ".join(problem.split(": ", 1)[-1] for problem in outcome.problems)
+        return EditForm(candidate, shown, expected, said)
+    return outcome.candidate

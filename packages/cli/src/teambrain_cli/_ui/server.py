@@ -5,6 +5,7 @@ served until Ctrl-C."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import socket
@@ -18,6 +19,41 @@ from teambrain_schema import EnvironmentProblem
 from .context import UiContext
 
 LOOPBACK = "127.0.0.1"
+
+
+class OneLineFormatter(logging.Formatter):
+    """What the server logs (uvicorn, asyncio) as one line on stderr: the message and the
+    exception's class and first line, never a traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            detail = " ".join(str(exc).split())[:200]
+            text += f": {exc.__class__.__name__}" + (f": {detail}" if detail else "")
+        return "tb ui: " + " ".join(text.split())
+
+
+# Errors only (a local page needs no access log; a client's bad request is its own business),
+# one line each; asyncio's own errors (an accept that failed) go the same way.
+LOG_CONFIG: dict[str, object] = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"one_line": {"()": OneLineFormatter}},
+    "handlers": {
+        "stderr": {
+            "class": "logging.StreamHandler",
+            "formatter": "one_line",
+            "stream": "ext://sys.stderr",
+        },
+    },
+    "loggers": {
+        "uvicorn": {"handlers": ["stderr"], "level": "ERROR", "propagate": False},
+        "uvicorn.error": {"level": "ERROR"},
+        "uvicorn.access": {"handlers": [], "level": "CRITICAL", "propagate": False},
+        "asyncio": {"handlers": ["stderr"], "level": "ERROR", "propagate": False},
+    },
+}
 
 
 def bind_loopback(port: int) -> socket.socket:
@@ -88,10 +124,13 @@ def serve(
     import uvicorn
 
     from .app import build_app
+    from .connections import ACCEPT_BATCH, ConnectionBook, connection_limit, guarded_protocol
 
     app, warm = build_app(ctx)
     config = uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan="off",
+        app, http=guarded_protocol(ConnectionBook(connection_limit())), backlog=ACCEPT_BATCH,
+        log_config=LOG_CONFIG,
+        log_level="error", access_log=False, lifespan="off",
         server_header=False, date_header=False, proxy_headers=False,
         timeout_graceful_shutdown=2,
     )  # fmt: skip

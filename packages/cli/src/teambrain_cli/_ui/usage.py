@@ -1,12 +1,15 @@
 """Is memory used, does it help: the digest's figures as charts.
 
-Everything here is read from ``DigestReport.to_json()`` — the very JSON ``tb digest --format
-json`` prints — and from nothing else of the spool, so the page shows exactly what the JSON
-report shows: numbers over five or more sessions, ``<5`` everywhere else.
+Everything here is read from ``DigestReport.to_json()`` and from nothing else of the spool. The
+page is this machine's own view: by default it reads the report the aggregator makes for its
+own audience (every number, the ones a shared report hides marked ``n of 5 sessions needed``);
+``?view=shared`` reads the very JSON ``tb digest --format json`` prints and shows exactly what
+it shows: numbers over five or more sessions, ``<5`` everywhere else.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -15,6 +18,7 @@ from typing import Any
 from teambrain_capture import RepoKeys
 from teambrain_schema.paths import MachineLayout
 
+from .._reports.cells import Audience
 from .._reports.digest import build_digest
 from .._reports.window import resolve_window
 from .charts import Bar, Chart, bar_from_json, column_chart, row_chart
@@ -29,6 +33,7 @@ class Figure:
     label: str
     text: str
     note: str = ""
+    unshared: str = ""  # own view: why a shared report hides it ("3 of 5 sessions needed…")
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,7 @@ class UsagePage:
     repo: str | None
     this_repo: str | None
     report: dict[str, Any]
+    own: bool
     figures: list[Figure] = field(default_factory=list)
     charts: list[Chart] = field(default_factory=list)
     served_note: str = ""
@@ -46,6 +52,11 @@ class UsagePage:
 
 def _text(value: object, unit: str = "") -> str:
     return bar_from_json("", value, unit=unit).text
+
+
+def _figure(label: str, value: object, unit: str = "", note: str = "") -> Figure:
+    bar = bar_from_json("", value, unit=unit)
+    return Figure(label, bar.text, note, bar.unshared or "")
 
 
 def _breakdown(key: str, title: str, cells: Mapping[str, object]) -> Chart:
@@ -77,12 +88,15 @@ def usage_page(
     titles_of: Callable[[list[str]], Mapping[str, str]],
     link: Callable[[str], str],
     now: dt.datetime | None = None,
+    audience: Audience = Audience.OWN,
 ) -> UsagePage:
     """The usage page for the window ``since``..now over ``repo`` (None: every repository; a
     repository's keys take its sessions filed under earlier names too): the digest of this
-    machine's spool, as its JSON report, drawn by :func:`usage_from_json`."""
+    machine's spool for ``audience`` (own: every number, marked where a shared report hides it;
+    shared: what ``tb digest --format json`` prints), as its JSON, drawn by
+    :func:`usage_from_json`."""
     window = resolve_window(since, None, now=now)
-    data = build_digest(machine, window, repo=repo, now=now).to_json()
+    data = build_digest(machine, window, repo=repo, now=now, audience=audience).to_json()
     shown = repo.key if isinstance(repo, RepoKeys) else repo
     return usage_from_json(data, since=since, repo=shown, this_repo=this_repo, titles_of=titles_of, link=link)  # fmt: skip
 
@@ -137,36 +151,49 @@ def usage_from_json(
                      memory["top_memories"], titles, link)
     )  # fmt: skip
     if memory["memories_served"] > len(memory["top_memories"]):
+        among = "5+ sessions" if data["suppression"].get("audience") != "own" else "any session"
         charts.append(
-            _memory_rows("least-served", "Least served memories (of those shown in 5+ sessions)",
+            _memory_rows("least-served", f"Least served memories (of those shown in {among})",
                          memory["least_served"], titles, link)
         )  # fmt: skip
+    candidates, tests = data["candidates"], data["tests"]
+    with_memory = _figure("explore calls / session", context["explore_per_session_with_memory"])
     figures = [
-        Figure("sessions", _text(sessions["total"])),
-        Figure("with memory", _text(memory["sessions_with_memory"])),
-        Figure("retrieval calls", _text(memory["retrievals"])),
-        Figure("avg context", _text(memory["avg_context_tokens"], " tokens")),
+        _figure("sessions", sessions["total"]),
+        _figure("with memory", memory["sessions_with_memory"]),
+        _figure("retrieval calls", memory["retrievals"]),
+        _figure("avg context", memory["avg_context_tokens"], " tokens"),
         Figure(
             "explore calls / session",
-            f"{_text(context['explore_per_session_with_memory'])} with · "
+            f"{with_memory.text} with · "
             f"{_text(context['explore_per_session_without_memory'])} without",
             note=f"change {_text(context['explore_change_pct'], '%')}",
+            unshared=with_memory.unshared,
         ),
-        Figure("feedback votes", _text(feedback["votes"]),
-               note=f"{_text(feedback['useful_pct'], '%')} useful"),
-        Figure("median duration", _text(sessions["median_duration_min"], " min")),
+        _figure("feedback votes", feedback["votes"],
+                note=f"{_text(feedback['useful_pct'], '%')} useful"),
+        _figure("candidates proposed", candidates["proposed"],
+                note=f"in {_text(candidates['sessions_proposing'])} sessions"),
+        _figure("test runs", tests["runs"], note=f"{_text(tests['failures'])} failed"),
+        _figure("median duration", sessions["median_duration_min"], " min"),
     ]  # fmt: skip
     served = memory["memories_served"]
-    note = (
-        f"{served} memor{'y was' if served == 1 else 'ies were'} shown in 5 or more sessions; "
-        "any other was shown in fewer, or never."
+    own = data["suppression"].get("audience") == Audience.OWN.value
+    least = "5 or more sessions" if not own else "at least one session"
+    note = f"{served} memor{'y was' if served == 1 else 'ies were'} shown in {least}; " + (
+        "any other was shown in fewer, or never." if not own else "any other was never shown."
     )
-    return UsagePage(since, repo, this_repo, data, figures, charts, note)
+    return UsagePage(since, repo, this_repo, data, own, figures, charts, note)
 
 
 def _feedback_bars(votes: object, useful_pct: object) -> list[Bar]:
-    """Useful and not useful votes: worked out from the two shown figures, or both ``<5``."""
-    if isinstance(votes, (int, float)) and isinstance(useful_pct, (int, float)):
-        useful = round(votes * useful_pct / 100)
-        return [bar_from_json("useful", useful), bar_from_json("not useful", votes - useful)]
+    """Useful and not useful votes: worked out from the two shown figures (an own view's marked
+    ones too, and marked alike), or both ``<5``."""
+    count, pct = bar_from_json("", votes), bar_from_json("", useful_pct)
+    if count.value is not None and pct.value is not None:
+        useful = round(count.value * pct.value / 100)
+        return [
+            dataclasses.replace(bar_from_json("useful", useful), unshared_sessions=count.unshared_sessions),
+            dataclasses.replace(bar_from_json("not useful", count.value - useful), unshared_sessions=count.unshared_sessions),
+        ]  # fmt: skip
     return [bar_from_json("useful", None), bar_from_json("not useful", None)]

@@ -17,15 +17,27 @@ _EXAMPLE_ID = "01KB2F0A1S9Y4Q7V3C8D5E6F01"
 
 
 def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 1] + "…"
+    from teambrain_schema.secrets import redact_secrets
+
+    # The value quoted back to the agent: a secret in it never is (a title too long may be
+    # tokens run together, which no scanner sees as one), so a long string is described, not
+    # quoted, and a short one quoted with any secret redacted.
+    text = redact_secrets(repr(value))
+    if len(text) <= _MAX_SHOWN:
+        return text
+    if isinstance(value, str):
+        return f"a string of {len(value):,} characters"
+    return text[: _MAX_SHOWN - 1] + "…"
 
 
 def describe_arguments_error(exc: ValidationError) -> str:
     """Every problem of ``exc`` as ``field: what is wrong (got value)``, joined by ``; ``."""
     problems = []
     for error in exc.errors(include_url=False):
-        where = ".".join(str(part) for part in error.get("loc", ()))
+        loc = list(error.get("loc", ()))
+        if loc[:1] == ["draft"] and loc[1:2] in (["memory"], ["record"]):
+            del loc[1]  # which kind of draft: a union's tag, not a field the agent wrote
+        where = ".".join(str(part) for part in loc)
         kind = error.get("type", "")
         if kind == "missing":
             message = "required"

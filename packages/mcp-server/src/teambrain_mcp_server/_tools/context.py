@@ -12,6 +12,7 @@ from .._service import BrainService
 from .._text import context_text
 from ._answers import answer, reply
 
+NAME = "memory_context"
 DESCRIPTION = """\
 Call this first in every session. Returns the team's *required* memories (always apply them) \
 and the memories most relevant to what this repository is doing now (branch, changed and staged \
@@ -23,7 +24,7 @@ def register(server: MCPServer, service: BrainService) -> None:
     """Add ``memory_context`` to ``server``."""
 
     @server.tool(
-        name="memory_context",
+        name=NAME,
         title="Team memory for this session",
         description=DESCRIPTION,
         annotations=ToolAnnotations(

@@ -13,6 +13,7 @@ from .._service import BrainService
 from .._text import feedback_text
 from ._answers import answer, contract, reply
 
+NAME = "memory_feedback"
 DESCRIPTION = """\
 Tell the team brain whether a memory you were shown helped (useful: true) or was wrong, stale \
 or beside the point (useful: false). Votes stay on this machine and help the team prune and \
@@ -32,7 +33,7 @@ def register(server: MCPServer, service: BrainService) -> None:
     """Add ``memory_feedback`` to ``server``."""
 
     @server.tool(
-        name="memory_feedback",
+        name=NAME,
         title="Rate a team memory",
         description=DESCRIPTION,
         annotations=ToolAnnotations(

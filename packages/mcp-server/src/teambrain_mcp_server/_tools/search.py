@@ -15,6 +15,7 @@ from ._answers import answer, contract, reply
 
 MAX_QUERY_CHARS = 2000
 
+NAME = "memory_search"
 DESCRIPTION = """\
 Search the team brain (decisions, conventions, map, learnings) whenever you need to know how \
 this team does something, why the code is the way it is, or where something lives. Returns up \
@@ -42,7 +43,7 @@ def register(server: MCPServer, service: BrainService) -> None:
     """Add ``memory_search`` to ``server``."""
 
     @server.tool(
-        name="memory_search",
+        name=NAME,
         title="Search team memory",
         description=DESCRIPTION,
         annotations=ToolAnnotations(
@@ -56,5 +57,8 @@ def register(server: MCPServer, service: BrainService) -> None:
         query: Query, k: K = DEFAULT_SEARCH_K
     ) -> Annotated[CallToolResult, MemorySearchResult]:
         arguments = contract(MemorySearchInput, query=query, k=k)  # the contract has the last word
+        from teambrain_retrieval import terms_note
+
         result = answer(lambda: service.search(arguments.query, arguments.k))
-        return reply(result, search_text(result))
+        note = terms_note(arguments.query)  # a cap is said, never silent
+        return reply(result, search_text(result) + (f"\n\nNote: {note}" if note else ""))

@@ -234,12 +234,34 @@ def m005_unicode_mentions(db: apsw.Connection) -> None:
     )
 
 
+def m006_code_mentions(db: apsw.Connection) -> None:
+    """Mentions read again from every document, titles included: a folder keeps its trailing
+    slash (``migrations/`` matches the files inside it), a dotted module or symbol keeps its
+    dots (``catalog.variants.Variant.rename`` names ``catalog/variants.py``), and code
+    identifiers (``PlanPicker``, ``fct_orders``) name the file they are the stem of."""
+    from .._pathmatch import extract_mentions
+
+    rows = db.execute("SELECT rowid, title, body, tags FROM docs").fetchall()
+    db.execute("DELETE FROM doc_paths")
+    db.executemany(
+        "INSERT INTO doc_paths(rowid, mention) VALUES (?, ?)",
+        [
+            (rowid, mention)
+            for rowid, title, body, tags in rows
+            for mention in extract_mentions(
+                str(body or ""), str(tags or "").split(), str(title or "")
+            )
+        ],
+    )
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_initial,
     m002_lookup_indexes,
     m003_generation,
     m004_scan_digests,
     m005_unicode_mentions,
+    m006_code_mentions,
 ]
 
 

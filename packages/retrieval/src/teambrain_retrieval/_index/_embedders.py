@@ -316,28 +316,31 @@ class FailingEmbedder:
 # ---------------------------------------------------------------- remote providers (opt-in)
 
 
-def _post_json(url: str, payload: dict[str, Any], headers: dict[str, str], timeout: float) -> Any:
-    import urllib.error  # remote providers only: 30 ms a local search need not pay
-    import urllib.request
+# The most one embedding reply may hold, unpacked: 64 texts of 3,072 dimensions in JSON are
+# about 5 MB. A reply past it (a gzip bomb, an endless body) stops with one line.
+MAX_EMBED_REPLY_BYTES = 32 * 1024 * 1024
 
-    request = urllib.request.Request(  # noqa: S310 - the URL comes from brain.yaml, http(s) only
-        url,
-        data=json.dumps(payload).encode("utf-8"),
-        headers={"Content-Type": "application/json", **headers},
-        method="POST",
-    )
+
+def _post_json(url: str, payload: dict[str, Any], headers: dict[str, str], timeout: float) -> Any:
+    """POST ``payload`` to ``url`` through the project's one HTTP client
+    (:mod:`teambrain_schema.outbound`): no redirect followed, no proxy from the environment,
+    the reply read within :data:`MAX_EMBED_REPLY_BYTES` and ``timeout`` seconds in all."""
+    from teambrain_schema.outbound import OutboundError, origin_of, send
+
     if not url.startswith(("http://", "https://")):
-        raise EmbedderUnavailable(f"base_url must be http(s): {url}")
+        raise EmbedderUnavailable(f"base_url must be http(s): {origin_of(url)}")
+    where = origin_of(url)
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
-            return json.loads(response.read().decode("utf-8"))
-    except urllib.error.HTTPError as exc:
-        raise EmbedderUnavailable(f"{url} answered HTTP {exc.code}") from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise EmbedderUnavailable(f"cannot reach {url}: {reason}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise EmbedderUnavailable(f"{url} did not answer JSON") from None
+        with send(
+            url, method="POST", body=json.dumps(payload).encode("utf-8"),
+            headers={"Content-Type": "application/json", **headers},
+            timeout=timeout, deadline_s=timeout, max_bytes=MAX_EMBED_REPLY_BYTES,
+        ) as reply:  # fmt: skip
+            if not 200 <= reply.status < 300:
+                raise EmbedderUnavailable(f"{where} answered HTTP {reply.status}")
+            return reply.json()
+    except OutboundError as exc:
+        raise EmbedderUnavailable(exc.message) from None
 
 
 def _check_vectors(rows: Any, expected: int, where: str) -> Vectors:

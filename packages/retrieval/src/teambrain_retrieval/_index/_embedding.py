@@ -62,6 +62,7 @@ class Embeddings:
         # Texts written since the last embedding pass, by embed key; None: unknown (at start),
         # so the first pass looks at every document.
         self._pending: dict[str, str] | None = None
+        self._load_failed = False  # a background load failed: the next embedding says why
         # Where vectors already made elsewhere come from before this machine embeds (the
         # shared index, retrieval.backend: postgres): embed keys → vectors it holds.
         self.vector_source: Callable[[list[str]], dict[str, Any]] | None = None
@@ -279,6 +280,15 @@ class Embeddings:
         vector: Vectors = np.frombuffer(row[0], dtype=np.float32)
         return vector
 
+    def ready(self) -> bool:
+        """True when embedding a query will not wait for a model to load: it is loaded, the
+        embedder has nothing to load, or loading failed (the next embedding reports why)."""
+        embedder = self.embedder
+        if embedder is None or self._load_failed:
+            return True
+        loaded = getattr(embedder, "loaded", None)
+        return True if loaded is None else bool(loaded)
+
     # ------------------------------------------------------------------ the worker thread
 
     def worker(self) -> ThreadPoolExecutor:
@@ -304,7 +314,11 @@ class Embeddings:
             with contextlib.suppress(Exception):
                 prepare = getattr(embedder, "load", None)
                 if callable(prepare):
-                    prepare()
+                    try:
+                        prepare()
+                    except Exception:
+                        self._load_failed = True
+                        raise
                 if query is not None and query not in self._query_vectors:
                     # Stored only on success: a failure is noted by the search's own call.
                     self._query_vectors[query] = embedder.embed_query(query)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from teambrain_schema import BRAIN_DIRNAME
-from teambrain_schema.git import git_output
+from teambrain_schema.git import git_output, unsafe_git_path
 from teambrain_schema.gitdir import default_branch
 from teambrain_schema.paths import MAX_BRAIN_FILES, MAX_WALK_DEPTH, BrainLayout, MachineLayout
 
@@ -146,6 +146,10 @@ class LiveView:
                 path = raw.decode("utf-8", "surrogateescape")
                 if not tab or len(parts) != 4 or parts[1] != b"blob" or not path.endswith(".md"):
                     continue
+                if parts[0] not in (b"100644", b"100755"):
+                    continue  # a link's target is a path on this machine, not a memory
+                if not self._usable(path):
+                    continue
                 if not parts[3].isdigit() or int(parts[3]) > MAX_FILE_BYTES:
                     self._warn(f"not serving {path}: larger than {MAX_FILE_BYTES // 1024} KB")
                     continue
@@ -154,6 +158,17 @@ class LiveView:
                 self._trees.clear()
             self._trees[commit] = tree
         return self._trees[commit]
+
+    def _usable(self, path: str) -> bool:
+        """Whether ``path``, as git printed it, may be a file of the view: the one check of
+        every path from git (a fetched tree may name ``..`` or ``.git``); said once when not."""
+        problem = unsafe_git_path(path, self.root)
+        if problem is None:
+            return True
+        from teambrain_schema.render import quote_path
+
+        self._warn(f"not serving {quote_path(path)}: {problem} (a crafted commit?)")
+        return False
 
     def _merge_base(self, head: str, base: str) -> str | None:
         if head == base:
@@ -178,7 +193,7 @@ class LiveView:
                 return None
             fields = out.decode("utf-8", "surrogateescape").split("\0")
             for status, path in zip(fields[0::2], fields[1::2], strict=False):
-                if path:
+                if path and self._usable(path):
                     changes[path] = "D" if status.startswith("D") else "M"
             others = self._git(
                 "ls-files", "-z", "--others", "--exclude-standard", "--", *MEMORY_PATHS
@@ -188,7 +203,7 @@ class LiveView:
         if others is None:
             return None
         for path in others.decode("utf-8", "surrogateescape").split("\0"):
-            if path.endswith(".md"):
+            if path.endswith(".md") and self._usable(path):
                 changes[path] = "A"
         return changes
 
@@ -206,8 +221,20 @@ class LiveView:
             if tree is None:
                 return None
             # The walk's bounds (teambrain_schema.paths): a commit of 200,000 files or 5,000
-            # nested folders is not copied into the view (it took ~17 s per search).
-            kept = sorted(p for p in tree if p.count("/") <= MAX_WALK_DEPTH + 2)[:MAX_BRAIN_FILES]
+            # nested folders is not copied into the view (it took ~17 s per search); said.
+            shallow = sorted(p for p in tree if p.count("/") <= MAX_WALK_DEPTH + 2)
+            kept = shallow[:MAX_BRAIN_FILES]
+            if len(shallow) < len(tree):
+                self._warn(
+                    f"not serving {len(tree) - len(shallow):,} memory file(s) of the default "
+                    f"branch nested more than {MAX_WALK_DEPTH} folders deep (`tb lint` there "
+                    "names them)"
+                )
+            if len(kept) < len(shallow):
+                self._warn(
+                    f"serving the first {MAX_BRAIN_FILES:,} of {len(shallow):,} memory files of "
+                    "the default branch; the rest are left out (`tb lint` there says so)"
+                )
             files = {path: (LiveFile(tree[path], base, "default"), None) for path in kept}
             since = self._merge_base(head, base) if head else None
             if head is not None and since is None:
@@ -273,28 +300,12 @@ class LiveView:
         return entry is not None and entry.blob == blob and (self.root / path).is_file()
 
     def _blobs(self, blobs: list[str]) -> dict[str, bytes]:
-        """The content of each blob id, in one ``git cat-file --batch``."""
-        if not blobs:
-            return {}
-        out = git_output(
-            ["cat-file", "--batch"], cwd=self.repo_root, timeout=_TIMEOUT_S,
-            input="".join(f"{blob}\n" for blob in blobs).encode("ascii"),
-        )  # fmt: skip
-        found: dict[str, bytes] = {}
-        data = out or b""
-        position = 0
-        for blob in blobs:
-            end = data.find(b"\n", position)
-            if end < 0:
-                break
-            header = data[position:end].split(b" ")
-            position = end + 1
-            if len(header) != 3 or not header[2].isdigit():
-                continue
-            size = int(header[2])
-            found[blob] = data[position : position + size]
-            position += size + 1
-        return found
+        """The content of each blob id (none larger than a memory file may be)."""
+        from teambrain_schema.git import read_git_blobs
+
+        found = read_git_blobs(blobs, cwd=self.repo_root, max_bytes=MAX_FILE_BYTES,
+                               timeout=_TIMEOUT_S)  # fmt: skip
+        return {blob: data for blob, data in zip(blobs, found, strict=True) if data is not None}
 
     def _load_manifest(self) -> None:
         """What an earlier process left in the view (its files are reused, not rewritten)."""
@@ -303,6 +314,7 @@ class LiveView:
             self.files = {
                 str(path): LiveFile(str(entry[0]), entry[1], str(entry[2]))
                 for path, entry in data["files"].items()
+                if unsafe_git_path(str(path), self.root) is None  # as every path from git
             }
         except (OSError, ValueError, KeyError, TypeError, IndexError):
             self.files = {}
@@ -382,12 +394,20 @@ def fetch_default_branch(repo_root: Path, *, timeout: float) -> str | None:
         return "no default branch fetched yet (run `git fetch` once)"
     ref = found[0]  # refs/remotes/<remote>/<branch>
     remote, _, branch = ref.removeprefix("refs/remotes/").partition("/")
+    # A committed agent config can set the environment of the server that runs this fetch:
+    # its proxy variables are not used (an empty one is none to git); git's own configuration
+    # (http.proxy) and this machine's proxy (`tb trust --proxy`) are.
+    from teambrain_schema.egress import machine_proxy
+    from teambrain_schema.outbound import ENV_PROXY_VARIABLES
+
+    proxies = dict.fromkeys(ENV_PROXY_VARIABLES, machine_proxy(repo_root=repo_root) or "")
     try:
         done = run_git(
             ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote,
              f"+refs/heads/{branch}:{ref}"],
             cwd=repo_root, check=False, timeout=timeout,
-            env={"GIT_SSH_COMMAND": os.environ.get("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")},
+            env={"GIT_SSH_COMMAND": os.environ.get("GIT_SSH_COMMAND", "ssh -o BatchMode=yes"),
+                 **proxies},
         )  # fmt: skip
     except EnvironmentProblem as exc:
         return exc.message

@@ -102,6 +102,11 @@ class LocalOnnxEmbedder:
         except OSError:  # not there, or not a file to read: load() says which
             return "missing"
 
+    @property
+    def loaded(self) -> bool:
+        """True once the model is loaded: embedding then never waits for a load."""
+        return self._session is not None
+
     def load(self) -> Any:
         """Verify the files and create the onnxruntime session, once (raises
         EmbedderUnavailable); returns the session."""

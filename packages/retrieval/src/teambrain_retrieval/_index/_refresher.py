@@ -17,9 +17,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from teambrain_schema import BRAIN_DIRNAME
+from teambrain_schema.paths import MAX_BRAIN_FILES
 from teambrain_schema.render import quote_path
 
-from ._scan import Signals, Stamp, change_signals, read_doc, scan_stamps, stamps_digest
+from ._scan import (
+    Signals,
+    Stamp,
+    change_signals,
+    read_doc,
+    read_note_doc,
+    scan_stamps,
+    stamps_digest,
+    top_folders,
+)
 from ._worklock import WorkLocks
 
 if TYPE_CHECKING:
@@ -125,6 +135,8 @@ class BrainSource:
     data_version: int | None = None
     # The repository the brain belongs to, when its files are read elsewhere (a live view).
     root: Path | None = None
+    # What its files are: memories (memories/ and retired/) or notes (notes/).
+    kind: str = "memory"
 
     def forget(self) -> None:
         """Look at every file again next time (the index was rebuilt or replaced)."""
@@ -154,6 +166,7 @@ class Refresher:
         self.sources = sources
         self.interval = interval
         self._warn = warn
+        self._capped: set[str] = set()  # brains whose walk stopped at its bound
         self._linked_out: set[str] = set()  # paths linked out of the brain, said once
         # Processes sharing index.db index a brain, and embed its texts, once (see _worklock).
         self.locks = locks
@@ -203,20 +216,27 @@ class Refresher:
         # A large brain: a dozen stats say whether files were added, removed or renamed or
         # git moved (a pull is served on the very next call); files rewritten in place are
         # caught by a full scan every so often.
-        if change_signals(source.layout, source.folders) != source.signals:
+        if change_signals(source.layout, source.folders, source.kind) != source.signals:
             return True
         return now - source.last_scan >= min(_SCAN_MAX_INTERVAL_S, _SCAN_SHARE * source.scan_cost)
 
     def _refresh_source(self, source: BrainSource, *, force: bool) -> RefreshReport:
         started = time.perf_counter()
         # Signals taken before the scan: a change made while it runs is seen next time.
-        signals = change_signals(source.layout, source.folders)
+        signals = change_signals(source.layout, source.folders, source.kind)
         folders: list[str] = []
-        stamps = scan_stamps(source.layout, folders)
+        stamps = scan_stamps(source.layout, folders, source.kind)
+        root = str(source.layout.root)
+        if len(stamps) >= MAX_BRAIN_FILES and root not in self._capped:  # said, never silent
+            self._capped.add(root)
+            self._warn(
+                f"{quote_path(root)}: searching the first {MAX_BRAIN_FILES:,} memory files of "
+                "the brain; the rest are left out (`tb lint` names where it stopped)"
+            )
         self._say_linked_out(source)
         if folders != source.folders:
             source.folders = folders
-            signals = change_signals(source.layout, folders)
+            signals = change_signals(source.layout, folders, source.kind)
         source.signals = signals
         source.scan_cost = time.perf_counter() - started
         source.last_scan = time.monotonic()
@@ -250,7 +270,7 @@ class Refresher:
         """Say once that a ``memories/`` or ``retired/`` linked out of the brain is not served
         (the scan never walks it; ``tb lint`` reports it as rule ``symlink``)."""
         layout = source.layout
-        for folder in (layout.memories, layout.retired):
+        for folder in top_folders(layout, source.kind):
             real = layout.leads_out(folder)
             if real is None:
                 continue
@@ -315,8 +335,8 @@ class Refresher:
             indexed = {
                 path
                 for (path,) in db.execute(
-                    "SELECT path FROM docs WHERE brain = ? AND source = 'memory'",
-                    (source.brain_id,),
+                    "SELECT path FROM docs WHERE brain = ? AND source = ?",
+                    (source.brain_id, source.kind),
                 )
             }
         added = changed = unchanged = 0
@@ -355,7 +375,8 @@ class Refresher:
                     problems.append(f"{quote_path(path)}: {before[3]}")
                     self._say_not_served(path, before[3])
                 continue
-            result = read_doc(source.layout, path, source.brain_id)
+            reader = read_note_doc if source.kind == "note" else read_doc
+            result = reader(source.layout, path, source.brain_id)
             file_rows.append((source.brain_id, path, mtime, size, result.sha256, result.problem))
             if before is not None and before[2] == result.sha256 and path in indexed:
                 unchanged += 1  # touched, not changed (a checkout, a save without edits)
@@ -385,7 +406,9 @@ class Refresher:
         removed_docs = [path for path in gone if path in indexed]
         orphan_docs = sorted(indexed - stamps.keys() - known.keys())
         self.backend.upsert(upserts)
-        self.backend.remove_paths(source.brain_id, [*drop, *removed_docs, *orphan_docs])
+        self.backend.remove_paths(
+            source.brain_id, [*drop, *removed_docs, *orphan_docs], source.kind
+        )
         with db:
             db.executemany(
                 "INSERT OR REPLACE INTO files(brain, path, mtime_ns, size, sha256, problem) "
@@ -434,7 +457,10 @@ class Refresher:
             if force or (moved and index == 0) or self._due(source, now):
                 report = report.merged(self._refresh_source(source, force=force))
         embedded = 0
-        if self.backend.embeddings.pending:
+        # A server never makes an answer wait for its model to load: until it has, what is
+        # not embedded is found by keywords, and its background thread embeds it.
+        waits_for_model = self.embeds_in_background and not self.backend.embeddings.ready()
+        if self.backend.embeddings.pending and not waits_for_model:
             # An answer never waits for another process's embedding: what is not embedded
             # yet is found by keywords meanwhile.
             with self.working(self.embed_lock(), wait_s=0) as free:

@@ -17,6 +17,7 @@ from teambrain_schema.paths import MAX_BRAIN_FILES, MAX_WALK_DEPTH
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from pathlib import Path
 
     from teambrain_schema import IndexableDoc
     from teambrain_schema.paths import BrainLayout
@@ -27,8 +28,19 @@ _IGNORED = frozenset({".gitkeep", ".DS_Store"})
 Stamp = tuple[int, int]  # (mtime_ns, size)
 
 
-def scan_stamps(layout: BrainLayout, folders: list[str] | None = None) -> dict[str, Stamp]:
-    """Every candidate memory file (``*.md`` under memories/ and retired/) → its stamp.
+def top_folders(layout: BrainLayout, kind: str = "memory") -> tuple[Path, ...]:
+    """The folders a source of ``kind`` is read from: ``retired/`` and ``memories/`` for
+    memories, ``notes/`` for notes."""
+    if kind == "note":
+        return (layout.root / "notes",)
+    return (layout.retired, layout.memories)
+
+
+def scan_stamps(
+    layout: BrainLayout, folders: list[str] | None = None, kind: str = "memory"
+) -> dict[str, Stamp]:
+    """Every candidate file (``*.md`` under memories/ and retired/, or under notes/ for
+    ``kind`` ``note``) → its stamp.
 
     Keys are paths relative to the repository root with forward slashes. Symlinks are followed
     only for the stamp; reading later refuses links that leave the repository. ``folders``,
@@ -43,7 +55,7 @@ def scan_stamps(layout: BrainLayout, folders: list[str] | None = None) -> dict[s
             str(folder),
             f"{BRAIN_DIRNAME}/" + os.path.relpath(folder, root).replace(os.sep, "/") + "/",
         )
-        for folder in (layout.retired, layout.memories)
+        for folder in top_folders(layout, kind)
         if layout.leads_out(folder) is None  # a link out of the brain: never walked (tb lint says)
     ]
     while stack:
@@ -78,7 +90,7 @@ def scan_stamps(layout: BrainLayout, folders: list[str] | None = None) -> dict[s
 Signals = tuple[tuple[int, int, int] | None, ...]
 
 
-def change_signals(layout: BrainLayout, folders: Sequence[str]) -> Signals:
+def change_signals(layout: BrainLayout, folders: Sequence[str], kind: str = "memory") -> Signals:
     """Cheap evidence that memory files changed, without a ``stat`` per file: the stamps of
     the brain's folders (a file added, removed or renamed in, which is how git, ``tb propose``
     and most editors' safe saves write) and of git's ``index`` and ``HEAD`` (any pull,
@@ -88,7 +100,7 @@ def change_signals(layout: BrainLayout, folders: Sequence[str]) -> Signals:
 
     folder_stamps = [
         file_stamp(path)
-        for path in (str(layout.root), str(layout.memories), str(layout.retired), *folders)
+        for path in (str(layout.root), *map(str, top_folders(layout, kind)), *folders)
     ]
     return (*folder_stamps, *git_state_stamps(str(layout.repo_root)))
 
@@ -155,5 +167,50 @@ def read_doc(layout: BrainLayout, relpath: str, brain_id: str) -> ReadResult:
         supersedes=list(front.supersedes),
         evidence=front.evidence,
         content_hash=content_hash(front.class_, front.title, document.body, list(front.tags)),
+    )
+    return ReadResult(sha, doc, None)
+
+
+def read_note_doc(layout: BrainLayout, relpath: str, brain_id: str) -> ReadResult:
+    """Read one note (``notes/**/*.md``) into a doc of source ``note`` (never raises): always
+    advisory, team scope, active; its id is ``note:<path under notes/>``."""
+    from teambrain_schema import IndexableDoc, content_hash
+    from teambrain_schema.brain import read_text_safely
+    from teambrain_schema.frontmatter import FrontMatterError
+    from teambrain_schema.notes import MAX_NOTE_BYTES, note_id, parse_note
+
+    path = layout.repo_root / relpath
+    try:
+        text = read_text_safely(path, layout.repo_root, max_bytes=MAX_NOTE_BYTES)
+    except FrontMatterError as exc:
+        return ReadResult("", None, exc.message)
+    sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    note = parse_note(relpath, text)
+    if not note.body.strip():
+        return ReadResult(sha, None, "empty note")
+    # Notes reach no review before they are searched: one with a secret or a prompt injection
+    # is never served (`tb lint` names the line), as the company-brain design asks.
+    from teambrain_schema.injection import find_injections
+    from teambrain_schema.secrets import find_secrets
+
+    secrets = find_secrets(text)
+    if secrets:
+        return ReadResult(sha, None, f"not served: {secrets[0].rule} at line {secrets[0].line}")
+    injections = find_injections(text)
+    if injections:
+        found = injections[0]
+        return ReadResult(sha, None, f"not served: {found.rule} at line {found.line}")
+    doc = IndexableDoc(
+        id=note_id(relpath),
+        source="note",
+        brain=brain_id,
+        path=relpath,
+        title=note.title,
+        body=note.body,
+        tags=[t for t in note.tags if t and " " not in t],
+        scope="team",
+        status="active",
+        priority="advisory",
+        content_hash=content_hash("note", note.title, note.body, list(note.tags)),
     )
     return ReadResult(sha, doc, None)

@@ -111,6 +111,12 @@ def rowids_in(rowids: Sequence[int]) -> tuple[str, list[Any], str]:
     return f"d.rowid IN ({','.join('?' for _ in rowids)})", list(rowids), BY_ROWID
 
 
+def ids_in(memory_ids: Sequence[str]) -> tuple[str, list[Any]]:
+    """The condition "one of these memory ids" for :meth:`DocStore.live_docs`, and its
+    parameters."""
+    return f"d.id IN ({','.join('?' for _ in memory_ids)})", list(memory_ids)
+
+
 def embed_keys_in(keys: Sequence[str]) -> tuple[str, list[Any], str]:
     """The condition "one of these texts" (content keys) for :meth:`DocStore.vector_rows`,
     likewise."""
@@ -260,7 +266,7 @@ class DocStore:
         self.db.execute("DELETE FROM doc_paths WHERE rowid = ?", (rowid,))
         self.db.executemany(
             "INSERT INTO doc_paths(rowid, mention) VALUES (?, ?)",
-            [(rowid, mention) for mention in extract_mentions(doc.body, doc.tags)],
+            [(rowid, mention) for mention in extract_mentions(doc.body, doc.tags, doc.title)],
         )
         return int(rowid), None if retired else text
 
@@ -331,6 +337,25 @@ class DocStore:
         return [
             doc for doc in map(_row_to_doc, rows) if is_live(doc.expires, doc.id, excluded, today)
         ]
+
+    def live_classes(self) -> list[tuple[int, str, str | None, str | None]]:
+        """(rowid, id, expires, class) of every servable document (TTL and exclusions are
+        the caller's to judge)."""
+        live, params = self.live_clause(None)
+        return self.q(f"SELECT d.rowid, d.id, d.expires, d.class FROM docs d WHERE {live}", params)
+
+    def fts_rowids(self, match: str) -> list[int]:
+        """The rowids whose full text matches the FTS5 expression ``match``."""
+        return [r for (r,) in self.q("SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?", [match])]
+
+    def tagged_memories(self) -> list[tuple[str, str]]:
+        """(id, tags) of every servable memory whose tags hold a ``:`` (could name a graph
+        node)."""
+        live, params = self.live_clause(["memory"])
+        return self.q(
+            f"SELECT d.id, d.tags FROM docs d WHERE {live} AND d.tags LIKE '%:%'",
+            params,
+        )
 
     def path_mentions(self) -> list[tuple[int, str]]:
         """(rowid, mention) of every servable document that names a path."""

@@ -29,6 +29,7 @@ from .._index._store import (
     rowids_in,
 )
 from .._notices import say_once
+from .._pathmatch import PathMatcher
 from .._query import sanitise_fts_query
 from ._fusion import CANDIDATES, fuse_hybrid
 from ._matrix_file import SavedMatrix, cache_file
@@ -59,6 +60,10 @@ class _Snapshot:
         default_factory=dict
     )
     coverage: tuple[int, int] | None = None  # (live documents, with a vector) while pending
+    live: dict[int, str | None] | None = None  # rowid → class of every live document
+    matcher: PathMatcher | None = None  # the live documents' path mentions, indexed
+    # term → (live rows holding it anywhere, live rows holding it in the title or tags)
+    terms: dict[str, tuple[frozenset[int], frozenset[int]]] = field(default_factory=dict)
 
 
 class SqliteBackend:
@@ -408,6 +413,46 @@ class SqliteBackend:
     ) -> list[DocRow]:
         """Every servable document matching an extra SQL condition, in path order."""
         return self.store.live_docs(self.snapshot().excluded, where, params, sources)
+
+    def live_rows(self) -> dict[int, str | None]:
+        """``{rowid: memory class}`` of every document served now (read once per generation)."""
+        snap = self.snapshot()
+        if snap.live is None:
+            today = self._today().isoformat()
+            snap.live = {
+                rowid: memory_class
+                for rowid, doc_id, expires, memory_class in self.store.live_classes()
+                if is_live(expires, doc_id, snap.excluded, today)
+            }
+        return snap.live
+
+    def path_matcher(self) -> PathMatcher:
+        """The path mentions of the documents served now, indexed (once per generation)."""
+        snap = self.snapshot()
+        if snap.matcher is None:
+            live = self.live_rows()
+            snap.matcher = PathMatcher(
+                (rowid, mention) for rowid, mention in self.store.path_mentions() if rowid in live
+            )
+        return snap.matcher
+
+    def term_rows(self, term: str) -> tuple[frozenset[int], frozenset[int]]:
+        """The documents served now that hold the word ``term`` (as FTS5 stems it) anywhere,
+        and those holding it in their title or tags (cached per generation)."""
+        snap = self.snapshot()
+        found = snap.terms.get(term)
+        if found is None:
+            live = self.live_rows()
+            quoted = '"' + term.replace('"', "") + '"'
+            anywhere = frozenset(r for r in self.store.fts_rowids(quoted) if r in live)
+            titled: frozenset[int] = frozenset()
+            if anywhere:
+                rows = self.store.fts_rowids("{title tags} : " + quoted)
+                titled = frozenset(r for r in rows if r in anywhere)
+            if len(snap.terms) > 512:
+                snap.terms.clear()
+            found = snap.terms[term] = (anywhere, titled)
+        return found
 
     def is_live_row(self, doc: DocRow) -> bool:
         """True when ``doc`` passes every filter for this backend."""

@@ -10,7 +10,7 @@ against the repository at the commit served.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,6 +42,8 @@ class Hit:
     provenance: Provenance
     # Why the memory may be out of date: citations the repository no longer bears out.
     stale: tuple[str, ...] = ()
+    # Why it was chosen: the changed path and the mention it matched, the words, the meaning.
+    why: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -62,6 +64,7 @@ class Hit:
             priority=front.priority,
             tags=list(front.tags),
             stale=list(self.stale) or None,
+            why=list(self.why) or None,
         )
 
 
@@ -87,6 +90,9 @@ class ContextPack:
     over_budget: bool = False
     notes: list[str] = field(default_factory=list)
     coverage: SearchCoverage | None = None  # while some memories are not embedded yet
+    # The answer came without the embedding model (it had not loaded) and the load was left
+    # to the caller (``Retriever.context(load_model=False)``): the text to embed meanwhile.
+    model_to_load: str | None = None
 
     def to_result(self) -> MemoryContextResult:
         """The MCP result model."""
@@ -196,9 +202,13 @@ class HitBuilder:
             return None
         return head if blob_id(data, sha256=len(committed) == 64) == committed else None
 
-    def build(self, ranked: Sequence[tuple[int, float]]) -> list[Hit]:
+    def build(
+        self,
+        ranked: Sequence[tuple[int, float]],
+        why: Mapping[int, tuple[str, ...]] | None = None,
+    ) -> list[Hit]:
         """One hit per memory of ``ranked`` (best first; a memory's copies after the first are
-        skipped), with provenance and staleness."""
+        skipped), with provenance, staleness and, from ``why`` (by row), why it was chosen."""
         from teambrain_schema import Memory, MemoryFrontMatter, Provenance
 
         docs = self.store.docs([rowid for rowid, _ in ranked])
@@ -230,7 +240,7 @@ class HitBuilder:
             )
             if doc.brain == self._brain_id:
                 own.append(len(hits))
-            hits.append(Hit(memory, score, provenance))
+            hits.append(Hit(memory, score, provenance, why=why.get(rowid, ()) if why else ()))
         return self._with_staleness(hits, own)
 
     def _with_staleness(self, hits: list[Hit], own: list[int]) -> list[Hit]:

@@ -7,20 +7,30 @@ https://developers.openai.com/codex/mcp ([mcp_servers.<name>] in .codex/config.t
 https://developers.openai.com/codex/hooks (inline [[hooks.<Event>]] tables or hooks.json;
   one representation per layer, else Codex merges and warns; trust per hook hash)
 
-Its hook payloads are read by ``teambrain_capture._hookmap.codex`` (capture keeps
-every normaliser in one module: the hook imports nothing else).
+Its hook payloads are read by :func:`read_hook`, which the hook process imports this module
+for: its top level imports only teambrain_capture's hook kit; what `tb install` and `tb doctor`
+need is imported inside the functions that use it.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
+from teambrain_capture import Hook, claude_shaped
 
-from ..readiness import ToolContext, UserStep, read_object, table
-from ..registry import HOOK_COMMAND, Adapter, HookTarget, McpTarget, Presence
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the hook process imports this module
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+    from typing import Any
+
+    from ..readiness import ToolContext, UserStep
+    from ..registry import Adapter
+
+
+def read_hook(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
+    """Codex CLI hooks (``[hooks]`` in ``.codex/config.toml`` or ``.codex/hooks.json``)."""
+    # Codex fires PostToolUse after failing commands too: no exit code unless it reports one.
+    return claude_shaped(payload, success_means_zero=False)
+
 
 CODEX_STARTUP_GRACE_MS = 10000  # Codex's own default startup_timeout_sec
 
@@ -44,6 +54,9 @@ def _snake(event: str) -> str:
 
 def codex_hook_hash(event: str, matcher: str | None, handler: Mapping[str, Any]) -> str:
     """The trust hash Codex computes for one command hook of ``event``."""
+    import hashlib
+    import json
+
     normalised: dict[str, Any] = {
         "type": "command",
         "command": handler.get("command"),
@@ -61,6 +74,8 @@ def codex_hook_hash(event: str, matcher: str | None, handler: Mapping[str, Any])
 
 def _codex_hook_source(repo: Path) -> tuple[Path, dict[str, Any]]:
     """The file holding the project's Codex hooks and its ``hooks`` table."""
+    from ..readiness import read_object, table
+
     hooks_json = repo / ".codex" / "hooks.json"
     if hooks_json.is_file():
         return hooks_json, table(read_object(hooks_json).get("hooks"))
@@ -71,6 +86,9 @@ def _codex_hook_source(repo: Path) -> tuple[Path, dict[str, Any]]:
 def codex_hook_states(repo: Path) -> list[tuple[str, str]]:
     """``(key, trusted_hash)`` of every teambrain hook in ``repo``'s Codex config: what Codex's
     /hooks writes under ``[hooks.state."<key>"]`` when you trust them."""
+    from ..readiness import table
+    from ..registry import HOOK_COMMAND
+
     source, hooks = _codex_hook_source(repo)
     ours = f"{HOOK_COMMAND} codex"
     found = []
@@ -89,6 +107,8 @@ def codex_hook_states(repo: Path) -> list[tuple[str, str]]:
 
 def _main_checkout(repo: Path) -> Path | None:
     """For a linked worktree, the main checkout (where Codex also looks for trust)."""
+    from pathlib import Path
+
     dot_git = repo / ".git"
     if not dot_git.is_file():
         return None
@@ -102,6 +122,11 @@ def _main_checkout(repo: Path) -> Path | None:
 
 
 def _codex_steps(ctx: ToolContext) -> list[UserStep]:
+    from pathlib import Path
+
+    from ..readiness import UserStep, read_object, table
+    from ..registry import HOOK_COMMAND
+
     codex_home = Path(ctx.env["CODEX_HOME"]) if ctx.env.get("CODEX_HOME") else ctx.home / ".codex"
     user_config = codex_home / "config.toml"
     config = read_object(user_config, "toml")
@@ -159,32 +184,37 @@ def _codex_steps(ctx: ToolContext) -> list[UserStep]:
     return steps
 
 
-ADAPTER = Adapter(
-    name="codex",
-    title="Codex CLI",
-    docs=(f"{_CODEX_DOCS}/mcp", f"{_CODEX_DOCS}/hooks", f"{_CODEX_DOCS}/config-reference"),
-    mcp=McpTarget(
-        ".codex/config.toml",
-        "toml",
-        "mcp_servers",
-        # Codex starts MCP servers with a scrubbed environment: without this the server
-        # would write to ~/.teambrain while the hooks write to $TEAMBRAIN_HOME.
-        entry={"env_vars": ["TEAMBRAIN_HOME"]},
-        # Optional servers still starting after this grace are left out of the session's
-        # first turn (default 1000 ms); see docs/cli/install.md for why not `required`.
-        file_defaults={"mcp_optional_startup_grace_ms": CODEX_STARTUP_GRACE_MS},
-    ),
-    hooks=HookTarget(
-        ".codex/config.toml",
-        "toml",
-        ("SessionStart", "UserPromptSubmit", "PostToolUse"),
-        handler={"type": "command", "timeout": 10},
-        alternate_path=".codex/hooks.json",
-    ),
-    notes=(
-        "Codex loads project config only in trusted projects and runs new hooks only after "
-        "you trust them in /hooks. Codex hooks have no session end: sessions close when idle."
-    ),
-    user_steps=_codex_steps,
-    presence=Presence(("codex",), ("$CODEX_HOME", "~/.codex")),
-)
+def adapter() -> Adapter:
+    """Where this tool is wired, for `tb install` and `tb doctor` (built when the registry
+    loads: the hook process imports this module for ``read_hook`` alone)."""
+    from ..registry import Adapter, HookTarget, McpTarget, Presence
+
+    return Adapter(
+        name="codex",
+        title="Codex CLI",
+        docs=(f"{_CODEX_DOCS}/mcp", f"{_CODEX_DOCS}/hooks", f"{_CODEX_DOCS}/config-reference"),
+        mcp=McpTarget(
+            ".codex/config.toml",
+            "toml",
+            "mcp_servers",
+            # Codex starts MCP servers with a scrubbed environment: without this the server
+            # would write to ~/.teambrain while the hooks write to $TEAMBRAIN_HOME.
+            entry={"env_vars": ["TEAMBRAIN_HOME"]},
+            # Optional servers still starting after this grace are left out of the session's
+            # first turn (default 1000 ms); see docs/cli/install.md for why not `required`.
+            file_defaults={"mcp_optional_startup_grace_ms": CODEX_STARTUP_GRACE_MS},
+        ),
+        hooks=HookTarget(
+            ".codex/config.toml",
+            "toml",
+            ("SessionStart", "UserPromptSubmit", "PostToolUse"),
+            handler={"type": "command", "timeout": 10},
+            alternate_path=".codex/hooks.json",
+        ),
+        notes=(
+            "Codex loads project config only in trusted projects and runs new hooks only after "
+            "you trust them in /hooks. Codex hooks have no session end: sessions close when idle."
+        ),
+        user_steps=_codex_steps,
+        presence=Presence(("codex",), ("$CODEX_HOME", "~/.codex")),
+    )

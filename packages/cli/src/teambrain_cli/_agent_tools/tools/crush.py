@@ -13,16 +13,25 @@ MCP only: no hooks, so nothing is captured from its sessions.
 
 from __future__ import annotations
 
-from ..registry import Adapter, McpTarget
+TYPE_CHECKING = False  # as in the tools with hooks, whose modules the hook process imports
+if TYPE_CHECKING:
+    from ..registry import Adapter
 
-ADAPTER = Adapter(
-    name="crush",
-    title="Crush",
-    docs=("https://github.com/charmbracelet/crush#configuration",),
-    mcp=McpTarget(".crush.json", "json", "mcp", entry_type="stdio"),
-    notes=(
-        "MCP only: Crush's one hook event (PreToolUse) carries no session start, prompt or "
-        "result, so Crush sessions are not captured. Crush reads .crush.json as trusted code, "
-        "with no prompt."
-    ),
-)
+
+def adapter() -> Adapter:
+    """Where this tool is wired, for `tb install` and `tb doctor`."""
+    from ..registry import Adapter, McpTarget
+
+    return Adapter(
+        name="crush",
+        title="Crush",
+        docs=("https://github.com/charmbracelet/crush#configuration",),
+        mcp=McpTarget(".crush.json", "json", "mcp", entry_type="stdio"),
+        summary="Its only hook, PreToolUse, says too little to capture",
+        not_driven="@charmland/crush 0.96.1 downloads its binary from github.com when installed (offline here)",
+        notes=(
+            "MCP only: Crush's one hook event (PreToolUse) carries no session start, prompt or "
+            "result, so Crush sessions are not captured. Crush reads .crush.json as trusted code, "
+            "with no prompt."
+        ),
+    )

@@ -9,18 +9,34 @@ https://github.com/google-gemini/gemini-cli/blob/main/docs/hooks/index.md (hooks
 https://github.com/google-gemini/gemini-cli/blob/main/docs/reference/configuration.md
   (settings.json is read with comments stripped: JSONC)
 
-Its hook payloads are read by ``teambrain_capture._hookmap.gemini_cli`` (capture keeps
-every normaliser in one module: the hook imports nothing else).
+Its hook payloads are read by :func:`read_hook`, which the hook process imports this module
+for: its top level imports only teambrain_capture's hook kit; what `tb install` and `tb doctor`
+need is imported inside the functions that use it.
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from pathlib import Path
+from teambrain_capture import Hook, claude_shaped, payload_text
 
-from ..readiness import ToolContext, UserStep, folder_rule, read_object, table
-from ..registry import Adapter, HookTarget, McpTarget, Presence
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the hook process imports this module
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+    from pathlib import Path
+
+    from ..readiness import ToolContext, UserStep
+    from ..registry import Adapter
+
+
+def read_hook(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
+    """Gemini CLI hooks (``hooks`` in ``.gemini/settings.json``)."""
+    hook = claude_shaped(payload, success_means_zero=False)
+    hook.sid = hook.sid or env.get("GEMINI_SESSION_ID")
+    hook.cwd = hook.cwd or env.get("GEMINI_PROJECT_DIR")
+    request = payload.get("llm_request")
+    if hook.model is None and isinstance(request, dict):
+        hook.model = payload_text(request, "model")
+    return hook
+
 
 GEMINI_MCP_TIMEOUT_MS = 60000
 
@@ -36,6 +52,10 @@ _GEMINI_DOCS = "https://github.com/google-gemini/gemini-cli/blob/main/docs"
 
 
 def _gemini_steps(ctx: ToolContext) -> list[UserStep]:
+    from pathlib import Path
+
+    from ..readiness import UserStep, folder_rule, read_object, table
+
     fix_env = "unset GEMINI_CLI_TRUST_WORKSPACE and GEMINI_RESTRICTED_MODE"
     gemini_dir = Path(ctx.env.get("GEMINI_CLI_HOME") or ctx.home) / ".gemini"
     folders = Path(ctx.env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or gemini_dir / "trustedFolders.json")  # fmt: skip
@@ -62,6 +82,9 @@ def _gemini_steps(ctx: ToolContext) -> list[UserStep]:
 
 
 def _gemini_settings_files(ctx: ToolContext, gemini_dir: Path) -> Iterator[Path]:
+    import sys
+    from pathlib import Path
+
     system = ctx.env.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or {
         "darwin": "/Library/Application Support/GeminiCli/settings.json",
         "win32": "C:\\ProgramData\\gemini-cli\\settings.json",
@@ -71,32 +94,37 @@ def _gemini_settings_files(ctx: ToolContext, gemini_dir: Path) -> Iterator[Path]
     yield Path(system)
 
 
-ADAPTER = Adapter(
-    name="gemini-cli",
-    title="Gemini CLI",
-    aliases=("gemini",),
-    docs=(
-        f"{_GEMINI_DOCS}/tools/mcp-server.md",
-        f"{_GEMINI_DOCS}/hooks/index.md",
-        f"{_GEMINI_DOCS}/reference/configuration.md",
-    ),
-    # `timeout` bounds `gemini mcp list`'s connection test (5 s by default: a loaded machine
-    # reported teambrain Disconnected) and each tool call (10 minutes by default).
-    mcp=McpTarget(
-        ".gemini/settings.json", "jsonc", "mcpServers", entry={"timeout": GEMINI_MCP_TIMEOUT_MS}
-    ),
-    hooks=HookTarget(
-        ".gemini/settings.json",
-        "jsonc",
-        ("SessionStart", "BeforeAgent", "AfterTool", "SessionEnd"),
-        matchers={"AfterTool": "*"},
-        handler={"type": "command", "name": "teambrain-capture", "timeout": 10000},
-    ),
-    notes=(
-        "Gemini CLI disables the project's MCP servers and hooks in a folder you have not "
-        "trusted. It fingerprints project hooks and warns when they are new or changed. Hook "
-        'payloads carry no model name, so events record model "unknown".'
-    ),
-    user_steps=_gemini_steps,
-    presence=Presence(("gemini",), ("$GEMINI_CLI_HOME/.gemini", "~/.gemini")),
-)
+def adapter() -> Adapter:
+    """Where this tool is wired, for `tb install` and `tb doctor` (built when the registry
+    loads: the hook process imports this module for ``read_hook`` alone)."""
+    from ..registry import Adapter, HookTarget, McpTarget, Presence
+
+    return Adapter(
+        name="gemini-cli",
+        title="Gemini CLI",
+        aliases=("gemini",),
+        docs=(
+            f"{_GEMINI_DOCS}/tools/mcp-server.md",
+            f"{_GEMINI_DOCS}/hooks/index.md",
+            f"{_GEMINI_DOCS}/reference/configuration.md",
+        ),
+        # `timeout` bounds `gemini mcp list`'s connection test (5 s by default: a loaded machine
+        # reported teambrain Disconnected) and each tool call (10 minutes by default).
+        mcp=McpTarget(
+            ".gemini/settings.json", "jsonc", "mcpServers", entry={"timeout": GEMINI_MCP_TIMEOUT_MS}
+        ),
+        hooks=HookTarget(
+            ".gemini/settings.json",
+            "jsonc",
+            ("SessionStart", "BeforeAgent", "AfterTool", "SessionEnd"),
+            matchers={"AfterTool": "*"},
+            handler={"type": "command", "name": "teambrain-capture", "timeout": 10000},
+        ),
+        notes=(
+            "Gemini CLI disables the project's MCP servers and hooks in a folder you have not "
+            "trusted. It fingerprints project hooks and warns when they are new or changed. Hook "
+            'payloads carry no model name, so events record model "unknown".'
+        ),
+        user_steps=_gemini_steps,
+        presence=Presence(("gemini",), ("$GEMINI_CLI_HOME/.gemini", "~/.gemini")),
+    )

@@ -14,22 +14,31 @@ MCP only: no hooks, so nothing is captured from its sessions.
 
 from __future__ import annotations
 
-from ..registry import Adapter, McpTarget
+TYPE_CHECKING = False  # as in the tools with hooks, whose modules the hook process imports
+if TYPE_CHECKING:
+    from ..registry import Adapter
 
-ADAPTER = Adapter(
-    name="junie",
-    title="JetBrains Junie",
-    aliases=("jetbrains",),
-    docs=(
-        "https://www.jetbrains.com/help/junie/model-context-protocol-mcp.html",
-        "https://www.jetbrains.com/help/ai-assistant/mcp.html",
-    ),
-    mcp=McpTarget(".junie/mcp/mcp.json", "json", "mcpServers"),
-    notes=(
-        "MCP only: Junie has no session hooks a repository can set, so its sessions are not "
-        "captured. JetBrains AI Assistant keeps MCP servers in the IDE's settings, not in a "
-        'file: add {"mcpServers": {"teambrain": {"command": "tb", "args": '
-        '["serve"]}}} in Settings | Tools | AI Assistant | Model Context Protocol (MCP), '
-        '"As JSON", at Project level.'
-    ),
-)
+
+def adapter() -> Adapter:
+    """Where this tool is wired, for `tb install` and `tb doctor`."""
+    from ..registry import Adapter, McpTarget
+
+    return Adapter(
+        name="junie",
+        title="JetBrains Junie",
+        aliases=("jetbrains",),
+        docs=(
+            "https://www.jetbrains.com/help/junie/model-context-protocol-mcp.html",
+            "https://www.jetbrains.com/help/ai-assistant/mcp.html",
+        ),
+        mcp=McpTarget(".junie/mcp/mcp.json", "json", "mcpServers"),
+        summary="AI Assistant by hand, below. No repository hooks",
+        not_driven="@jetbrains/junie downloads its binary from github.com when installed (offline here)",
+        notes=(
+            "MCP only: Junie has no session hooks a repository can set, so its sessions are not "
+            "captured. JetBrains AI Assistant keeps MCP servers in the IDE's settings, not in a "
+            'file: add {"mcpServers": {"teambrain": {"command": "tb", "args": '
+            '["serve"]}}} in Settings | Tools | AI Assistant | Model Context Protocol (MCP), '
+            '"As JSON", at Project level.'
+        ),
+    )

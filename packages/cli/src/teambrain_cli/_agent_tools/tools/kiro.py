@@ -11,12 +11,20 @@ MCP only: no hooks, so nothing is captured from its sessions.
 
 from __future__ import annotations
 
-from ..registry import Adapter, McpTarget
+TYPE_CHECKING = False  # as in the tools with hooks, whose modules the hook process imports
+if TYPE_CHECKING:
+    from ..registry import Adapter
 
-ADAPTER = Adapter(
-    name="kiro",
-    title="Kiro",
-    docs=("https://kiro.dev/docs/mcp/configuration",),
-    mcp=McpTarget(".kiro/settings/mcp.json", "json", "mcpServers"),
-    notes=("MCP only: agents read the brain, but Kiro sessions are not captured."),
-)
+
+def adapter() -> Adapter:
+    """Where this tool is wired, for `tb install` and `tb doctor`."""
+    from ..registry import Adapter, McpTarget
+
+    return Adapter(
+        name="kiro",
+        title="Kiro",
+        docs=("https://kiro.dev/docs/mcp/configuration",),
+        mcp=McpTarget(".kiro/settings/mcp.json", "json", "mcpServers"),
+        not_driven="an editor, not on npm",
+        notes=("MCP only: agents read the brain, but Kiro sessions are not captured."),
+    )

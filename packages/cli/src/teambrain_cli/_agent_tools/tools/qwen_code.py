@@ -8,20 +8,35 @@ https://qwenlm.github.io/qwen-code-docs/en/users/features/mcp (.qwen/settings.js
 https://qwenlm.github.io/qwen-code-docs/en/users/features/hooks (Claude Code's shape; command
   timeout in seconds; PostToolUse fires for failed tools too)
 
-Its hook payloads are read by ``teambrain_capture._hookmap.qwen_code`` (capture keeps
-every normaliser in one module: the hook imports nothing else).
+Its hook payloads are read by :func:`read_hook`, which the hook process imports this module
+for: its top level imports only teambrain_capture's hook kit; what `tb install` and `tb doctor`
+need is imported inside the functions that use it.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
+from teambrain_capture import IGNORE, Hook, claude_shaped, payload_text
 
-from ..readiness import ToolContext, UserStep, folder_rule, read_object, table
-from ..registry import MCP_SERVER_NAME, Adapter, HookTarget, McpTarget, Presence
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the hook process imports this module
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from ..readiness import ToolContext, UserStep
+    from ..registry import Adapter
+
+
+def read_hook(payload: Mapping[str, object], env: Mapping[str, str]) -> Hook:
+    """Qwen Code hooks (``hooks`` in ``.qwen/settings.json``): Claude Code's shape."""
+    # Qwen Code fires UserPromptSubmit again, with an empty prompt, before each continuation
+    # after a tool result (0.24.4): not something the user asked.
+    if payload.get("hook_event_name") == "UserPromptSubmit" and not payload_text(payload, "prompt"):
+        return Hook(IGNORE, reason="qwen-code continuation, not a prompt")
+    # Its PostToolUse fires for failed tools too (PostToolUseFailure exists as well).
+    hook = claude_shaped(payload, success_means_zero=False)
+    hook.cwd = hook.cwd or env.get("QWEN_PROJECT_DIR")
+    return hook
+
 
 _QWEN_DOCS = "https://qwenlm.github.io/qwen-code-docs/en/users"
 
@@ -38,12 +53,20 @@ _QWEN_DOCS = "https://qwenlm.github.io/qwen-code-docs/en/users"
 
 def qwen_entry_hash(entry: Mapping[str, Any]) -> str:
     """The hash Qwen Code binds an MCP server approval to."""
+    import hashlib
+    import json
+
     kept = {key: value for key, value in entry.items() if key not in ("scope", "extensionName", "description")}  # fmt: skip
     text = json.dumps(kept, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _qwen_steps(ctx: ToolContext) -> list[UserStep]:
+    from pathlib import Path
+
+    from ..readiness import UserStep, folder_rule, read_object, table
+    from ..registry import MCP_SERVER_NAME
+
     qwen_dir = ctx.home / ".qwen"
     steps = []
     settings = read_object(qwen_dir / "settings.json", "jsonc")
@@ -76,31 +99,36 @@ def _qwen_steps(ctx: ToolContext) -> list[UserStep]:
     return steps
 
 
-ADAPTER = Adapter(
-    name="qwen-code",
-    title="Qwen Code",
-    aliases=("qwen",),
-    docs=(
-        f"{_QWEN_DOCS}/features/mcp",
-        f"{_QWEN_DOCS}/features/hooks",
-        f"{_QWEN_DOCS}/configuration/trusted-folders",
-    ),
-    # No extra fields: Qwen Code binds a server approval to a hash of the whole entry.
-    mcp=McpTarget(".qwen/settings.json", "jsonc", "mcpServers"),
-    hooks=HookTarget(
-        ".qwen/settings.json",
-        "jsonc",
-        ("SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "SessionEnd"),
-        matchers={"PostToolUse": "*", "PostToolUseFailure": "*"},
-        handler={"type": "command", "timeout": 10},  # seconds (values >= 1000 read as ms)
-    ),
-    notes=(
-        'Qwen Code keeps a project\'s MCP servers "Pending approval" until you run `qwen mcp '
-        "approve teambrain` in the repository (once per machine; again if the entry changes). "
-        "If you turned on its folder trust, trust the folder too. It hides MCP tools behind "
-        "tool_search by default; models find memory_context through it. Headless `qwen -p` "
-        "sessions fire no SessionEnd."
-    ),
-    user_steps=_qwen_steps,
-    presence=Presence(("qwen",), ("~/.qwen",)),
-)
+def adapter() -> Adapter:
+    """Where this tool is wired, for `tb install` and `tb doctor` (built when the registry
+    loads: the hook process imports this module for ``read_hook`` alone)."""
+    from ..registry import Adapter, HookTarget, McpTarget, Presence
+
+    return Adapter(
+        name="qwen-code",
+        title="Qwen Code",
+        aliases=("qwen",),
+        docs=(
+            f"{_QWEN_DOCS}/features/mcp",
+            f"{_QWEN_DOCS}/features/hooks",
+            f"{_QWEN_DOCS}/configuration/trusted-folders",
+        ),
+        # No extra fields: Qwen Code binds a server approval to a hash of the whole entry.
+        mcp=McpTarget(".qwen/settings.json", "jsonc", "mcpServers"),
+        hooks=HookTarget(
+            ".qwen/settings.json",
+            "jsonc",
+            ("SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "SessionEnd"),
+            matchers={"PostToolUse": "*", "PostToolUseFailure": "*"},
+            handler={"type": "command", "timeout": 10},  # seconds (values >= 1000 read as ms)
+        ),
+        notes=(
+            'Qwen Code keeps a project\'s MCP servers "Pending approval" until you run `qwen mcp '
+            "approve teambrain` in the repository (once per machine; again if the entry changes). "
+            "If you turned on its folder trust, trust the folder too. It hides MCP tools behind "
+            "tool_search by default; models find memory_context through it. Headless `qwen -p` "
+            "sessions fire no SessionEnd."
+        ),
+        user_steps=_qwen_steps,
+        presence=Presence(("qwen",), ("~/.qwen",)),
+    )

@@ -13,16 +13,25 @@ MCP only: no hooks, so nothing is captured from its sessions.
 
 from __future__ import annotations
 
-from ..registry import Adapter, McpTarget
+TYPE_CHECKING = False  # as in the tools with hooks, whose modules the hook process imports
+if TYPE_CHECKING:
+    from ..registry import Adapter
 
-ADAPTER = Adapter(
-    name="zed",
-    title="Zed",
-    docs=("https://zed.dev/docs/ai/mcp", "https://zed.dev/docs/worktree-trust"),
-    mcp=McpTarget(".zed/settings.json", "jsonc", "context_servers"),
-    notes=(
-        "MCP only: Zed's agent has no hooks, so Zed sessions are not captured. Zed opens "
-        "every folder in Restricted Mode and applies .zed/settings.json only once you trust "
-        "the worktree."
-    ),
-)
+
+def adapter() -> Adapter:
+    """Where this tool is wired, for `tb install` and `tb doctor`."""
+    from ..registry import Adapter, McpTarget
+
+    return Adapter(
+        name="zed",
+        title="Zed",
+        docs=("https://zed.dev/docs/ai/mcp", "https://zed.dev/docs/worktree-trust"),
+        mcp=McpTarget(".zed/settings.json", "jsonc", "context_servers"),
+        summary="No hooks",
+        not_driven="an editor, not on npm",
+        notes=(
+            "MCP only: Zed's agent has no hooks, so Zed sessions are not captured. Zed opens "
+            "every folder in Restricted Mode and applies .zed/settings.json only once you trust "
+            "the worktree."
+        ),
+    )

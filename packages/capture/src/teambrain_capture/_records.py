@@ -1,0 +1,128 @@
+"""The record spool: graph record drafts waiting for ``tb propose`` (``spool/records/``), one
+JSON file each, apart from the memory candidates (docs/graph.md#proposing-records).
+
+Writing one changes nothing in any repository; the same record queued twice for a repository
+is one candidate.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from teambrain_schema import NoteDraft, Proposer, RecordCandidate, RecordDraft, ValidationFailure
+from teambrain_schema.atomic import write_text_atomic
+from teambrain_schema.frontmatter import describe_validation_error
+from teambrain_schema.ids import new_ulid
+from teambrain_schema.local_files import read_json_file
+from teambrain_schema.paths import MachineLayout
+
+from ._spool import ensure_private_dir
+
+MAX_RECORD_CANDIDATE_BYTES = 256 * 1024
+
+
+def records_dir(machine: MachineLayout) -> Path:
+    """Where queued record drafts live: ``spool/records/``."""
+    return machine.spool / "records"
+
+
+def queue_record(
+    record: RecordDraft | dict[str, Any],
+    proposer: Proposer,
+    *,
+    sid: str | None = None,
+    repo: str | None = None,
+    machine: MachineLayout,
+    reason: str | None = None,
+    now: dt.datetime | None = None,
+) -> tuple[RecordCandidate, bool]:
+    """Queue ``record`` for repository ``repo``; (candidate, created). The same record pending
+    for the same repository is the existing candidate (``created=False``)."""
+    try:
+        valid = record if isinstance(record, RecordDraft) else RecordDraft.model_validate(record)
+    except ValidationError as exc:
+        raise ValidationFailure(describe_validation_error(exc)[0]) from None
+    return _queue(
+        {"record": valid, "sid": sid}, valid.content_hash(), proposer,
+        repo=repo, machine=machine, reason=reason, now=now,
+    )  # fmt: skip
+
+
+def queue_note(
+    note: NoteDraft,
+    proposer: Proposer,
+    *,
+    repo: str | None = None,
+    machine: MachineLayout,
+    reason: str | None = None,
+    now: dt.datetime | None = None,
+) -> tuple[RecordCandidate, bool]:
+    """Queue a note to add under ``.teambrain/notes/`` for repository ``repo`` (an import);
+    the same note pending for the same repository is the existing candidate."""
+    return _queue(
+        {"note": note}, note.content_hash(), proposer,
+        repo=repo, machine=machine, reason=reason, now=now,
+    )  # fmt: skip
+
+
+def _queue(
+    fields: dict[str, Any], digest: str, proposer: Proposer, *, repo: str | None,
+    machine: MachineLayout, reason: str | None, now: dt.datetime | None,
+) -> tuple[RecordCandidate, bool]:  # fmt: skip
+    """The pending candidate of this content for ``repo`` (created False), else a new one."""
+    for existing in list_records(machine).records:
+        if (
+            existing.content_hash == digest
+            and existing.status == "pending"
+            and existing.repo == repo
+        ):
+            return existing, False
+    candidate = RecordCandidate(
+        candidate_id=new_ulid(), created=now or dt.datetime.now(dt.UTC), proposer=proposer,
+        content_hash=digest, repo=repo, reason=reason, **fields,
+    )  # fmt: skip
+    save_record(candidate, machine=machine)
+    return candidate, True
+
+
+def save_record(candidate: RecordCandidate, *, machine: MachineLayout) -> Path:
+    """Write (or rewrite) a record candidate atomically, private to this user."""
+    folder = records_dir(machine)
+    ensure_private_dir(machine.spool)
+    ensure_private_dir(folder)
+    path = folder / f"{candidate.candidate_id}.json"
+    write_text_atomic(path, candidate.model_dump_json(indent=2, by_alias=True) + "\n", mode=0o600)
+    return path
+
+
+@dataclass
+class RecordList:
+    """Record candidates that parsed, and files that did not (path, one-line reason)."""
+
+    records: list[RecordCandidate] = field(default_factory=list)
+    broken: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def list_records(machine: MachineLayout) -> RecordList:
+    """Every record candidate, oldest first; unreadable files are reported, not raised."""
+    result = RecordList()
+    folder = records_dir(machine)
+    if not folder.is_dir():
+        return result
+    for path in sorted(folder.glob("*.json")):
+        try:
+            data = read_json_file(path, max_bytes=MAX_RECORD_CANDIDATE_BYTES)
+            result.records.append(RecordCandidate.model_validate(data))
+        except (OSError, ValueError) as exc:
+            reason = (
+                describe_validation_error(exc)[0]
+                if isinstance(exc, ValidationError)
+                else str(exc).splitlines()[0]
+            )
+            result.broken.append((path, reason))
+    result.records.sort(key=lambda c: (c.created, c.candidate_id))
+    return result
