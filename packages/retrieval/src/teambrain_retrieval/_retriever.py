@@ -177,7 +177,8 @@ class Retriever:
         self.answers = Answers(
             self.backend, self.hits, budget_tokens=config.retrieval.budget_tokens,
             lock=self._lock, policies=self.org_policies,
-            graph=GraphWalk(self._sources, self.org_policies, config.retrieval.graph_depth),
+            graph=GraphWalk(layout, self._sources, self.org_policies,
+                            config.retrieval.graph_depth),
             repo_root=None if self.ephemeral else layout.repo_root,
             in_background=lambda: self.embeds_in_background,
         )  # fmt: skip

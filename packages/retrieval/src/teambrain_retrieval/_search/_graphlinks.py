@@ -128,11 +128,19 @@ class GraphLinks:
 
 
 class GraphWalk:
-    """The graphs one retriever follows: its own brain's, then each org brain's as its read
-    policy allows (none under ``reads_nothing`` or ``grep-only``; only the node kinds it
-    allows), read on first use, up to ``depth`` edges (``retrieval.graph_depth``)."""
+    """The graphs one retriever follows: its own brain's (``layout``: the checkout's, also when a
+    live view serves its memories), then the org brain's of each of ``sources`` after the first,
+    as its read policy allows (none under ``reads_nothing`` or ``grep-only``; only the node kinds
+    it allows), read on first use, up to ``depth`` edges (``retrieval.graph_depth``)."""
 
-    def __init__(self, sources: Sequence[BrainSource], policies: OrgPolicies, depth: int) -> None:
+    def __init__(
+        self,
+        layout: BrainLayout,
+        sources: Sequence[BrainSource],
+        policies: OrgPolicies,
+        depth: int,
+    ) -> None:
+        self.layout = layout
         self.sources = list(sources)
         self.policies = policies
         self.depth = depth
@@ -140,7 +148,7 @@ class GraphWalk:
 
     def _graphs(self) -> list[GraphLinks]:
         if self._links is None:
-            self._links = [GraphLinks(self.sources[0].layout)]
+            self._links = [GraphLinks(self.layout)]
             for source in self.sources[1:]:  # an org brain's graph, as its policy allows
                 policy = self.policies.policies.get(source.brain_id)
                 if policy is not None and (
