@@ -10,9 +10,11 @@ import errno
 import ipaddress
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -285,7 +287,7 @@ class PostgresServer:
 
 
 @pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
+def postgres_server() -> Iterator[PostgresServer]:
     """One PostgreSQL per test process, started on first use (~1.7 s) and stopped at the end."""
     import warnings
 
@@ -294,13 +296,18 @@ def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Postgr
         warnings.simplefilter("ignore")
         import pgserver
 
-        server = pgserver.get_server(tmp_path_factory.mktemp("pg"), cleanup_mode="stop")
+        # Run as root, pgserver runs PostgreSQL as its own user, which must be able to reach
+        # the data directory: pytest's temp root is private to root (0700), /tmp is not.
+        data = Path(tempfile.mkdtemp(prefix="tb-pg-"))
+        data.chmod(0o755)
+        server = pgserver.get_server(data, cleanup_mode="stop")
     try:
         yield PostgresServer(server, server.get_uri())
     finally:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             server.cleanup()
+        shutil.rmtree(data, ignore_errors=True)
 
 
 @pytest.fixture

@@ -15,6 +15,13 @@ Scale (BENCH_PG_SCALE=100000, the default; 0 skips it): that many synthetic memo
 vocabulary, Zipf-weighted, as bench_retrieval.py makes them) with random unit vectors from a
 hashing stand-in for the model, in both backends: full fill time, a one-memory incremental
 fill, and search p50/p95 over 200 SciFact claims, SQLite as the baseline in the same run.
+
+Newcomer (same size, a brain of memory files in git filled by CI's own fill_shared_index): a
+fresh clone's time to its first answer with the shared index (vectors fetched) and without it
+(embedding at the local model's pace, measured here), and notification latency — from the end
+of CI's fill to a running live retriever serving a merged memory, and no longer serving a
+retired one (BENCH_PG_ROUNDS rounds, default 3). BENCH_PG_PARTS picks parts: quality, scale,
+newcomer (first answers and latency), notify (latency alone); default all but notify.
 """
 
 from __future__ import annotations
@@ -300,10 +307,193 @@ def scale(size: int) -> None:
     print(f"load average {os.getloadavg()[0]:.1f}")
 
 
+class PacedEmbedder(RandomEmbedder):
+    """RandomEmbedder's vectors at a measured model's pace (seconds per text): a newcomer
+    embedding the brain itself, without minutes of real model time per run."""
+
+    def __init__(self, per_text_s: float) -> None:
+        self.per_text_s = per_text_s
+
+    def embed_documents(self, texts: Any) -> Any:
+        time.sleep(self.per_text_s * len(texts))
+        return super().embed_documents(texts)
+
+
+def model_pace(bodies: list[str]) -> tuple[str, float]:
+    """The local model's seconds per memory text, measured on ``bodies`` (the first batch,
+    which loads the model, not counted)."""
+    embedder = the_embedder()
+    embedder.embed_documents(bodies[:8])
+    started = time.perf_counter()
+    embedder.embed_documents(bodies)
+    return embedder.name, (time.perf_counter() - started) / len(bodies)
+
+
+def _git(root: Path, *args: str) -> str:
+    import subprocess
+
+    done = subprocess.run(
+        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", *args],
+        cwd=root, check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    return done.stdout.strip()
+
+
+def newcomer(size: int, *, first_answers: bool = True, rounds: int = 3) -> None:
+    """A brain of ``size`` memory files in git, CI's fill of the shared index from them, then:
+    a newcomer's time to a first answer with the shared index (vectors fetched) and without it
+    (embedding at the local model's measured pace), and how fast a running live retriever
+    serves a merge and a retirement after CI's fill finished (LISTEN/NOTIFY, no fetch)."""
+    import json
+
+    from bench_retrieval import make_brain, memory_file
+    from teambrain_retrieval import RetrieverOptions, open_retriever, shared_index_egress
+    from teambrain_retrieval._postgres import connect, fill_shared_index
+    from teambrain_schema import BrainConfig, RetrievalConfig
+    from teambrain_schema.egress import approve_egress
+    from teambrain_schema.paths import BrainLayout, MachineLayout
+
+    _, _, queries, qrels = scifact()
+    claims = [queries[q] for q in qrels]
+    counts: dict[str, int] = {}
+    with open(DATA / "corpus.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            for raw in json.loads(line)["text"].lower().split():
+                word = raw.strip(".,;:()[]'\"")
+                if word.isalpha():
+                    counts[word] = counts.get(word, 0) + 1
+    words = sorted(counts, key=lambda w: -counts[w])[:20000]
+    weights = [1.0 / (rank + 10) for rank in range(len(words))]
+    docs = synthetic_docs(size, words, weights)
+    model, pace = model_pace([body for _, _, body in docs[:128]])
+    log(f"newcomer: {size} memory files; the local model ({model}) embeds "
+        f"{1000 * pace:.1f} ms a memory on this machine")  # fmt: skip
+    config = BrainConfig(retrieval=RetrievalConfig(backend="postgres", url_env="BENCH_PG_URL"))
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="tb-bench-newcomer-") as scratch:
+        work = Path(scratch)
+        ci = work / "ci"
+        started = time.perf_counter()
+        make_brain(ci, docs)
+        _git(ci, "add", "-A")
+        _git(ci, "commit", "-qm", "brain")
+        _git(ci, "remote", "add", "origin", "https://github.com/bench/brain.git")
+        log(f"brain written and committed in {time.perf_counter() - started:.0f} s")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import pgserver
+
+            server = pgserver.get_server(work / "pg", cleanup_mode="stop")
+        try:
+            url = server.get_uri()
+            os.environ["BENCH_PG_URL"] = url
+            pg = connect(url, timeout_s=3600)
+            started = time.perf_counter()
+            fill_shared_index(pg, BrainLayout(ci), RandomEmbedder())
+            out["ci_fill"] = time.perf_counter() - started
+            log(f"CI's fill from the files: {out['ci_fill']:.0f} s")
+
+            def first_answer(home: Path, *, shared: bool, live: bool = False) -> Any:
+                machine = MachineLayout(home)
+                layout = BrainLayout(clone)
+                if shared:
+                    egress = shared_index_egress(config.retrieval)
+                    assert egress is not None
+                    approve_egress(machine, clone, [egress])
+                embedder = RandomEmbedder() if shared else PacedEmbedder(pace)
+                options = RetrieverOptions(embedder=embedder, live=live, warn=log)
+                started = time.perf_counter()
+                retriever = open_retriever(
+                    layout, options, config=config if shared else BrainConfig(), home=machine
+                )
+                retriever.search(claims[0], 8)
+                return retriever, time.perf_counter() - started
+
+            clone = work / "mate"
+            _git(work, "clone", "-q", str(ci), str(clone))
+            _git(clone, "remote", "set-url", "origin", "https://github.com/bench/brain.git")
+            if first_answers:
+                retriever, out["ttfa_shared"] = first_answer(work / "home-shared", shared=True)
+                out["ttfa_shared_vectors"] = retriever.stats().vectors
+                retriever.close()
+                retriever, out["ttfa_local"] = first_answer(work / "home-local", shared=False)
+                out["ttfa_local_vectors"] = retriever.stats().vectors
+                retriever.close()
+                log(f"first answer: {out['ttfa_shared']:.1f} s with the shared index "
+                    f"({out['ttfa_shared_vectors']:.0f} vectors), {out['ttfa_local']:.1f} s without "
+                    f"({out['ttfa_local_vectors']:.0f} vectors)")  # fmt: skip
+
+            # A running server's live retriever in the clone, following the shared index.
+            live, out["ttfa_live"] = first_answer(work / "home-live", shared=True, live=True)
+            assert live.follow_shared_index()
+            follower = live._follower
+            assert follower is not None
+            while follower.snapshot is None:
+                time.sleep(0.05)
+            latencies: dict[str, list[float]] = {"merge": [], "retire": []}
+            for round_ in range(rounds):
+                memory_id = f"01KBZZ{round_:020d}"
+                words_ = f"zephyrquartz{round_} notificationprobe"
+                path = ci / ".teambrain" / "memories" / "learnings" / f"{memory_id}-m.md"
+                path.write_text(memory_file(memory_id, f"Probe {round_}", words_), "utf-8")
+                _git(ci, "add", "-A")
+                _git(ci, "commit", "-qm", f"merge {round_}")
+                fill_shared_index(pg, BrainLayout(ci), RandomEmbedder())
+                latencies["merge"].append(served_after(live, f"zephyrquartz{round_}", memory_id))
+                retired = ci / ".teambrain" / "retired" / path.name
+                _git(ci, "mv", str(path), str(retired))
+                _git(ci, "commit", "-qm", f"retire {round_}")
+                fill_shared_index(pg, BrainLayout(ci), RandomEmbedder())
+                latencies["retire"].append(
+                    served_after(live, f"zephyrquartz{round_}", memory_id, gone=True)
+                )
+            live.close()
+            pg.close()
+        finally:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                server.cleanup()
+    full_local = size * pace
+    print(f"\nnewcomer: {size} memories in git, the local model's pace {1000 * pace:.1f} ms/memory")
+    if first_answers:
+        print_first_answers(size, out, full_local)
+    print(f"CI's fill from {size} files: {out['ci_fill']:.1f} s (random vectors: no model time)")
+    for kind, values in latencies.items():
+        print(f"notification → served ({kind}): "
+              + ", ".join(f"{v:.2f}" for v in values) + " s")  # fmt: skip
+    print(f"load average {os.getloadavg()[0]:.1f}")
+
+
+def print_first_answers(size: int, out: dict[str, float], full_local: float) -> None:
+    print("| newcomer's clone | first answer s | vectors at that answer | all embedded |")
+    print("|---|---|---|---|")
+    print(f"| with the shared index | {out['ttfa_shared']:.1f} | "
+          f"{out['ttfa_shared_vectors']:.0f} of {size} | at the first answer |")  # fmt: skip
+    print(f"| without (embeds itself) | {out['ttfa_local']:.1f} | "
+          f"{out['ttfa_local_vectors']:.0f} of {size} | after ~{full_local / 60:.0f} min |")  # fmt: skip
+
+
+def served_after(retriever: Any, query: str, memory_id: str, *, gone: bool = False) -> float:
+    """Seconds from now (CI's fill just finished) until a search serves ``memory_id`` (or, with
+    ``gone``, no longer does); polled every 50 ms, at most 60 s."""
+    started = time.perf_counter()
+    while time.perf_counter() - started < 60:
+        found = memory_id in [hit.memory.id for hit in retriever.search(query, 5)]
+        if found != gone:
+            return time.perf_counter() - started
+        time.sleep(0.05)
+    return float("inf")
+
+
 if __name__ == "__main__":
     size = int(os.environ.get("BENCH_PG_SCALE", "100000"))
-    if os.environ.get("BENCH_PG_PARTS", "quality,scale") != "scale" and main():
+    parts = os.environ.get("BENCH_PG_PARTS", "quality,scale,newcomer").split(",")
+    if "quality" in parts and main():
         sys.exit(1)
-    if size:
+    if size and "scale" in parts:
         scale(size)
+    if size and ("newcomer" in parts or "notify" in parts):
+        # newcomer: first answers and notification latency; notify: the latency alone
+        newcomer(size, first_answers="newcomer" in parts,
+                 rounds=int(os.environ.get("BENCH_PG_ROUNDS", "3")))  # fmt: skip
     sys.exit(0)

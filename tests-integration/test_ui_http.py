@@ -50,7 +50,15 @@ def test_the_pages_answer_under_the_secret_and_nothing_answers_without_it(
     ui_server: UiServer,
 ) -> None:
     secret = ui_server.secret
-    for page in ("/brain", "/queue", "/stale", "/usage", "/sessions", "/static/ui.css"):
+    for page in (
+        "/brain",
+        "/queue",
+        "/stale",
+        "/usage",
+        "/usage/team",
+        "/sessions",
+        "/static/ui.css",
+    ):
         status, headers, _ = call(ui_server, "GET", f"/{secret}{page}")
         assert status == 200, page
         assert "default-src 'none'" in headers["content-security-policy"]

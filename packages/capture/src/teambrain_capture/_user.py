@@ -37,6 +37,9 @@ class UserConfig:
     serve_from: str | None = None  # "default-branch" or "checkout" (unset: default-branch)
     fetch_minutes: float | None = None  # tb serve fetches the default branch this often
     fetch_timeout_s: float | None = None
+    # `tb digest --publish` may send this machine's weekly digest figures (suppressed
+    # aggregates only) to the brain's shared database: off until the user says so.
+    publish_to_team: bool = False
 
 
 def load_user_config(machine: MachineLayout | None = None) -> UserConfig:
@@ -62,6 +65,9 @@ def load_user_config(machine: MachineLayout | None = None) -> UserConfig:
         raise EnvironmentProblem(
             f"{path}: digest.slack_webhook_env must be an environment variable name"
         )
+    publish = digest.get("publish_to_team", False)
+    if not isinstance(publish, bool):
+        raise EnvironmentProblem(f"{path}: digest.publish_to_team must be true or false")
     org = data.get("org_brain", {})
     org_path = org.get("path") if isinstance(org, dict) else None
     if org_path is not None and not (isinstance(org_path, str) and org_path.strip()):
@@ -76,7 +82,7 @@ def load_user_config(machine: MachineLayout | None = None) -> UserConfig:
     return UserConfig(
         retention_days=retention, slack_webhook_env=webhook_env,
         org_brain=org_path.strip() if org_path else None, serve_from=serve_from,
-        fetch_minutes=minutes, fetch_timeout_s=timeout,
+        fetch_minutes=minutes, fetch_timeout_s=timeout, publish_to_team=publish,
     )  # fmt: skip
 
 

@@ -133,6 +133,9 @@ class BrainService:
                 else:
                     self._say_default_branch_moved(layout.repo_root, ask=False)
                 self._start_fetching(layout)
+                # With a shared index approved here, a merge is served as soon as CI filled
+                # it (a notification), without a fetch.
+                self._retriever.follow_shared_index()
             return self._retriever
 
     def _say_default_branch_moved(self, repo_root: Path, *, ask: bool) -> bool:

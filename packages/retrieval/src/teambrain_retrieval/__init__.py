@@ -80,6 +80,14 @@ _EXPORTS: dict[str, str] = {
     "shared_brain_id": "_postgres._fill",
     "connect_shared_index": "_postgres._connect",
     "SharedIndexUnavailable": "_postgres._connect",
+    # the team's view of use in the shared database (tb metrics --team)
+    "UsageCell": "_postgres._usage",
+    "TeamCell": "_postgres._usage",
+    "combine_cells": "_postgres._usage",
+    "publish_usage": "_postgres._usage",
+    "team_usage": "_postgres._usage",
+    "USAGE_METRICS": "_postgres._usage",
+    "MIN_MEMBERS": "_postgres._usage",
     # embedders
     "Embedder": "_index._embedders",
     "EmbedderUnavailable": "_index._embedders",
@@ -159,6 +167,15 @@ if TYPE_CHECKING:
     from ._postgres._fill import (
         fill_shared_index as fill_shared_index,
         shared_brain_id as shared_brain_id,
+    )
+    from ._postgres._usage import (
+        MIN_MEMBERS as MIN_MEMBERS,
+        USAGE_METRICS as USAGE_METRICS,
+        TeamCell as TeamCell,
+        UsageCell as UsageCell,
+        combine_cells as combine_cells,
+        publish_usage as publish_usage,
+        team_usage as team_usage,
     )
     from ._query import (
         query_terms as query_terms,

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from teambrain_schema.paths import BrainLayout, MachineLayout
 
     from ._index._embedding import Progress
+    from ._postgres._follow import SharedFollower
     from ._search._backend import SqliteBackend
     from ._search._notes import NoteHit, NoteIndex
     from ._search._situation import Situation
@@ -123,6 +124,7 @@ class Retriever:
         self.ephemeral = options.ephemeral
         self._warn = options.warn or say_once
         self.live: LiveView | None = None
+        self._follower: SharedFollower | None = None
         if options.live and not options.ephemeral and options.commit is None:
             view = LiveView(layout.repo_root, home, warn=self._warn)
             try:
@@ -405,8 +407,23 @@ class Retriever:
         overlaps the load with reading the index); ``query``, when known, is embedded too."""
         self.backend.embeddings.warm_up(query or None)
 
+    def follow_shared_index(self) -> bool:
+        """Serve a merge as soon as CI filled the shared index, before this clone fetches: a
+        thread LISTENs for its notifications and the live view serves the shared index's
+        files whenever they are ahead of the default branch as fetched (``tb serve`` calls
+        this; see :mod:`._postgres._follow`). False when there is nothing to follow (no live
+        view, the sqlite backend, not approved here, no URL)."""
+        if self.live is None or self._follower is not None:
+            return self._follower is not None
+        self._follower = self.setup.follower(self.live)
+        if self._follower is not None:
+            self._follower.start()
+        return self._follower is not None
+
     def close(self) -> None:
-        """Close the index connection."""
+        """Close the index connection (and stop following the shared index)."""
+        if self._follower is not None:
+            self._follower.stop()
         self.index.close()
 
 

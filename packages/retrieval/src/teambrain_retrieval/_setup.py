@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from ._index._live import LiveView
     from ._index._worklock import WorkLocks
+    from ._postgres._follow import SharedFollower
 
 TRUST_HINT = "`tb trust` shows it and asks"
 ORG_BRAIN_SENDS = "its org-scoped memories, served to this repository's agents"
@@ -273,13 +274,11 @@ class Setup:
         refresher = Refresher(db, backend, [notes], warn=self._warn, locks=locks, interval=interval)
         return NoteIndex(self.layout, source.display, backend, refresher, commit=commit)
 
-    def _shared_vectors(
-        self, embedder: Embedder | None
-    ) -> Callable[[list[str]], dict[str, Any]] | None:
-        """The shared index as where vectors come from before embedding here
-        (``retrieval.backend: postgres``, approved, its URL set); None otherwise."""
+    def shared_index_url(self) -> str | None:
+        """The shared index's connection string when this machine may use it
+        (``retrieval.backend: postgres``, approved, its URL set); None otherwise, said once."""
         retrieval = self.config.retrieval
-        if retrieval.backend != "postgres" or embedder is None:
+        if retrieval.backend != "postgres":
             return None
         from ._postgres._config import shared_index_egress, shared_index_url
 
@@ -291,9 +290,38 @@ class Setup:
         url, why = shared_index_url(retrieval)
         if url is None:
             self._warn(f"shared index not used ({why}): embedding on this machine instead")
+        return url
+
+    def _shared_vectors(
+        self, embedder: Embedder | None
+    ) -> Callable[[list[str]], dict[str, Any]] | None:
+        """The shared index as where vectors come from before embedding here; None when it
+        is not used (:meth:`shared_index_url`) or nothing is embedded."""
+        if self.config.retrieval.backend != "postgres" or embedder is None:
+            return None
+        url = self.shared_index_url()
+        if url is None:
             return None
         from ._postgres._shared import shared_vector_source
 
         return shared_vector_source(
-            url, self.layout, embedder.name, timeout_s=retrieval.timeout_s, warn=self._warn
-        )
+            url, self.layout, embedder.name, timeout_s=self.config.retrieval.timeout_s,
+            warn=self._warn,
+        )  # fmt: skip
+
+    def follower(self, live: LiveView) -> SharedFollower | None:
+        """A follower of the shared index feeding ``live`` (not started): a merge is served as
+        soon as CI filled the shared index, before this clone fetches (see
+        :mod:`._postgres._follow`); None when it is not used here."""
+        url = self.shared_index_url()
+        if url is None:
+            return None
+        from ._postgres._fill import shared_brain_id
+        from ._postgres._follow import SharedFollower
+
+        follower = SharedFollower(
+            url, shared_brain_id(self.layout), self.layout.repo_root,
+            timeout_s=self.config.retrieval.timeout_s, warn=self._warn,
+        )  # fmt: skip
+        live.shared = lambda: follower.snapshot
+        return follower

@@ -14,8 +14,9 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from teambrain_schema import MAX_INTENT_CHARS, intent_summary
 from teambrain_schema.brain import load_brain
@@ -25,6 +26,9 @@ from teambrain_schema.secrets import find_secrets
 
 from .provenance import IndexUnreachable, InstalledDist, installed_teambrain_dists, verify_dist
 from .results import CheckResult
+
+if TYPE_CHECKING:
+    from .._console.trust import EgressStatus
 
 LLM_CLIENTS = frozenset(
     {"anthropic", "openai", "ollama", "instructor", "litellm", "google", "mistralai", "cohere", "groq", "vertexai", "langchain", "llama_index"}
@@ -357,9 +361,9 @@ def check_egress(machine: MachineLayout, layout: BrainLayout | None) -> CheckRes
     network = proxy_line(approvals)
     if network is not None:
         evidence.append(network)
-    fetching = _fetch_line()
-    if fetching is not None:
-        evidence.append(fetching)
+    for line in (_fetch_line(), _publish_line(machine, statuses)):
+        if line is not None:
+            evidence.append(line)
     if approvals.problem is not None:
         return CheckResult(
             "egress", title, "FAIL", f"{approvals.problem}: approvals there are ignored",
@@ -390,6 +394,27 @@ def _fetch_line() -> str | None:
     return (
         f"tb serve fetches the default branch from this clone's remote every "
         f"{settings.fetch_minutes:g} min (this machine's [serve] fetch_minutes; downloads only)"
+    )
+
+
+def _publish_line(machine: MachineLayout, statuses: Sequence[EgressStatus]) -> str | None:
+    """What ``tb digest --publish`` may send on this machine's say (``[digest]
+    publish_to_team``): its weekly figures to the shared database; None when not opted in."""
+    from teambrain_capture import load_user_config
+    from teambrain_schema import TeambrainError
+
+    try:
+        opted_in = load_user_config(machine).publish_to_team
+    except TeambrainError:
+        return None  # tb doctor names an unreadable user/config.toml
+    if not opted_in:
+        return None
+    shared = any(s.egress.setting == "retrieval.backend" for s in statuses)
+    return (
+        "tb digest --publish sends this machine's weekly digest figures (suppressed; memory ids, "
+        "no sessions, paths or text) to "
+        + ("the shared database above" if shared else "nothing here: this brain has none")
+        + " (this machine's [digest] publish_to_team)"
     )
 
 

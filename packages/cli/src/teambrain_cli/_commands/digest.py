@@ -9,7 +9,7 @@ import click
 from teambrain_capture import RepoKeys, repo_keys
 from teambrain_schema import UserError
 from teambrain_schema.brain import load_brain
-from teambrain_schema.paths import find_brain
+from teambrain_schema.paths import MachineLayout, find_brain
 
 from .._console.choice import Choice
 from .._console.context import machine
@@ -25,7 +25,7 @@ from .._reports.render import (
     write_report,
 )
 from .._reports.slack import post_slack, resolve_slack_webhook
-from .._reports.window import resolve_window
+from .._reports.window import ReportWindow, resolve_window
 
 SUFFIX_FORMATS: dict[str, ReportFormat] = {
     ".json": "json",
@@ -93,12 +93,21 @@ def brain_facts() -> tuple[dict[str, str], list[tuple[str, str, tuple[str, ...]]
     "--repo", metavar="NAME", help="Only sessions whose repo join key is exactly this; `.` means the repository "
     "you are in (default: every repository).",
 )  # fmt: skip
-def command(
+@click.option(
+    "--publish", is_flag=True,
+    help="Send this repository's weekly figures (the ISO weeks the window touches, small cells "
+    "suppressed; no ids of sessions, no paths, prompts or text) to the brain's shared database "
+    "for `tb metrics --team`. Needs digest.publish_to_team = true in "
+    "$TEAMBRAIN_HOME/user/config.toml.",
+)  # fmt: skip
+def command(  # click passes every option by name
+    *,
     fmt: ReportFormat | None,
     out: Path | None,
     since: str | None,
     until: str | None,
     repo: str | None,
+    publish: bool,
 ) -> None:
     """Aggregate the captured sessions of a window into a report nobody can be picked out of.
 
@@ -113,9 +122,15 @@ def command(
       tb digest                                  dry run of the Slack message
       tb digest --since 7d --format markdown --out reports/week.md
       tb digest --format json
+      tb digest --publish --since 4w             share your weekly figures with the team
     """
     window = resolve_window(since, until)
     home = machine()
+    if publish:
+        if fmt is not None or out is not None or repo is not None:
+            raise UserError("--publish takes only --since and --until")
+        _publish(home, window)
+        return
     keys: RepoKeys | str | None = repo
     if repo == ".":  # this repository, under its current key and the ones it had before
         keys = repo_keys(Path.cwd(), home, say=say)
@@ -153,3 +168,33 @@ def command(
         return
     post_slack(lookup.webhook, slack_payload(text))
     say(f"Digest posted to Slack ({lookup.reason}).")
+
+
+def _publish(home: MachineLayout, window: ReportWindow) -> None:
+    """``--publish``: this repository's weekly figures to the brain's shared database."""
+    from teambrain_capture import load_user_config
+
+    from .._reports.digest import member_weeks
+    from .._reports.team_db import publish_weeks
+
+    config = load_user_config(home)
+    if not config.publish_to_team:
+        raise UserError(
+            "--publish: not opted in on this machine; to share your weekly figures with the "
+            "team, set publish_to_team = true under [digest] in "
+            f"{home.home / 'user' / 'config.toml'} (`tb help metrics`)"
+        )
+    layout = find_brain()
+    if layout is None:
+        raise UserError("--publish: not inside a repository with a brain")
+    keys = repo_keys(layout.repo_root, home, say=say)
+    if keys.key is None:
+        raise UserError("--publish: the brain is not in a git repository")
+    weeks = member_weeks(home, window, repo=keys)
+    brain, rows = publish_weeks(layout, home, weeks)
+    first, last = weeks[0].week, weeks[-1].week
+    say(
+        f"Published this machine's figures of {len(weeks)} week(s) ({first} to {last}, "
+        f"{rows} figures, small cells suppressed) for brain {brain}; `tb metrics --team` "
+        "shows the team's."
+    )

@@ -8,6 +8,7 @@ writer) and events that do not validate are skipped and counted, never raised.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import statistics
 from collections import Counter
@@ -38,6 +39,7 @@ from .cells import (
     hide_small_cells,
     no_figure,
 )
+from .team import WeekUsage, weekly_usage, weeks_window
 from .window import ReportWindow
 
 REPORT_VERSION = 1
@@ -141,6 +143,8 @@ class DigestReport:
     least_memories: list[tuple[str, Figure]] = field(default_factory=list)
     memories_served: int = 0
     audience: Audience = Audience.SHARED
+    # The team view's figures: each whole ISO week the window touches (see _reports/team.py).
+    weeks: list[WeekUsage] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The report as plain JSON data (suppressed cells are the string ``"<5"``)."""
@@ -224,6 +228,7 @@ class DigestReport:
                 "failures": fig(self.test_failures),
                 "sessions_with_failures": fig(self.sessions_with_test_failures),
             },
+            "weeks": [week.to_json() for week in self.weeks],
         }
 
 
@@ -402,11 +407,37 @@ def build_digest(
     repo: RepoKeys | str | None = None,
     now: dt.datetime | None = None,
     audience: Audience = Audience.SHARED,
+    weeks: bool = True,
 ) -> DigestReport:
     """Scan the spool and the feedback votes of this machine and aggregate them for ``window``
     (``repo``: one repository's sessions, named in the report by its current key; for
-    ``audience``: a shared report by default)."""
+    ``audience``: a shared report by default; ``weeks``: also the team view's weekly figures, a
+    second scan over the whole weeks)."""
     scan = scan_sessions(machine, window, repo=repo)
     name = repo.key if isinstance(repo, RepoKeys) else repo
     votes = read_feedback(machine)
-    return aggregate(scan, window, votes, repo=name, generated=now, audience=audience)
+    report = aggregate(scan, window, votes, repo=name, generated=now, audience=audience)
+    if not weeks:
+        return report
+    return dataclasses.replace(
+        report, weeks=member_weeks(machine, window, votes, repo=repo, now=now)
+    )
+
+
+def member_weeks(
+    machine: MachineLayout,
+    window: ReportWindow,
+    votes: Sequence[FeedbackVote] | None = None,
+    *,
+    repo: RepoKeys | str | None = None,
+    now: dt.datetime | None = None,
+) -> list[WeekUsage]:
+    """This machine's figures for each whole ISO week ``window`` touches (the team view's)."""
+    weeks = weeks_window(window, now or dt.datetime.now(dt.UTC))
+    scan = scan_sessions(machine, weeks, repo=repo)
+    return weekly_usage(
+        scan.sessions,
+        read_feedback(machine) if votes is None else votes,
+        weeks,
+        only_these_sessions=repo is not None,
+    )

@@ -236,7 +236,7 @@ def recent_activity(
 ) -> DigestReport:  # fmt: skip
     """The digest aggregation over the last seven days, all repositories of this machine."""
     window = resolve_window(METRICS_WINDOW, None, now=now)
-    return build_digest(machine, window, now=now, audience=audience)
+    return build_digest(machine, window, now=now, audience=audience, weeks=False)
 
 
 def render_metrics_text(snapshot: MetricsSnapshot) -> str:

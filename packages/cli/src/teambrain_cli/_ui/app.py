@@ -309,6 +309,16 @@ class Pages:
             baseline=CHART_BASELINE,
         )  # fmt: skip
 
+    def team_usage(self, request: Request) -> Response:
+        from .usage import TEAM_WINDOWS, team_page
+
+        since = request.query_params.get("since") or TEAM_WINDOWS[1]
+        data = team_page(
+            self.ctx.layout, self.ctx.machine, since=since, titles_of=self.titles_of,
+            link=lambda memory_id: self.link(f"/memory/{memory_id}"),
+        )  # fmt: skip
+        return self.render("team_usage.html", request, page=data, windows=TEAM_WINDOWS)
+
     def titles_of(self, ids: list[str]) -> dict[str, str]:
         """The titles the checkout's brain gives memory ids (ids it does not hold are left out)."""
         rows = {row.id: row.title for row in self.ctx.listing().listing.memories}
@@ -533,6 +543,7 @@ class Pages:
             Route("/stale", page(self.stale)),
             Route("/stale/fix", action(self.fix_citations), methods=["POST"]),
             Route("/usage", page(self.usage)),
+            Route("/usage/team", page(self.team_usage)),
             Route("/sessions", self.live(self.sessions, SESSIONS_LIVE)),
             Route("/sessions/{key}", self.live(self.session, SESSION_LIVE)),
             Route("/queue", page(self.queue)),

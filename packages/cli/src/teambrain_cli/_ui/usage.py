@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from teambrain_capture import RepoKeys
-from teambrain_schema.paths import MachineLayout
+from teambrain_schema.paths import BrainLayout, MachineLayout
 
 from .._reports.cells import Audience
 from .._reports.digest import build_digest
@@ -96,7 +96,9 @@ def usage_page(
     shared: what ``tb digest --format json`` prints), as its JSON, drawn by
     :func:`usage_from_json`."""
     window = resolve_window(since, None, now=now)
-    data = build_digest(machine, window, repo=repo, now=now, audience=audience).to_json()
+    data = build_digest(
+        machine, window, repo=repo, now=now, audience=audience, weeks=False
+    ).to_json()
     shown = repo.key if isinstance(repo, RepoKeys) else repo
     return usage_from_json(data, since=since, repo=shown, this_repo=this_repo, titles_of=titles_of, link=link)  # fmt: skip
 
@@ -197,3 +199,86 @@ def _feedback_bars(votes: object, useful_pct: object) -> list[Bar]:
             dataclasses.replace(bar_from_json("not useful", count.value - useful), unshared_sessions=count.unshared_sessions),
         ]  # fmt: skip
     return [bar_from_json("useful", None), bar_from_json("not useful", None)]
+
+
+@dataclass(frozen=True)
+class TeamRow:
+    """One week of the team page: its figures as text, and how many members make them up."""
+
+    week: str
+    cells: list[str]
+    members: int
+
+
+@dataclass(frozen=True)
+class TeamMemory:
+    """One memory of the team page: used in how many sessions, votes and useful votes."""
+
+    id: str
+    title: str
+    href: str
+    sessions: str
+    votes: str
+
+
+@dataclass(frozen=True)
+class TeamPage:
+    """The team's weekly figures from the brain's shared database, or why there are none."""
+
+    since: str
+    source: str = ""
+    problem: str = ""
+    min_members: int = 3
+    rows: list[TeamRow] = field(default_factory=list)
+    memories: list[TeamMemory] = field(default_factory=list)
+    report: dict[str, Any] = field(default_factory=dict)
+
+
+TEAM_WINDOWS = ("4w", "12w", "26w")
+
+
+def team_page(
+    layout: BrainLayout | None,
+    machine: MachineLayout,
+    *,
+    since: str,
+    titles_of: Callable[[list[str]], Mapping[str, str]],
+    link: Callable[[str], str],
+    now: dt.datetime | None = None,
+) -> TeamPage:
+    """The team's view (``tb metrics --team``) as a page: read from the shared database with
+    this machine's approval and credentials, asking nothing; a fault is the page's one line."""
+    from teambrain_retrieval import MIN_MEMBERS
+    from teambrain_schema import TeambrainError
+
+    from .._reports.team import WEEK_FIGURES, team_view, week_of
+    from .._reports.team_db import read_team
+
+    window = resolve_window(since, None, now=now)
+    if layout is None:
+        return TeamPage(since, problem="not inside a repository with a brain")
+    try:
+        brain, cells = read_team(layout, machine, week_of(window.since.date()), ask=False)
+    except TeambrainError as exc:
+        return TeamPage(since, problem=str(exc))
+    view = team_view(f"brain {brain} (shared database)", cells, MIN_MEMBERS)
+    data = view.to_json()
+    rows = []
+    for entry in data["weeks"]:
+        texts, members = [], 0
+        for name in WEEK_FIGURES:
+            value = entry[name]
+            if isinstance(value, dict):
+                texts.append(f"{value['value']}{'+' if value['hidden'] else ''}")
+                members = max(members, value["members"])
+            else:
+                texts.append(str(value))
+        rows.append(TeamRow(entry["week"], texts, members))
+    totals = view.memory_totals()
+    titles = titles_of([row[0] for row in totals]) if totals else {}
+    memories = [
+        TeamMemory(mid, titles.get(mid, mid), link(mid), f"{sessions:g}",
+                   f"{votes:g} ({useful:g} useful)" if votes else "")
+        for mid, sessions, votes, useful in totals
+    ]  # fmt: skip
+    return TeamPage(since, view.source, "", MIN_MEMBERS, rows, memories, data)

@@ -14,6 +14,11 @@ so the index notices exactly those. Each file records the commit it is served fr
 default branch's commit, HEAD for a committed change of this branch, none for an uncommitted
 one): provenance names the commit actually served.
 
+With a shared index followed (``retrieval.backend: postgres``, ``tb serve``: :attr:`LiveView.shared`),
+the files the shared index holds at a commit newer than the default branch as last fetched
+take the default branch's place: a merge is served as soon as CI filled the shared index,
+before this clone fetches (:mod:`teambrain_retrieval._postgres._follow`).
+
 Nothing here reaches the network: :func:`fetch_default_branch` does, and only when a caller
 (``tb serve`` with a fetch interval set on this machine) asks.
 """
@@ -44,9 +49,20 @@ _TIMEOUT_S = 20.0
 
 
 @dataclass(frozen=True)
+class SharedSnapshot:
+    """A brain's memory files as the shared index holds them at ``commit``: path → (blob id,
+    the file's bytes or None when this clone's git has that blob); read by
+    :mod:`teambrain_retrieval._postgres._follow`, served by the view."""
+
+    commit: str
+    files: dict[str, tuple[str, bytes | None]]
+
+
+@dataclass(frozen=True)
 class LiveFile:
     """One file of the view: its blob id, the commit it is served from (None: uncommitted) and
-    where it came from (``default``: the default branch; ``checkout``: this checkout's own)."""
+    where it came from (``default``: the default branch; ``checkout``: this checkout's own;
+    ``shared``: the shared index, ahead of the default branch as fetched)."""
 
     blob: str
     commit: str | None
@@ -78,6 +94,9 @@ class LiveView:
         self._stamps_version = 0  # moves when a scan finds the checkout's files changed
         self._merge_bases: dict[tuple[str, str], str | None] = {}
         self._trees: dict[str, dict[str, str]] = {}
+        self._ancestors: dict[tuple[str, str], bool] = {}
+        # The shared index's latest snapshot of this brain, when a server follows it.
+        self.shared: Callable[[], SharedSnapshot | None] | None = None
         self._load_manifest()
 
     # ------------------------------------------------------------------ what moved
@@ -108,19 +127,36 @@ class LiveView:
         found = default_branch(str(self.repo_root))
         head = head_commit(self.repo_root)
         stamps = self._checkout_stamps()
-        inputs = (found, head, self._stamps_version)
+        fetched = found[1] if found else head
+        shared = self._shared_ahead(fetched)
+        inputs = (found, head, self._stamps_version, shared.commit if shared else None)
         if inputs == self._inputs and self.layout.root.is_dir():
             return False
         self.default = found
-        base = found[1] if found else head
-        files = self._compute(base, head, stamps)
+        files = self._compute(fetched, head, stamps, shared)
         if files is None:
             return False  # git failed: keep serving what the view holds, try again next time
         changed = self._materialise(files)
-        self.base = base
+        self.base = shared.commit if shared else fetched
         self._inputs = inputs
         self._save_manifest()
         return changed
+
+    def _shared_ahead(self, fetched: str | None) -> SharedSnapshot | None:
+        """The shared index's snapshot when it is ahead of ``fetched`` (the default branch as
+        last fetched): a commit this clone lacks, or has but not in that branch's history."""
+        snapshot = self.shared() if self.shared is not None else None
+        if snapshot is None or snapshot.commit == fetched:
+            return None
+        if fetched is None:
+            return snapshot
+        key = (snapshot.commit, fetched)
+        if key not in self._ancestors:
+            if len(self._ancestors) > 64:
+                self._ancestors.clear()
+            out = self._git("merge-base", "--is-ancestor", snapshot.commit, fetched)
+            self._ancestors[key] = out is not None
+        return None if self._ancestors[key] else snapshot
 
     def commit_of(self, relpath: str) -> str | None:
         """The commit a served file is read from (None: an uncommitted change, or not served)."""
@@ -208,9 +244,14 @@ class LiveView:
         return changes
 
     def _compute(
-        self, base: str | None, head: str | None, stamps: dict[str, tuple[int, int]]
+        self,
+        base: str | None,
+        head: str | None,
+        stamps: dict[str, tuple[int, int]],
+        shared: SharedSnapshot | None = None,
     ) -> dict[str, tuple[LiveFile, bytes | None]] | None:
-        """Every file of the view: its entry, and its bytes when they come from the checkout."""
+        """Every file of the view: its entry, and its bytes when they come from the checkout
+        (or the shared index, when ``shared`` is ahead of ``base``)."""
         from teambrain_schema.brain import read_text_safely
         from teambrain_schema.frontmatter import FrontMatterError
 
@@ -239,6 +280,15 @@ class LiveView:
             since = self._merge_base(head, base) if head else None
             if head is not None and since is None:
                 since = head  # unrelated histories: this checkout's own changes since HEAD
+        if shared is not None:
+            # The shared index is ahead: its files replace the default branch's; this
+            # checkout's own changes (since it branched off what it fetched) still go on top.
+            kept = sorted(p for p in shared.files if p.count("/") <= MAX_WALK_DEPTH + 2)
+            files = {
+                path: (LiveFile(shared.files[path][0], shared.commit, "shared"),
+                       shared.files[path][1])
+                for path in kept[:MAX_BRAIN_FILES]
+            }  # fmt: skip
         changes = self._own_changes(since)
         if changes is None:
             return None

@@ -4,7 +4,8 @@ default branch after a merge.
 Idempotent and incremental: every memory file is read (cheap), but only documents whose stored
 form changed are written, only texts without a vector from this embedder are embedded, and
 files gone from the brain are removed. The brain is recorded with the commit it was filled
-from and the embedder's name, which readers compare with their own.
+from and the embedder's name, which readers compare with their own; then every running server
+that follows the shared index is notified (``NOTIFY``, :mod:`._follow`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .._index._scan import read_doc, scan_stamps
 from .._index._store import ServedBrain
 from ._backend import PostgresBackend
+from ._follow import notify
 from ._schema import SCHEMA, migrate
 
 if TYPE_CHECKING:
@@ -102,5 +104,6 @@ def fill_shared_index(
     report.written = backend.upsert(docs, commit=commit)
     report.embedded = backend.ensure_vectors(progress)
     backend.mark_indexed(brain, commit)
+    notify(conn, brain)  # after the brain's commit is recorded: a listener reads it next
     report.seconds = time.perf_counter() - started
     return report

@@ -13,6 +13,19 @@ from typing import Any
 SCHEMA = "teambrain"
 # pg_advisory_xact_lock key for migrations and fills ("tb" in ASCII, then 1).
 MIGRATION_LOCK = 0x746201
+# The team view (migration 3): the figures a member may publish, and how many members' shown
+# values a team figure needs before it is shown.
+USAGE_METRICS = (
+    "sessions",
+    "sessions_with_memory",
+    "sessions_without_memory",
+    "retrievals",
+    "memory_sessions",
+    "memory_votes",
+    "memory_useful",
+)
+MIN_MEMBERS = 3
+ULID_RE = "[0-9A-HJKMNP-TV-Z]{26}"
 
 MIGRATIONS: list[tuple[int, str]] = [
     (
@@ -149,6 +162,53 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE POLICY read_granted ON {SCHEMA}.vectors FOR SELECT USING (EXISTS (
             SELECT 1 FROM {SCHEMA}.docs d WHERE d.embed_key = vectors.embed_key
         ));
+        """,
+    ),
+    (
+        3,
+        f"""
+        -- The team's view of use (`tb metrics --team`): each member who opted in publishes the
+        -- digest's weekly figures for a brain, already small-cell suppressed on their machine
+        -- (a NULL value is a figure their digest shows as <5). One row per figure: a metric of
+        -- a fixed list, keyed by a memory's ULID for the per-memory ones and by nothing
+        -- otherwise, so no path, session id, prompt or text can be stored here at all.
+        CREATE TABLE {SCHEMA}.usage (
+            brain text NOT NULL,
+            member name NOT NULL DEFAULT current_user,
+            week date NOT NULL CHECK (extract(isodow FROM week) = 1),
+            metric text NOT NULL CHECK (metric IN ({", ".join(f"'{m}'" for m in USAGE_METRICS)})),
+            key text NOT NULL DEFAULT '',
+            value double precision CHECK (value IS NULL OR value >= 0),
+            published_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (brain, member, week, metric, key),
+            CHECK (CASE WHEN left(metric, 7) = 'memory_' THEN key ~ '^{ULID_RE}$'
+                        ELSE key = '' END)
+        );
+        -- A member writes, reads back and deletes only their own rows, and only for brains
+        -- they may read; nobody reads a teammate's rows directly.
+        ALTER TABLE {SCHEMA}.usage ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY own_rows ON {SCHEMA}.usage FOR ALL
+            USING (member = current_user AND {SCHEMA}.may_read(brain))
+            WITH CHECK (member = current_user AND {SCHEMA}.may_read(brain));
+        -- The team's figures: per week and figure, the sum of the members' shown values, only
+        -- where at least {MIN_MEMBERS} members' values make it up (so nobody can take their own
+        -- figure off the team's and read a teammate's), with how many members' values are in
+        -- it and how many published the figure as <5. Readable by whoever may read the brain
+        -- (the caller's login role decides: this runs as the table's owner).
+        CREATE FUNCTION {SCHEMA}.team_usage(wanted text)
+        RETURNS TABLE (week date, metric text, key text, value double precision,
+                       members integer, hidden integer)
+        LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+            SELECT u.week, u.metric, u.key, sum(u.value), count(u.value)::integer,
+                   (count(*) - count(u.value))::integer
+            FROM {SCHEMA}.usage u
+            WHERE u.brain = wanted AND EXISTS (
+                SELECT 1 FROM {SCHEMA}.access a
+                WHERE a.brain = wanted AND pg_has_role(session_user, a.role, 'MEMBER'))
+            GROUP BY u.week, u.metric, u.key
+            HAVING count(u.value) >= {MIN_MEMBERS}
+        $$;
+        REVOKE ALL ON FUNCTION {SCHEMA}.team_usage(text) FROM PUBLIC;
         """,
     ),
 ]
