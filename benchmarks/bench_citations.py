@@ -358,7 +358,7 @@ def overhead(repo: Path, bodies: list[tuple[str, str, list[str], object]]) -> No
     retriever with the check switched off (the baseline), alternating, same queries."""
     from teambrain_kit.paths import MachineLayout
     from teambrain_retrieval import HashEmbedder, RetrieverOptions, open_retriever
-    from teambrain_retrieval._hits import HitBuilder
+    from teambrain_retrieval._search._hits import HitBuilder
     from teambrain_schema import BRAIN_YAML_TEMPLATE
 
     from conftest import memory_text  # the retrieval tests' memory writer

@@ -15,10 +15,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import teambrain_retrieval._live as live_module
+import teambrain_retrieval._index._live as live_module
 from teambrain_kit.git import unsafe_git_path
 from teambrain_kit.paths import MachineLayout
-from teambrain_retrieval._live import LiveView
+from teambrain_retrieval._index._live import LiveView
 
 FILES = 5_000
 ROUNDS = 5

@@ -84,8 +84,9 @@ def evaluate(retriever, situations: list[Situation]) -> dict[str, float]:  # typ
 
 def bench_context(keywords: bool) -> None:
     from teambrain_kit.paths import BrainLayout, machine_layout
-    from teambrain_retrieval import RetrieverOptions, _retriever as retriever_module, open_retriever
-    from teambrain_retrieval._graphlinks import merge_linked
+    from teambrain_retrieval import RetrieverOptions, open_retriever
+    from teambrain_retrieval._search import _answers as answers_module
+    from teambrain_retrieval._search._graphlinks import merge_linked
 
     company = build_company()
     edge, shared_word, direct = labelled(company)
@@ -116,7 +117,7 @@ def bench_context(keywords: bool) -> None:
             "shared: top-5 | direct: top-5 | top-10 | served |"
         )
         print("|---|---|---|---|---|---|---|---|---|")
-        from teambrain_retrieval._graphlinks import fuse_linked
+        from teambrain_retrieval._search._graphlinks import fuse_linked
 
         variants: list[tuple[str, int, tuple[int, int] | tuple[str, int]]] = [
             ("no graph (`graph_depth: 0`, baseline)", 0, (2, 6)),
@@ -130,14 +131,14 @@ def bench_context(keywords: bool) -> None:
             ("depth 2, fused as a ranking starting 2 places down", 2, ("fuse", 2)),
             ("depth 2, fused as a ranking starting 5 places down", 2, ("fuse", 5)),
         ]
-        original = retriever_module.merge_linked
+        original = answers_module.merge_linked
         timings: dict[int, list[float]] = {}
         for label, depth, (after, slots) in variants:
             placement = (
                 functools.partial(fuse_linked, offset=slots) if after == "fuse"
                 else functools.partial(merge_linked, after=after, slots=slots)
             )  # fmt: skip
-            retriever_module.merge_linked = placement  # type: ignore[assignment]
+            answers_module.merge_linked = placement  # type: ignore[assignment]
             try:
                 retriever = open_retriever(layout, quiet, home=home, config=_config(layout, depth))
                 linked = evaluate(retriever, edge + shared_word)
@@ -153,7 +154,7 @@ def bench_context(keywords: bool) -> None:
                     timings[depth] = samples
                 retriever.close()
             finally:
-                retriever_module.merge_linked = original  # type: ignore[assignment]
+                answers_module.merge_linked = original  # type: ignore[assignment]
             print(f"| {label} | {linked['top5']:.0%} | {linked['top10']:.0%} | {linked['served']:.0%} "
                   f"| {edge_only['top5']:.0%} | {word['top5']:.0%} | {control['top5']:.0%} "
                   f"| {control['top10']:.0%} | {control['served']:.0%} |")  # fmt: skip

@@ -132,7 +132,7 @@ def main() -> int:
         print(f"SciFact not found at {DATA}; set SCIFACT_DIR")
         return 1
     from teambrain_retrieval import ServedBrain, SqliteBackend
-    from teambrain_retrieval._db import connect as sqlite_connect
+    from teambrain_retrieval._index._db import connect as sqlite_connect
     from teambrain_retrieval._postgres import PostgresBackend, connect, migrate
 
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -229,7 +229,7 @@ def scale(size: int) -> None:
     import random
 
     from teambrain_retrieval import ServedBrain, SqliteBackend
-    from teambrain_retrieval._db import connect as sqlite_connect
+    from teambrain_retrieval._index._db import connect as sqlite_connect
     from teambrain_retrieval._postgres import PostgresBackend, connect, migrate
     from teambrain_schema import IndexableDoc
 

@@ -212,7 +212,7 @@ def raw_corpus_replica(results: dict[str, object], embedder: Any) -> None:
     SciFact as a brain cuts 3,449 of its 5,183 titles at 80 characters; this shows what that
     costs, and that the pipeline reproduces the reference figures."""
     from teambrain_retrieval import ServedBrain, SqliteBackend
-    from teambrain_retrieval._db import connect
+    from teambrain_retrieval._index._db import connect
     from teambrain_schema import IndexableDoc
 
     _, _, queries, qrels = scifact()
@@ -300,9 +300,9 @@ def synthetic_docs(
 def seed_vectors(
     home: Path, docs: list[tuple[str, str, str]], embedder_name: str, dim: int
 ) -> None:
-    from teambrain_retrieval._db import connect
+    from teambrain_retrieval._index._db import connect
+    from teambrain_retrieval._index._store import embed_key, embed_text
     from teambrain_retrieval._numpy import prepare_numpy
-    from teambrain_retrieval._store import embed_key, embed_text
 
     # As the product does: a one-thread BLAS. Imported here first (BENCH_PARTS=latency),
     # numpy's spinning BLAS threads made every in-process search ~5 ms and 15 ms of CPU slower.

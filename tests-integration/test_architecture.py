@@ -69,6 +69,23 @@ def test_contracts_are_kept() -> None:
         ("teambrain_cli._ui", "import teambrain_cli._commands.propose", "cli's subsystems"),
         ("teambrain_cli._reports", "import teambrain_cli._ui.usage", "cli's subsystems"),
         ("teambrain_cli._console", "import teambrain_cli._commands.lint", "cli's subsystems"),
+        # retrieval's rooms: the index knows nothing of search, search nothing of the facade,
+        # and search reads the index only through its store and embeddings
+        (
+            "teambrain_retrieval._index",
+            "from teambrain_retrieval._search import _backend",
+            "retrieval's rooms",
+        ),
+        (
+            "teambrain_retrieval._search",
+            "import teambrain_retrieval._retriever",
+            "retrieval's rooms",
+        ),
+        (
+            "teambrain_retrieval._search",
+            "from teambrain_retrieval._index import _db",
+            "retrieval's search reads the index",
+        ),
     ],
 )
 def test_a_planted_violation_breaks_its_contract(

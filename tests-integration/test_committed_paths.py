@@ -127,7 +127,7 @@ def test_serve_answers_every_tool_with_a_device_for_a_model(
 def test_a_committed_model_file_is_run_only_once_approved(
     repo: Path, tb: Any, git_run: Any
 ) -> None:
-    from teambrain_retrieval._local import MINILM_L6_INT8
+    from teambrain_retrieval._index._local import MINILM_L6_INT8
 
     _brain(repo, tb, git_run)
     (repo / "models").mkdir()

@@ -125,7 +125,7 @@ def test_unexpected_errors_are_one_line(
 def test_an_interrupted_reindex_says_what_it_kept_and_exits_130(
     repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from teambrain_retrieval._backend import SqliteBackend
+    from teambrain_retrieval._search._backend import SqliteBackend
 
     assert run(["init"]) == 0
     (repo / ".teambrain/brain.yaml").write_text(

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from teambrain_cli._agent_tools.here import user_steps
 from teambrain_cli._agent_tools.install import apply_install, plan_install
-from teambrain_cli._agent_tools.readiness import user_steps
 from teambrain_cli._agent_tools.registry import resolve_adapter
 from teambrain_cli._agent_tools.tools.codex import codex_hook_hash, codex_hook_states
 
@@ -194,7 +194,7 @@ def test_gemini_cli_home_moves_its_files(repo: Path, home: Path, tmp_path: Path)
 def test_a_tool_is_installed_here_by_its_command_or_its_files_in_home(tmp_path: Path) -> None:
     """Issue 42 point 8: tb doctor tells a tool installed on this machine (its steps keep it
     not ready) from one that is not (its steps are for later, inside the tool)."""
-    from teambrain_cli._agent_tools.readiness import tool_here
+    from teambrain_cli._agent_tools.here import tool_here
 
     home, bin_dir = tmp_path / "home", tmp_path / "bin"
     home.mkdir()

@@ -16,9 +16,9 @@ from teambrain_retrieval import (
     HashEmbedder,
     Retriever,
     RetrieverOptions,
-    _refresher as refresher_module,
     open_retriever,
 )
+from teambrain_retrieval._index import _refresher as refresher_module
 from teambrain_schema import MemoryContextResult, MemorySearchResult
 
 pytestmark = pytest.mark.anyio

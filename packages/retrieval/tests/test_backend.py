@@ -3,8 +3,8 @@
 import datetime as dt
 
 from teambrain_retrieval import HashEmbedder, ServedBrain, SqliteBackend
-from teambrain_retrieval._db import connect
-from teambrain_retrieval._fusion import VECTOR_FLOOR
+from teambrain_retrieval._index._db import connect
+from teambrain_retrieval._search._fusion import VECTOR_FLOOR
 from teambrain_schema import IndexableDoc
 from teambrain_schema.ids import new_ulid
 

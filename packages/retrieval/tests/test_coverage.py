@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from teambrain_kit.paths import BrainLayout
-from teambrain_retrieval import Retriever, Situation, _refresher as refresher_module
+from teambrain_retrieval import Retriever, Situation
+from teambrain_retrieval._index import _refresher as refresher_module
 
 OpenRetriever = Callable[..., Retriever]
 

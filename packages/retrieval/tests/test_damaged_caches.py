@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 from teambrain_kit.paths import BrainLayout, machine_layout
 from teambrain_retrieval import Retriever
-from teambrain_retrieval._matrix_file import FIELDS, MatrixFileDamaged, read_matrix_file
+from teambrain_retrieval._search._matrix_file import FIELDS, MatrixFileDamaged, read_matrix_file
 
 OpenRetriever = Callable[..., Retriever]
 QUERY = "memory topic deploy"

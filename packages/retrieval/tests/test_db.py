@@ -1,7 +1,7 @@
 from pathlib import Path
 
 import pytest
-from teambrain_retrieval._db import IndexCorrupt, connect, migrate, move_aside
+from teambrain_retrieval._index._db import IndexCorrupt, connect, migrate, move_aside
 
 
 def test_migrations_run_once_and_are_recorded(tmp_path: Path) -> None:
@@ -45,7 +45,7 @@ def test_a_damaged_database_is_reported_corrupt(tmp_path: Path) -> None:
 
 
 def _objects() -> list[tuple[str, str]]:
-    from teambrain_retrieval._db import expected_schema
+    from teambrain_retrieval._index._db import expected_schema
 
     return sorted(key for key in expected_schema() if not key[1].startswith("sqlite_"))
 
@@ -84,7 +84,7 @@ def test_an_index_with_objects_a_newer_version_added_is_kept(tmp_path: Path) -> 
 
 def test_is_damage_separates_schema_damage_from_other_sql_errors(tmp_path: Path) -> None:
     import apsw
-    from teambrain_retrieval._db import is_damage
+    from teambrain_retrieval._index._db import is_damage
 
     db = connect(None)
     with pytest.raises(apsw.SQLError) as missing:

@@ -14,7 +14,7 @@ from teambrain_retrieval import (
     make_embedder,
     register_embedder,
 )
-from teambrain_retrieval._embedders import OllamaEmbedder, OpenAIEmbedder
+from teambrain_retrieval._index._embedders import OllamaEmbedder, OpenAIEmbedder
 from teambrain_schema import EmbedderConfig
 
 
@@ -39,7 +39,7 @@ def test_registry_builds_by_provider_name(tmp_path: Path) -> None:
         replaced = make_embedder(EmbedderConfig(provider="ollama"), tmp_path)
         assert replaced is not None and replaced.name == "test:replaced"
     finally:
-        from teambrain_retrieval._embedders import _REGISTRY
+        from teambrain_retrieval._index._embedders import _REGISTRY
 
         del _REGISTRY["ollama"]  # the built-in (an entry point) answers again
 
@@ -168,7 +168,7 @@ def test_the_built_in_providers_are_this_package_s_entry_points() -> None:
     """local, ollama and openai register the way a plugin does (teambrain.embedders in this
     package's metadata); none of them counts as a plugin."""
     from teambrain_kit.plugins import EMBEDDERS_GROUP, builtin_names, load_builtin, plugin_names
-    from teambrain_retrieval._embedders import ollama_embedder
+    from teambrain_retrieval._index._embedders import ollama_embedder
 
     assert builtin_names(EMBEDDERS_GROUP, "teambrain-retrieval") == ("local", "ollama", "openai")
     assert load_builtin(EMBEDDERS_GROUP, "teambrain-retrieval", "ollama") is ollama_embedder

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings, strategies as st
 from teambrain_kit.paths import BrainLayout, MachineLayout
-from teambrain_retrieval import HashEmbedder, Retriever, _refresher as refresher_module
-from teambrain_retrieval._scan import change_signals, scan_stamps, stamps_digest
+from teambrain_retrieval import HashEmbedder, Retriever
+from teambrain_retrieval._index import _refresher as refresher_module
+from teambrain_retrieval._index._scan import change_signals, scan_stamps, stamps_digest
 
 OpenRetriever = Callable[..., Retriever]
 Write = Callable[..., Path]

@@ -12,7 +12,7 @@ import apsw
 import pytest
 from teambrain_kit.paths import BrainLayout, machine_layout
 from teambrain_retrieval import HashEmbedder, Retriever
-from teambrain_retrieval._db import storage_trouble
+from teambrain_retrieval._index._db import storage_trouble
 from teambrain_schema import EnvironmentProblem
 
 OpenRetriever = Callable[..., Retriever]

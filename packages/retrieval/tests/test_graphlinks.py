@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given, strategies as st
 from teambrain_kit.paths import BrainLayout
 from teambrain_retrieval import Retriever, Situation
-from teambrain_retrieval._graphlinks import GRAPH_AFTER, GRAPH_SLOTS, merge_linked
+from teambrain_retrieval._search._graphlinks import GRAPH_AFTER, GRAPH_SLOTS, merge_linked
 from teambrain_schema import BrainConfig
 from teambrain_schema.ontology import STARTER_FILES
 
@@ -108,7 +108,7 @@ def test_a_brain_without_graph_answers_exactly_as_before(
     make_memory("Roll back a bad release", "Run the rollback job.", memory_id=ROLLBACK)
     retriever = open_test_retriever(layout)
     assert [h.id for h in retriever.search("rollback job", 5)] == [ROLLBACK]
-    assert retriever._linked(["src/x.py"], "rollback") == ([], {})
+    assert retriever.answers.graph.linked(retriever.backend, ["src/x.py"], "rollback") == ([], {})
 
 
 @given(

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_retrieval import Retriever
-from teambrain_retrieval._live import LiveView, fetch_default_branch
+from teambrain_retrieval._index._live import LiveView, fetch_default_branch
 
 OpenRetriever = Callable[..., Retriever]
 Write = Callable[..., Path]
@@ -240,7 +240,7 @@ def test_the_view_copies_no_more_files_than_the_walk_reads(
 ) -> None:
     """A commit of 200,000 files was copied into the view in full (every search of tb serve
     then took ~17 s): the view keeps the walk's bounds, MAX_BRAIN_FILES files."""
-    import teambrain_retrieval._live as live_module
+    import teambrain_retrieval._index._live as live_module
 
     monkeypatch.setattr(live_module, "MAX_BRAIN_FILES", 2, raising=False)
     upstream, mine = team

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from teambrain_retrieval import EmbedderUnavailable, LocalOnnxEmbedder, make_embedder
-from teambrain_retrieval._local import MINILM_L6_INT8, LocalModel
+from teambrain_retrieval._index._local import MINILM_L6_INT8, LocalModel
 from teambrain_schema import EmbedderConfig
 
 
@@ -104,7 +104,7 @@ def test_hashing_a_model_file_has_a_time_limit(
     import os
     import threading
 
-    from teambrain_retrieval import _local
+    from teambrain_retrieval._index import _model_files
 
     path = tmp_path / "slow.onnx"
     path.write_bytes(b"x" * 100)
@@ -115,9 +115,9 @@ def test_hashing_a_model_file_has_a_time_limit(
         release.wait(10)
         return real_read(fd, size)
 
-    monkeypatch.setattr(_local.os, "read", stalled)
+    monkeypatch.setattr(_model_files.os, "read", stalled)
     with pytest.raises(TimeoutError, match="took longer than"):
-        _local.file_sha256(path, timeout=0.2)
+        _model_files.file_sha256(path, timeout=0.2)
     release.set()
 
 

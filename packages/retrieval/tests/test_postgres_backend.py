@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from teambrain_retrieval import HashEmbedder, ServedBrain, SqliteBackend
-from teambrain_retrieval._db import connect as sqlite_connect
+from teambrain_retrieval._index._db import connect as sqlite_connect
 from teambrain_retrieval._postgres import (
     SCHEMA_VERSION,
     PostgresBackend,

@@ -16,9 +16,9 @@ from hypothesis import given, strategies as st
 from teambrain_kit.egress import approve_egress
 from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_retrieval import HashEmbedder, Retriever
+from teambrain_retrieval._index._scan import read_doc
 from teambrain_retrieval._postgres import connect, fill_shared_index
 from teambrain_retrieval._postgres._follow import render_document, servable_path
-from teambrain_retrieval._scan import read_doc
 from teambrain_schema import BrainConfig, RetrievalConfig
 
 from .conftest import Notices, write_memory

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from teambrain_retrieval import HashEmbedder, ServedBrain, SqliteBackend
-from teambrain_retrieval._db import connect as sqlite_connect
+from teambrain_retrieval._index._db import connect as sqlite_connect
 from teambrain_retrieval._postgres import PostgresBackend, connect, migrate
 from teambrain_schema import IndexableDoc
 

@@ -589,7 +589,7 @@ def test_keyword_search_looks_past_other_brains_best_matches(
     tmp_path: Path, new_brain: NewBrain, write: Write, open_test_retriever: OpenRetriever,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    import teambrain_retrieval._backend as backend_module
+    import teambrain_retrieval._search._backend as backend_module
 
     monkeypatch.setattr(backend_module, "FTS_WINDOW", 3)
     crowded, quiet = new_brain(tmp_path / "crowded"), new_brain(tmp_path / "quiet")
@@ -616,7 +616,7 @@ def test_patched_vectors_match_a_full_rebuild(
 
     monkeypatch.setattr(SqliteBackend, "_patched_matrix", spy)
     in_place: list[bool] = []
-    import teambrain_retrieval._backend as backend_module
+    import teambrain_retrieval._search._backend as backend_module
 
     original_in_place = backend_module.patched_in_place
 
@@ -731,7 +731,7 @@ def test_a_damaged_saved_matrix_is_ignored(
 
 
 def test_every_write_to_documents_or_vectors_moves_the_generation(tmp_path: Path) -> None:
-    from teambrain_retrieval._db import connect
+    from teambrain_retrieval._index._db import connect
 
     db = connect(tmp_path / "index.db")
 
@@ -790,8 +790,8 @@ def test_an_answer_embeds_for_a_bounded_time_and_finds_the_rest_by_keywords(
     layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever,
     notices: list[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    import teambrain_retrieval._refresher as module
-    from teambrain_retrieval._embedding import EMBED_BATCH
+    import teambrain_retrieval._index._refresher as module
+    from teambrain_retrieval._index._embedding import EMBED_BATCH
 
     for index in range(EMBED_BATCH * 3):
         make_memory(f"Memory {index}", f"Note number {index} on the zebra{index} topic.")
@@ -810,7 +810,7 @@ def test_an_answer_embeds_for_a_bounded_time_and_finds_the_rest_by_keywords(
 def test_an_interrupted_rebuild_keeps_what_it_embedded_and_the_next_embeds_the_rest(
     layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
 ) -> None:
-    from teambrain_retrieval._embedding import EMBED_BATCH
+    from teambrain_retrieval._index._embedding import EMBED_BATCH
 
     total = EMBED_BATCH * 4
     for index in range(total):

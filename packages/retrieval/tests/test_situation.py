@@ -3,8 +3,9 @@ from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings, strategies as st
-from teambrain_retrieval import Situation, _situation as situation_module, gather_situation
-from teambrain_retrieval._situation import NOISE_WORDS
+from teambrain_retrieval import Situation, gather_situation
+from teambrain_retrieval._search import _situation as situation_module
+from teambrain_retrieval._search._situation import NOISE_WORDS
 
 
 def git(root: Path, *args: str) -> None:

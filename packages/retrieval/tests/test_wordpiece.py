@@ -2,8 +2,8 @@ import functools
 
 import pytest
 from hypothesis import given, strategies as st
-from teambrain_retrieval._local import MINILM_L6_INT8
-from teambrain_retrieval._wordpiece import TokenizerError, WordPieceTokenizer
+from teambrain_retrieval._index._local import MINILM_L6_INT8
+from teambrain_retrieval._index._wordpiece import TokenizerError, WordPieceTokenizer
 
 # Ids produced by Hugging Face `tokenizers` 0.23 from the same tokenizer.json (truncation 256).
 REFERENCE = {

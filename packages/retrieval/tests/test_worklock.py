@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from teambrain_kit.paths import BrainLayout, machine_layout
 from teambrain_retrieval import HashEmbedder, Retriever
-from teambrain_retrieval._worklock import work_lock
+from teambrain_retrieval._index._worklock import work_lock
 
 OpenRetriever = Callable[..., Retriever]
 
@@ -103,7 +103,7 @@ def test_opening_while_another_process_writes_waits_instead_of_going_to_memory(
     timeout tries again instead of answering from memory ("stayed locked by another process"
     for 2 of 8 processes on a loaded machine)."""
     import apsw
-    from teambrain_retrieval import _db
+    from teambrain_retrieval._index import _db
 
     make_memory("Deploy with the release script", "Deploy with the release script only.")
     monkeypatch.setattr(_db, "BUSY_TIMEOUT_MS", 50)

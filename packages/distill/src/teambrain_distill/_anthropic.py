@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from teambrain_schema import DistillConfig
 
-from ._drivers import ANTHROPIC_DEFAULT_URL
+from ._default_urls import ANTHROPIC_DEFAULT_URL
 from ._remote import (
     Message,
     RemoteDriver,

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from teambrain_schema import DistillConfig
 
 from ._budget import AttemptGuard
+from ._default_urls import ANTHROPIC_DEFAULT_URL, OLLAMA_DEFAULT_URL, OPENAI_DEFAULT_URL
 from ._request import Request
 
 if TYPE_CHECKING:
@@ -84,12 +85,6 @@ class PluginDriver:
         except PluginProblem as exc:
             raise ModelUnavailable(exc.message) from None
 
-
-# Where the hosted drivers send when distill.base_url is unset. Explicit, so the SDKs' own
-# environment variables (ANTHROPIC_BASE_URL, OPENAI_BASE_URL) never redirect us.
-ANTHROPIC_DEFAULT_URL = "https://api.anthropic.com"
-OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
-OLLAMA_DEFAULT_URL = "http://localhost:11434/v1"
 
 # (config, brain directory ``.teambrain/`` or None) -> driver
 DriverFactory = Callable[[DistillConfig, Path | None], Driver]

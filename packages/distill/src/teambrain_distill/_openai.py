@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from teambrain_schema import DistillConfig
 
-from ._drivers import OLLAMA_DEFAULT_URL, OPENAI_DEFAULT_URL
+from ._default_urls import OLLAMA_DEFAULT_URL, OPENAI_DEFAULT_URL
 from ._remote import (
     Message,
     RemoteDriver,

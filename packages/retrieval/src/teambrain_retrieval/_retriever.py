@@ -2,131 +2,53 @@
 
 ``open_retriever(layout)`` gives a :class:`Retriever` for the brain of one repository (plus
 the org brain named in its brain.yaml); :class:`RetrieverOptions` says how (time travel, the
-embedder, notices, the clock). Each query goes down one way: the :class:`~._refresher.Refresher`
-brings the index up to date with the files, :class:`~._backend.SqliteBackend` ranks, and
-:class:`~._hits.HitBuilder` turns the ranked rows into answers. Opening index.db, and moving a
-damaged one aside and rebuilding it, is done here too.
+embedder, notices, the clock). It only puts the rooms together: :class:`~._setup.Setup` picks
+the brains served, the embedder and the backend by config; the index (:mod:`._index`) opens
+index.db (:class:`~._index._open.IndexDatabase`, which also recovers a damaged or unwritable
+one) and the :class:`~._index._refresher.Refresher` brings it up to date with the files before
+each answer; search (:mod:`._search`) ranks (:class:`~._search._backend.SqliteBackend`) and
+answers (:class:`~._search._answers.Answers`, :class:`~._search._hits.HitBuilder`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import datetime as dt
 import functools
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
-import apsw
-
-from ._backend import SqliteBackend
-from ._context import rank_paths, rank_situation, semantic_text
-from ._db import IndexCorrupt, connect, is_damage, move_aside, storage_trouble
-from ._duplicates import is_near_duplicate, term_overlap
-from ._embedders import Embedder, EmbedderUnavailable, embedder_egress, make_embedder
-from ._fusion import CANDIDATES, RRF_K, fuse_rrf
 from ._git import head_commit
-from ._graphlinks import GraphLinks, live_rowids, merge_linked, tagged_memories
-from ._hits import ContextPack, Hit, HitBuilder, Similar
-from ._live import LIVE_SUFFIX, LiveView
-from ._notes import NoteHit, NoteIndex
+from ._index._embedders import Embedder, EmbedderUnavailable
+from ._index._live import LIVE_SUFFIX, LiveView
+from ._index._open import IndexDatabase
+from ._index._refresher import Refresher, RefreshReport
+from ._index._worklock import WorkLocks
 from ._notices import say_once
-from ._numpy import prepare_numpy
-from ._policy import OrgPolicies
-from ._query import query_terms
-from ._refresher import BrainSource, Refresher, RefreshReport
-from ._situation import Situation, ambiguous_paths, file_symbols
-from ._store import DocRow, ServedBrain, embed_text
-from ._trim import effective_budget, trim_to_budget
-from ._worklock import WorkLocks
+from ._search._answers import Answers
+from ._search._graphlinks import GraphWalk
+from ._search._hits import ContextPack, Hit, HitBuilder, Similar
+from ._setup import Setup, brain_id_for
 
 if TYPE_CHECKING:
-    from teambrain_kit.egress import Approvals, Egress
+    import apsw
+    from teambrain_kit.egress import Approvals
     from teambrain_kit.paths import BrainLayout, MachineLayout
     from teambrain_schema import BrainConfig, IndexStats, SearchCoverage
 
-    from ._embedding import Progress
+    from ._index._embedding import Progress
     from ._postgres._follow import SharedFollower
+    from ._search._backend import SqliteBackend
+    from ._search._notes import NoteHit, NoteIndex
+    from ._search._situation import Situation
 
-TRUST_HINT = "`tb trust` shows it and asks"
 # Notes an answer lists after its memories, at most.
 NOTES_K = 3
-ORG_BRAIN_SENDS = "its org-scoped memories, served to this repository's agents"
 
-_WILDCARDS = frozenset("*?[")
-# The most relevant memories a context looks at: more than the budget (2000 tokens) can hold,
-# a memory costing ~20 tokens at the least.
-CONTEXT_CANDIDATES = 120
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-def brain_id_for(repo_root: Path) -> str:
-    """The id of the brain in the repository at ``repo_root``: its resolved path."""
-    return repo_root.resolve().as_posix()
-
-
-def org_brain_location(config: BrainConfig, repo_root: Path) -> tuple[Path, str] | None:
-    """Where the org brain ``config`` names is on this machine, and who said so: this
-    machine's ``$TEAMBRAIN_ORG_BRAIN`` (``tb`` and ``tb serve`` set it from ``[org_brain] path``
-    in ``user/config.toml``) when set, else the committed ``org_brain`` — the team's default
-    (relative paths against ``repo_root``). None when brain.yaml names no org brain or does not
-    serve the org scope: the team decides whether, each machine where."""
-    import os
-
-    from teambrain_kit.home import ORG_BRAIN_ENV, env_setting_source
-    from teambrain_schema import BRAIN_DIRNAME
-
-    if not config.org_brain or "org" not in config.scopes:
-        return None
-    machine = os.environ.get(ORG_BRAIN_ENV, "").strip()
-    written, source = (
-        (machine, env_setting_source(ORG_BRAIN_ENV))
-        if machine
-        else (config.org_brain, f"brain.yaml's org_brain: {config.org_brain}")
-    )
-    path = Path(written).expanduser()
-    if not path.is_absolute():
-        path = repo_root / path
-    return (path.parent if path.name == BRAIN_DIRNAME else path), source
-
-
-def org_brain_missing(path: Path, source: str) -> str:
-    """One line: the org brain is not where ``source`` says, and how to tell teambrain where it
-    is on this machine."""
-    from teambrain_kit.home import ORG_BRAIN_ENV
-
-    return (
-        f"org brain not found at {path} (from {source}): clone it there, or say where it is on "
-        f"this machine with ${ORG_BRAIN_ENV} or `[org_brain] path` in "
-        "$TEAMBRAIN_HOME/user/config.toml"
-    )
-
-
-def org_brain_root(config: BrainConfig, repo_root: Path) -> Path | None:
-    """The repository of the org brain ``config`` names, where this machine has it (see
-    :func:`org_brain_location`), or None when it names none or does not serve the org scope."""
-    found = org_brain_location(config, repo_root)
-    return found[0] if found else None
-
-
-def org_brain_egress(config: BrainConfig, repo_root: Path) -> Egress | None:
-    """The org brain as a destination to approve: memories from outside the repository
-    reach this repository's agents (None when it names none, or one inside the repository,
-    whose memories the repository already holds)."""
-    from teambrain_kit.egress import Egress
-
-    path = org_brain_root(config, repo_root)
-    if path is None:
-        return None
-    resolved = path.resolve()
-    if resolved.is_relative_to(repo_root.resolve()):
-        return None
-    return Egress("org_brain", ORG_BRAIN_SENDS, resolved.as_posix())
 
 
 @dataclass(frozen=True)
@@ -162,48 +84,21 @@ class RetrieverOptions:
 
 
 def _recovering(method: Callable[P, R]) -> Callable[P, R]:
-    """Run ``method``; if index.db turns out to be damaged, rebuild it once and retry. If it
-    cannot be written (a full disk, read-only), answer from a temporary index in memory,
-    said once — except for :meth:`Retriever.rebuild`, whose job is to write it: that is a
-    one-line :class:`EnvironmentProblem` (exit 2), the index left as it was."""
+    """Run ``method`` through :meth:`IndexDatabase.run`: a damaged index.db is rebuilt once
+    and the call retried; an unwritable one is replaced by an index in memory (a rebuild
+    refuses instead, with a one-line environment error)."""
 
     @functools.wraps(method)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         retriever = args[0]
         assert isinstance(retriever, Retriever)
-        writes = method.__name__ == "rebuild"
-        try:
-            retriever._say_in_memory(writes)
-            return _patiently(method, args, kwargs)
-        except apsw.Error as exc:
-            if is_damage(exc):
-                retriever._recover(str(exc))
-                return method(*args, **kwargs)
-            trouble = storage_trouble(exc, retriever.home.index_db)
-            if trouble is None or retriever.in_memory is not None:
-                raise
-            retriever._use_memory(trouble)
-            retriever._say_in_memory(writes)
-            return method(*args, **kwargs)
+        return retriever.index.run(
+            functools.partial(method, *args, **kwargs),
+            writes=method.__name__ == "rebuild",
+            reattach=retriever._reattach,
+        )
 
     return wrapper
-
-
-# SQLite waits BUSY_TIMEOUT_MS for another process's write transaction; past that, the call is
-# tried again a few times (the work locks keep long writes rare, but several brains share
-# index.db) before its BusyError is treated like any other write failure.
-BUSY_RETRIES = 4
-
-
-def _patiently(method: Callable[P, R], args: Any, kwargs: Any) -> R:
-    for attempt in range(BUSY_RETRIES):
-        try:
-            return method(*args, **kwargs)
-        except apsw.BusyError:
-            if attempt == BUSY_RETRIES - 1:
-                raise
-            time.sleep(0.1 * (attempt + 1))
-    raise AssertionError("unreachable")
 
 
 class Retriever:
@@ -224,7 +119,6 @@ class Retriever:
         # The repository whose approvals apply (a brain materialised from an old commit is
         # still that repository's) and this machine's approvals, read once per retriever.
         self.trust_root = options.trust_root or layout.repo_root
-        self._approvals_read = options.approvals
         self.config = config
         self.home = home
         self.ephemeral = options.ephemeral
@@ -244,27 +138,35 @@ class Retriever:
         self._commit_override = options.commit
         self._today = options.today
         self._lock = threading.RLock()
-        self._embedder_reason = "none: keyword search only (retrieval.embedder.provider: none)"
-        self._embedder = self._choose_embedder(options.embedder)
-        self.org_policies = OrgPolicies()  # filled by _org_sources: what this repository may read
-        self._sources = [self._main_source(), *self._org_sources()]
-        # Why this process indexes in memory instead of in index.db (None: it does not).
-        self.in_memory: str | None = None
-        self._memory_said = False
-        self.db: apsw.Connection = self._open_db()
+        self.setup = Setup(
+            layout, config, home,
+            trust_root=self.trust_root, approvals=options.approvals, warn=self._warn,
+        )  # fmt: skip
+        self._embedder = self.setup.embedder(options.embedder)
+        self._sources = [
+            self.setup.main_source(self.brain_id, self.live),
+            *self.setup.org_sources(self.brain_id, ephemeral=self.ephemeral),
+        ]
+        self.org_policies = self.setup.org_policies  # what this repository may read
+        self.index = IndexDatabase(
+            home.index_db,
+            ephemeral=self.ephemeral,
+            embedder=self._embedder.name if self._embedder is not None else None,
+            warn=self._warn,
+            lock=self._lock,
+        )
         self.backend = self._make_backend()
+        self._refresh_interval = options.refresh_interval
+        self._notes: NoteIndex | None = None
         self.refresher = Refresher(
             self.db,
             self.backend,
             self._sources,
             warn=self._warn,
             interval=options.refresh_interval,
-            locks=WorkLocks(home.home, self._shares_work),
+            locks=WorkLocks(home.home, self.index.shares_work),
             prepare=self._prepare_live if self.live is not None else None,
         )
-        self._notes: NoteIndex | None = None
-        self._graph_links: list[GraphLinks] | None = None
-        self._refresh_interval = options.refresh_interval
         self.hits = HitBuilder(
             self.backend.store,
             self._sources,
@@ -274,56 +176,48 @@ class Retriever:
             commit=self._commit_override,
             commit_of=self.live.commit_of if self.live is not None else None,
         )
+        self.answers = Answers(
+            self.backend, self.hits, budget_tokens=config.retrieval.budget_tokens,
+            lock=self._lock, policies=self.org_policies,
+            graph=GraphWalk(layout, self._sources, self.org_policies,
+                            config.retrieval.graph_depth),
+            repo_root=None if self.ephemeral else layout.repo_root,
+            in_background=lambda: self.embeds_in_background,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ set-up
 
-    def _approvals(self) -> Approvals:
-        if self._approvals_read is None:
-            from teambrain_kit.egress import load_approvals
+    @property
+    def db(self) -> apsw.Connection:
+        """The index connection (index.db, or an index in memory)."""
+        return self.index.db
 
-            self._approvals_read = load_approvals(self.home, self.trust_root)
-        return self._approvals_read
+    @property
+    def in_memory(self) -> str | None:
+        """Why this process indexes in memory instead of in index.db (None: it does not)."""
+        return self.index.in_memory
 
-    def _approved(self, egress: Egress | None) -> bool:
-        """Whether what ``egress`` describes may be used: nothing leaves, or this machine
-        approved exactly that destination and credential for this repository."""
-        return egress is None or self._approvals().is_approved(self.trust_root, egress)
+    def _make_backend(self) -> SqliteBackend:
+        in_file = not (self.ephemeral or self.index.in_memory)
+        return self.setup.backend(
+            self.db,
+            self._sources,
+            self._embedder,
+            vectors_table=self.index.vectors_table,
+            today=self._today,
+            matrix_cache=self.home.home / "cache" if in_file else None,
+        )
 
-    def _choose_embedder(self, embedder: Embedder | str | None) -> Embedder | None:
-        if embedder != "config":
-            if embedder is None:
-                self._embedder_reason = "none: keyword search only"
-            return embedder if not isinstance(embedder, str) else None
-        egress = embedder_egress(self.config.retrieval.embedder, self.layout.repo_root)
-        if not self._approved(egress):
-            assert egress is not None
-            changed = self._approvals().state(self.trust_root, egress) == "changed"
-            why = (
-                "changed since this machine approved it"
-                if changed
-                else "not approved on this machine"
-            )
-            self._embedder_reason = f"none: {egress.describe()}: {why} ({TRUST_HINT})"
-            self._warn(
-                f"semantic search is off, using keyword search only: brain.yaml's "
-                f"{egress.describe()}: {why} ({TRUST_HINT})"
-            )
-            return None
-        try:
-            return make_embedder(self.config.retrieval.embedder, self.layout.repo_root)
-        except EmbedderUnavailable as exc:
-            self._embedder_reason = f"none: {exc.reason}"
-            self._warn(f"semantic search is off, using keyword search only: {exc.reason}")
-            return None
-
-    def _main_source(self) -> BrainSource:
-        name = self.config.name or self.layout.repo_root.resolve().name
-        if self.live is not None:  # the view's files, on behalf of this repository
-            return BrainSource(
-                self.live.layout, self.brain_id, name, tuple(self.config.scopes),
-                root=self.layout.repo_root,
-            )  # fmt: skip
-        return BrainSource(self.layout, self.brain_id, name, tuple(self.config.scopes))
+    def _reattach(self, reopened: bool) -> None:
+        """index.db was reopened empty (``reopened``: it was damaged) or replaced by an index
+        in memory: read it afresh."""
+        self.backend = self._make_backend()
+        self.answers.reattach(self.backend)
+        self._notes = None
+        if reopened:
+            self.refresher.reopen(self.db, self.backend)
+        else:
+            self.refresher.reattach(self.db, self.backend)
 
     def _prepare_live(self) -> bool:
         """Bring the live view's files up to date (True when any changed). A view that cannot
@@ -336,218 +230,6 @@ class Retriever:
                 f"the live view of the brain could not be updated ({exc}); serving it as it was"
             )
             return False
-
-    def _org_sources(self) -> list[BrainSource]:
-        from teambrain_kit.paths import BrainLayout
-
-        found = org_brain_location(self.config, self.layout.repo_root)
-        if found is None:
-            return []
-        path, source = found
-        org = BrainLayout(path)
-        if not org.root.is_dir():
-            self._warn(f"{org_brain_missing(path, source)}; not served")
-            return []
-        if org.repo_root.resolve() == self.layout.repo_root.resolve():
-            return []
-        egress = org_brain_egress(self.config, self.layout.repo_root)
-        if not self._approved(egress):
-            assert egress is not None
-            self._warn(
-                f"org_brain {egress.destination} is outside this repository and not approved "
-                f"on this machine: not served ({TRUST_HINT})"
-            )
-            return []
-        org_id = (
-            brain_id_for(org.repo_root)
-            if not self.ephemeral
-            else f"{brain_id_for(org.repo_root)}#org-of:{self.brain_id}"
-        )
-        self._org_policy(org, org_id)
-        return [BrainSource(org, org_id, org.repo_root.resolve().name, ("org",))]
-
-    def _org_policy(self, org: BrainLayout, org_id: str) -> None:
-        """The read policy the org brain has for this repository (its ``sources/``), when it
-        has any; its problems said once each."""
-        from teambrain_schema.read_policy import load_read_policy
-
-        repository = self.config.name or self.layout.repo_root.resolve().name
-        policy, problems = load_read_policy(org, repository)
-        for problem in problems:
-            self._warn(f"org brain read policy {problem.relpath}:{problem.line}: {problem.message}")
-        if policy is not None:
-            self.org_policies.policies[org_id] = policy
-            if policy.reads_nothing:
-                self._warn(policy.describe())
-
-    def _open_db(self) -> apsw.Connection:
-        if self.ephemeral:
-            db = connect(None)
-            self._vectors_table = "vectors"
-            try:
-                connect(self.home.index_db).close()
-                db.execute("ATTACH DATABASE ? AS cache", (str(self.home.index_db),))
-                self._vectors_table = "cache.vectors"
-            except (IndexCorrupt, OSError, apsw.Error) as exc:
-                self._warn(f"embedding cache unavailable ({exc}); embedding from scratch")
-            return db
-        self._vectors_table = "vectors"
-        try:
-            try:
-                # Opening migrates: on a fresh home every process starting at once writes.
-                return _patiently(connect, (self.home.index_db,), {})
-            except IndexCorrupt:
-                self._recover_file()
-                return connect(self.home.index_db)
-        except (OSError, apsw.Error) as exc:
-            # An unwritable home must not stop search: index in memory for this process.
-            trouble = storage_trouble(exc, self.home.index_db)
-            self.in_memory = trouble or f"cannot use {self.home.index_db} ({exc})"
-            db = connect(None)
-            self._copy_vectors(None, db)
-            return db
-
-    def _use_memory(self, trouble: str) -> None:
-        """Index in memory from now on (index.db cannot be written): what is in index.db stays
-        as it was; cached embeddings are copied over, so nothing is embedded again."""
-        with self._lock:
-            self.in_memory = trouble
-            db = connect(None)
-            self._copy_vectors(self.db, db)
-            with contextlib.suppress(Exception):
-                self.db.close()
-            self.db, self._vectors_table = db, "vectors"
-            self.backend = self._make_backend()
-            self.hits.store = self.backend.store
-            self._notes = None
-            self.refresher.reattach(self.db, self.backend)
-
-    def _copy_vectors(self, source: apsw.Connection | None, target: apsw.Connection) -> None:
-        """The cached embeddings of this embedder from index.db (``source``, or a read-only
-        look at the file) into the in-memory ``target`` (best effort: without them, texts are
-        embedded again)."""
-        if self._embedder is None:
-            return
-        table = self._vectors_table if source is not None else "vectors"
-        with contextlib.suppress(apsw.Error, OSError):
-            if source is None:
-                path = self.home.index_db
-                wal = path.with_name(path.name + "-wal")
-                # A full disk may have no room for the shared-memory file a WAL reader needs;
-                # with nothing left in the WAL, the file alone is the whole database.
-                settled = not wal.exists() or wal.stat().st_size == 0
-                source = apsw.Connection(
-                    f"file:{path}?mode=ro{'&immutable=1' if settled else ''}",
-                    flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI,
-                )
-            rows = source.execute(
-                f"SELECT embedder, key, dim, vec FROM {table} WHERE embedder = ?",  # noqa: S608 - our table name
-                (self._embedder.name,),
-            ).fetchall()
-            with target:
-                target.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
-
-    def _shares_work(self, lock: str) -> bool:
-        """Whether work lock ``lock`` coordinates with other processes: not for a private
-        index in memory, nor for indexing an ephemeral one (an old commit's brain)."""
-        return self.in_memory is None and not (self.ephemeral and lock.startswith("index:"))
-
-    def _say_in_memory(self, writes: bool) -> None:
-        """Once answers come from memory: say so once, or, for a rebuild (whose job is to write
-        index.db), stop with a one-line environment error before doing any work."""
-        if self.in_memory is None:
-            return
-        if writes:
-            from teambrain_schema import EnvironmentProblem
-
-            raise EnvironmentProblem(
-                f"the search index could not be written: {self.in_memory}; it is as it was "
-                f"before this run ({self._in_memory_fix()}, then run `tb reindex` again)"
-            )
-        if not self._memory_said:
-            self._memory_said = True
-            self._warn(
-                f"cannot update the search index: {self.in_memory}; answering from a temporary "
-                f"index in memory (nothing is lost: {self._in_memory_fix()}, then run `tb reindex`)"
-            )
-
-    def _in_memory_fix(self) -> str:
-        """What a person does about ``in_memory``: room on a full disk, else a usable home."""
-        reason = self.in_memory or ""
-        if " is full" in reason:
-            return "free some space"
-        if "read-only" in reason:
-            return f"make {self.home.index_db.parent} writable"
-        if "locked by another process" in reason:
-            return "nothing to fix: another teambrain process was busy writing it"
-        return "check TEAMBRAIN_HOME"
-
-    def _recover_file(self) -> None:
-        moved = move_aside(self.home.index_db)
-        self._warn(f"{self.home.index_db} was damaged; moved it to {moved.name} and rebuilt it")
-
-    def _recover(self, reason: str) -> None:
-        with self._lock:
-            if self.ephemeral:
-                raise IndexCorrupt(reason)
-            with contextlib.suppress(Exception):  # a damaged file may not close cleanly
-                self.db.close()
-            self._recover_file()
-            self.db = connect(self.home.index_db)
-            self.backend = self._make_backend()
-            self.hits.store = self.backend.store
-            self._notes = None
-            self.refresher.reopen(self.db, self.backend)
-
-    def _make_backend(self) -> SqliteBackend:
-        served = [ServedBrain(s.brain_id, s.scopes) for s in self._sources]
-        backend = SqliteBackend(
-            self.db,
-            served,
-            self._embedder,
-            vectors_table=self._vectors_table,
-            warn=self._warn,
-            today=self._today,
-            no_embedder_reason=self._embedder_reason,
-            matrix_cache=None if self.ephemeral or self.in_memory else self.home.home / "cache",
-        )
-        backend.embeddings.vector_source = self._shared_vectors()
-        return backend
-
-    def _shared_index_url(self) -> str | None:
-        """The shared index's connection string when this machine may use it
-        (``retrieval.backend: postgres``, approved, its URL set); None otherwise, said once."""
-        retrieval = self.config.retrieval
-        if retrieval.backend != "postgres":
-            return None
-        from ._postgres._config import shared_index_egress, shared_index_url
-
-        egress = shared_index_egress(retrieval)
-        if not self._approved(egress):
-            self._warn(f"shared index not used (not approved on this machine: {TRUST_HINT}): "
-                       "embedding on this machine instead")  # fmt: skip
-            return None
-        url, why = shared_index_url(retrieval)
-        if url is None:
-            self._warn(f"shared index not used ({why}): embedding on this machine instead")
-        return url
-
-    def _shared_vectors(self) -> Callable[[list[str]], dict[str, Any]] | None:
-        """The shared index as where vectors come from before embedding here; None when it
-        is not used (:meth:`_shared_index_url`) or nothing is embedded."""
-        retrieval = self.config.retrieval
-        if retrieval.backend != "postgres" or self._embedder is None:
-            return None
-        url = self._shared_index_url()
-        if url is None:
-            return None
-        from ._postgres._shared import shared_vector_source
-
-        return shared_vector_source(
-            url, self.layout, self._embedder.name, timeout_s=retrieval.timeout_s, warn=self._warn
-        )
-
-    # ------------------------------------------------------------------ freshness
 
     @property
     def commit(self) -> str | None:
@@ -587,99 +269,9 @@ class Retriever:
         """The best ``k`` live memories for ``query``: BM25 top-40 ∪ vector top-40, fused by
         reciprocal rank (k=60), filtered; fresh (the files are checked first). Never raises
         on odd query text. Each hit says which of the query's words it holds."""
-        self._model_before_search()
+        self.answers.model_before_search()
         self._fresh()
-        direct = self.backend.ranked(query, max(k, 0))
-        linked, via = self._linked((), query)
-        ranked = self._readable(merge_linked(direct, linked), linked)
-        why = self._query_why(query, [rowid for rowid, _ in direct])
-        return self._with_via(self.hits.build(ranked, why)[:k], via)
-
-    def _readable(
-        self, ranked: Sequence[tuple[int, float]], linked: Sequence[tuple[int, float]] = ()
-    ) -> list[tuple[int, float]]:
-        """``ranked`` as this repository may read it: the org brain's rows its read policy
-        allows, within its byte cap (see :mod:`._policy`)."""
-        if not self.org_policies:
-            return list(ranked)
-        return self.org_policies.readable(
-            self.backend.store, ranked, {rowid for rowid, _ in linked}
-        )
-
-    def _linked(
-        self, paths: Sequence[str], text: str | None
-    ) -> tuple[list[tuple[int, float]], dict[str, str]]:
-        """The rows the graph leads to from the nodes ``paths`` cover and ``text`` names,
-        nearest first, and each memory's route (``via …``): see :mod:`._graphlinks`. Nothing
-        when the brain has no graph records or ``retrieval.graph_depth`` is 0."""
-        depth = self.config.retrieval.graph_depth
-        if depth <= 0:
-            return [], {}
-        if self._graph_links is None:
-            self._graph_links = [GraphLinks(self.layout)]
-            for source in self._sources[1:]:  # an org brain's graph, as its policy allows
-                policy = self.org_policies.policies.get(source.brain_id)
-                if policy is not None and (
-                    policy.reads_nothing or policy.query_mode == "grep-only"
-                ):
-                    continue
-                allow = policy.allows_kind if policy is not None else None
-                self._graph_links.append(GraphLinks(source.layout, allow))
-        found = []
-        for links in self._graph_links:
-            found += links.expand(
-                lambda: tagged_memories(self.backend), paths=paths, text=text, depth=depth
-            )
-        found.sort(key=lambda link: link.route.depth)  # stable: this brain's first at each depth
-        rows = live_rowids(self.backend, [link.memory_id for link in found])
-        kept, seen = [], set()
-        for link in found:  # a memory two graphs reach: its first (nearest) route
-            if link.memory_id in rows and link.memory_id not in seen:
-                seen.add(link.memory_id)
-                kept.append(link)
-        ranked = [(rows[link.memory_id], 1.0 / (1 + link.route.depth)) for link in kept]
-        return ranked, {link.memory_id: link.via for link in kept}
-
-    @staticmethod
-    def _with_via(hits: list[Hit], via: dict[str, str]) -> list[Hit]:
-        """``hits`` with the graph route of each one reached through the graph in provenance."""
-        if not via:
-            return hits
-        return [
-            dataclasses.replace(h, provenance=h.provenance.model_copy(update={"via": via[h.id]}))
-            if h.id in via else h
-            for h in hits
-        ]  # fmt: skip
-
-    def _model_before_search(self) -> None:
-        """A search waits for the embedding model anyway (its query is embedded): in a server
-        whose model has not loaded yet, load it before the refresh, so what the refresh finds
-        changed (a pulled or edited memory) is embedded for this answer, not found by keywords
-        alone. A failure is reported by the query's own embedding."""
-        embeddings = self.backend.embeddings
-        if not self.embeds_in_background or embeddings.embedder is None or embeddings.ready():
-            return
-        loader = getattr(embeddings.embedder, "load", None)
-        if callable(loader):
-            with contextlib.suppress(Exception):
-                embeddings.worker().submit(loader).result()
-
-    def _query_why(self, query: str, rowids: Sequence[int]) -> dict[int, tuple[str, ...]]:
-        """For each of ``rowids``: the query's words it holds, or that it matched by meaning."""
-        from ._query import keyword_terms
-
-        held: dict[int, list[str]] = {rowid: [] for rowid in rowids}
-        for term in keyword_terms(query)[:24]:
-            anywhere, _titled = self.backend.term_rows(term)
-            for rowid, words in held.items():
-                if rowid in anywhere:
-                    words.append(term)
-        meaning = self.backend.embedder is not None
-        return {
-            rowid: (f"query: {', '.join(words)}",) if words
-            else ("close in meaning to the query",) if meaning else ()
-            for rowid, words in held.items()
-        }  # fmt: skip
+        return self.answers.search(query, k)
 
     @_recovering
     def search_paths(self, globs: Sequence[str], k: int = 8) -> list[Hit]:
@@ -687,44 +279,15 @@ class Retriever:
         identifiers named in titles, bodies and tags; several paths add up; map memories first
         among equals), best first, each saying which path and mention matched."""
         self._fresh()
-        paths = [g for g in globs if g.strip()]
-        direct = rank_paths(self.backend, paths, *self._path_facts(paths))[:k]
-        linked, via = self._linked(paths, None)
-        ranked = self._readable(merge_linked([(r.rowid, r.score) for r in direct], linked), linked)
-        return self._with_via(self.hits.build(ranked, {r.rowid: r.why for r in direct})[:k], via)
-
-    def _path_facts(self, paths: Sequence[str]) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
-        """What the files among ``paths`` define, and which of them share their name with
-        another tracked file, read from this checkout (nothing for a brain read from the past,
-        whose checkout is elsewhere)."""
-        files = [p for p in paths if not _WILDCARDS & set(p)]
-        if self.ephemeral or not files:
-            return {}, frozenset()
-        root = self.layout.repo_root
-        return file_symbols(root, files), ambiguous_paths(root, files)
+        return self.answers.search_paths(globs, k)
 
     @_recovering
     def search_combined(self, query: str | None, globs: Sequence[str], k: int = 8) -> list[Hit]:
         """Query and path results fused by reciprocal rank (either may be empty)."""
         if query and query.strip():
-            self._model_before_search()
+            self.answers.model_before_search()
         self._fresh()
-        lists: list[list[int]] = []
-        why: dict[int, tuple[str, ...]] = {}
-        if globs:
-            by_path = rank_paths(self.backend, globs, *self._path_facts(globs))
-            lists.append([r.rowid for r in by_path])
-            why.update({r.rowid: r.why for r in by_path})
-        if query and query.strip():
-            by_query = [rowid for rowid, _ in self.backend.ranked(query, CANDIDATES)]
-            lists.append(by_query)
-            for rowid, reasons in self._query_why(query, by_query).items():
-                why[rowid] = (*why.get(rowid, ()), *reasons)
-        linked, via = self._linked(globs, query)
-        ranked = self._readable(
-            merge_linked(fuse_rrf(lists, k=RRF_K, depth=CANDIDATES), linked), linked
-        )
-        return self._with_via(self.hits.build(ranked, why)[:k], via)
+        return self.answers.search_combined(query, globs, k)
 
     @_recovering
     def search_notes(
@@ -733,15 +296,14 @@ class Retriever:
         """The free-form notes (``.teambrain/notes/``) best matching ``query`` and/or
         ``globs``: a source of their own, listed after memories, never required. Only this
         repository's notes (an org brain's are not searched)."""
-        from ._notes import NoteIndex
-
         with self._lock:
             if self._notes is None:
-                self._notes = NoteIndex(
-                    self.db, self.layout, self.brain_id, self._sources[0].display, self._embedder,
-                    vectors_table=self._vectors_table, warn=self._warn, today=self._today,
-                    locks=WorkLocks(self.home.home, self._shares_work),
-                    matrix_cache=None if self.ephemeral or self.in_memory else self.home.home / "cache",
+                in_file = not (self.ephemeral or self.index.in_memory)
+                self._notes = self.setup.note_index(
+                    self.db, self._sources[0], self._embedder,
+                    vectors_table=self.index.vectors_table, today=self._today,
+                    locks=WorkLocks(self.home.home, self.index.shares_work),
+                    matrix_cache=self.home.home / "cache" if in_file else None,
                     commit=self._commit_override, interval=self._refresh_interval,
                 )  # fmt: skip
             return self._notes.search(query, [g for g in globs if g.strip()], k)
@@ -750,10 +312,7 @@ class Retriever:
     def required(self) -> list[Hit]:
         """Every live required memory, decisions first, then conventions, map and learnings."""
         self._fresh()
-        order = {"decision": 0, "convention": 1, "map": 2, "learning": 3}
-        docs = self.backend.live_docs("d.priority = 'required'")
-        docs.sort(key=lambda d: (order.get(d.memory_class or "", 9), d.created or "", d.id))
-        return self.hits.build(self._readable([(doc.rowid, 1.0) for doc in docs]))
+        return self.answers.required()
 
     @_recovering
     def context(
@@ -769,52 +328,8 @@ class Retriever:
         started here, or, with ``load_model=False``, by the caller once the answer is out
         (``model_to_load``: a server starts it after writing the answer, so the load's
         imports do not hold the interpreter while the answer is sent)."""
-        from teambrain_schema.tokens import memory_token_cost
-
-        limit = effective_budget(budget, self.config.retrieval.budget_tokens)
-        required = self.required()
-        required_ids = {hit.id for hit in required}
-        # A server answers without waiting for its model; a one-shot reader (`tb relevant`)
-        # waits for it, as its searches do.
-        loading = (
-            self.embeds_in_background
-            and self.backend.embedder is not None
-            and not self.backend.embeddings.ready()
-        )
-        direct = rank_situation(self.backend, situation, semantic=not loading)
-        direct = direct[: CONTEXT_CANDIDATES + len(required_ids)]
-        linked, via = self._linked(situation.changed_paths, situation.query_text() or None)
-        ranked = self._readable(merge_linked([(r.rowid, r.score) for r in direct], linked), linked)
-        capped = self.org_policies.note()
-        built = self._with_via(self.hits.build(ranked, {r.rowid: r.why for r in direct}), via)
-        relevant = [hit for hit in built if hit.id not in required_ids]
-        trimmed = trim_to_budget(
-            required,
-            relevant,
-            lambda hit: memory_token_cost(hit.id, hit.memory.title, hit.memory.body),
-            limit,
-        )
-        notes = list(trimmed.notes)
-        if capped:
-            notes.append(capped)
-        if situation.is_empty() and not trimmed.over_budget:
-            notes.append("no branch, changed paths or commits to go by; only required memories")
-        if self.backend.degraded:
-            notes.append(f"keyword search only ({self.backend.degraded})")
-        coverage = self.coverage()
-        if coverage is None and loading:
-            coverage = self._loading_coverage()
-        if coverage is not None:
-            notes.append(coverage.note)
-        to_load = None
-        if loading and load_model:  # after the answer's own work: it never waits for the load
-            self.warm_up(semantic_text(situation) or None)
-        elif loading:
-            to_load = semantic_text(situation)
-        return ContextPack(
-            trimmed.required, trimmed.relevant, trimmed.tokens, trimmed.budget,
-            trimmed.over_budget, notes, coverage, to_load,
-        )  # fmt: skip
+        self._fresh()
+        return self.answers.context(situation, budget, load_model=load_model)
 
     @_recovering
     def prepare(self) -> None:
@@ -822,19 +337,7 @@ class Retriever:
         bring the index up to date and read what answers need — the live memories, their
         path mentions, the required memories and their citations' staleness."""
         self._fresh()
-        self.backend.path_matcher()
-        self.required()
-
-    def _loading_coverage(self) -> SearchCoverage:
-        """The partial mark of an answer given while the embedding model loads."""
-        from teambrain_schema import SearchCoverage
-
-        total = len(self.backend.live_rows())
-        note = (
-            "partial answer: the embedding model is still loading, so this answer used paths "
-            "and keywords only; a later call adds semantic search"
-        )
-        return SearchCoverage(memories=total, embedded=0, note=note)
+        self.answers.prepare()
 
     @property
     def embeds_in_background(self) -> bool:
@@ -850,19 +353,7 @@ class Retriever:
         """How many live memories semantic search covers, while some are not embedded yet (a
         first start on a large brain, a big pull); None once all are, or without an embedder
         (keyword search only, said elsewhere)."""
-        from teambrain_schema import SearchCoverage
-
-        with self._lock:
-            found = self.backend.embedding_coverage()
-        if found is None or found[1] >= found[0]:
-            return None
-        total, embedded = found
-        note = (
-            f"partial answer: semantic search covers {embedded} of {total} memories so far; the "
-            f"other {total - embedded} are found by keywords only until they are embedded (a "
-            "later call covers more)"
-        )
-        return SearchCoverage(memories=total, embedded=embedded, note=note)
+        return self.answers.coverage()
 
     @_recovering
     def embed_pending(self, budget_s: float = 0.5) -> int:
@@ -881,50 +372,13 @@ class Retriever:
         cosine ≥ 0.88, or shares ≥ 80% of its words, or both cosine ≥ 0.75 and ≥ 40% of its words
         (a paraphrase), or has the same content."""
         self._fresh()
-        text = embed_text(title, body)
-        vector = self.backend.embeddings.embed_document(text)
-        cosines = dict(self.backend.vector_ranking_for(vector, CANDIDATES))
-        fts = [rowid for rowid, _ in self.backend.fts_ranking(text, CANDIDATES)]
-        candidates = list(dict.fromkeys([*cosines, *fts]))
-        docs = self.backend.store.docs(candidates)
-        draft_terms = set(query_terms(text))
-        scored = []
-        for rowid in candidates:
-            doc = docs.get(rowid)
-            if doc is None:
-                continue
-            overlap = term_overlap(draft_terms, query_terms(embed_text(doc.title, doc.body)))
-            cosine = cosines.get(rowid)
-            if cosine is None and vector is not None:
-                cosine = self._cosine_of(vector, doc)
-            same = _same_text(title, body, doc)
-            duplicate = same or is_near_duplicate(cosine, overlap, body)
-            scored.append((rowid, max(cosine or 0.0, overlap), cosine, overlap, duplicate))
-        scored.sort(key=lambda item: -item[1])
-        hits = {hit.id: hit for hit in self.hits.build([(r, s) for r, s, *_ in scored])}
-        result = []
-        for rowid, _score, cosine, overlap, duplicate in scored:
-            hit = hits.get(docs[rowid].id)
-            if hit is not None and hit.memory.path == docs[rowid].path:
-                result.append(Similar(hit, cosine, round(overlap, 4), duplicate))
-        return result[:k]
-
-    def _cosine_of(self, vector: Any, doc: DocRow) -> float | None:
-        prepare_numpy()
-        import numpy as np
-
-        other = self.backend.embeddings.stored_vector(doc.title, doc.body)
-        if other is None or other.shape != vector.shape:
-            return None
-        return float(np.dot(vector, other))
+        return self.answers.similar(title, body, k)
 
     @_recovering
     def memory(self, memory_id: str) -> Hit | None:
         """The live (served) memory with this id, or None."""
         self._fresh()
-        docs = self.backend.live_docs("d.id = ?", [memory_id])
-        hits = self.hits.build(self._readable([(docs[0].rowid, 1.0)])) if docs else []
-        return hits[0] if hits else None
+        return self.answers.memory(memory_id)
 
     @_recovering
     def stats(self) -> IndexStats:
@@ -945,7 +399,7 @@ class Retriever:
             except EmbedderUnavailable as exc:
                 embeddings.note_unavailable(exc.reason)
         if embeddings.embedder is None:
-            return embeddings.degraded or self._embedder_reason
+            return embeddings.degraded or self.setup.embedder_reason
         return embeddings.embedder.name
 
     def warm_up(self, query: str | None = None) -> None:
@@ -961,33 +415,16 @@ class Retriever:
         view, the sqlite backend, not approved here, no URL)."""
         if self.live is None or self._follower is not None:
             return self._follower is not None
-        url = self._shared_index_url()
-        if url is None:
-            return False
-        from ._postgres._fill import shared_brain_id
-        from ._postgres._follow import SharedFollower
-
-        follower = SharedFollower(
-            url, shared_brain_id(self.layout), self.layout.repo_root,
-            timeout_s=self.config.retrieval.timeout_s, warn=self._warn,
-        )  # fmt: skip
-        self.live.shared = lambda: follower.snapshot
-        self._follower = follower
-        follower.start()
-        return True
+        self._follower = self.setup.follower(self.live)
+        if self._follower is not None:
+            self._follower.start()
+        return self._follower is not None
 
     def close(self) -> None:
         """Close the index connection (and stop following the shared index)."""
         if self._follower is not None:
             self._follower.stop()
-        self.db.close()
-
-
-def _same_text(title: str, body: str, doc: DocRow) -> bool:
-    def norm(text: str) -> str:
-        return " ".join(text.split()).casefold()
-
-    return norm(title) == norm(doc.title) and norm(body) == norm(doc.body)
+        self.index.close()
 
 
 def open_retriever(

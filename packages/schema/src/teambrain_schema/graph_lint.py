@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ._violation import Violation, cycle_members
 from .ids import is_ulid
 from .ontology import MEMORY_TARGET, NodeKind, Ontology, kind_key
 
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
 
     from .brain import Brain
     from .graph import Graph, GraphEdge, GraphRecord
-    from .lint import Violation
 
 __all__ = ["GraphLint", "check_record", "lint_graph", "lint_records", "record_relpath"]
 
@@ -33,7 +33,6 @@ class GraphLint:
         self.files_checked = 0
 
     def add(self, path: str, line: int, rule: str, message: str, severity: str = "error") -> None:
-        from .lint import Violation
 
         self.violations.append(Violation(path, line, rule, message, severity))  # type: ignore[arg-type]
 
@@ -210,8 +209,6 @@ def _check_duplicates(records: Iterable[GraphRecord], out: GraphLint) -> None:
 
 
 def _check_cycles(graph: Graph, ontology: Ontology, out: GraphLint) -> None:
-    from .lint import _cycle_members as cycle_members
-
     by_kind: dict[str, dict[str, list[str]]] = {}
     first_edge: dict[tuple[str, str], GraphEdge] = {}
     for edge in graph.edges:

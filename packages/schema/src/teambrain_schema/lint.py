@@ -7,16 +7,16 @@ import datetime as dt
 import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Literal
 
 from teambrain_kit.citations import MAX_EVIDENCE_CHECKED
 from teambrain_kit.injection import InjectionFinding, find_injections
 from teambrain_kit.paths import BrainLayout
-from teambrain_kit.secrets import find_secrets, redact_secrets
+from teambrain_kit.secrets import find_secrets
 
 from ._config import AdaptersFile, BrainConfig
 from ._errors import EnvironmentProblem
 from ._memory import MAX_BODY_WORDS, count_words
+from ._violation import Violation, cycle_members as _cycle_members
 from .brain import (
     Brain,
     BrainFile,
@@ -30,7 +30,6 @@ from .brain import (
 )
 from .frontmatter import FrontMatterError
 from .index_md import INDEX_HEADER, parse_retirement_reasons, render_index
-from .render import quote_path
 from .tokens import memory_token_cost
 
 __all__ = [
@@ -42,29 +41,6 @@ __all__ = [
     "lint_brain",
     "regenerate_index",
 ]
-
-Severity = Literal["error", "warning", "note"]
-
-
-@dataclass(frozen=True)
-class Violation:
-    """One lint finding."""
-
-    path: str
-    line: int
-    rule: str
-    message: str
-    severity: Severity = "error"
-
-    def __post_init__(self) -> None:
-        # A message quotes committed text (an excerpt, a cited path): a secret in it is never
-        # printed back, to a terminal or a CI log.
-        object.__setattr__(self, "message", redact_secrets(self.message))
-
-    def format(self) -> str:
-        """``path:line: rule: message`` (warnings and notes say so after the rule)."""
-        tag = self.rule if self.severity == "error" else f"{self.rule} ({self.severity})"
-        return f"{quote_path(self.path)}:{self.line}: {tag}: {self.message}"
 
 
 @dataclass
@@ -399,35 +375,6 @@ def _lint_duplicate_content(brain: Brain, report: LintReport) -> None:
                 f"same content as {other_id} ({other_path}); retire one of them",
             )
         )
-
-
-def _cycle_members(graph: dict[str, list[str]]) -> list[str]:
-    """Ids that lie on a cycle of the supersedes graph (iterative DFS, sorted)."""
-    white, grey, black = 0, 1, 2
-    colour = dict.fromkeys(graph, white)
-    on_cycle: set[str] = set()
-    for root in graph:
-        if colour[root] != white:
-            continue
-        stack: list[tuple[str, int]] = [(root, 0)]
-        path: list[str] = []
-        while stack:
-            node, index = stack.pop()
-            if index == 0:
-                colour[node] = grey
-                path.append(node)
-            children = [c for c in graph.get(node, []) if c in graph]
-            if index < len(children):
-                stack.append((node, index + 1))
-                child = children[index]
-                if colour[child] == grey:
-                    on_cycle.update(path[path.index(child) :])
-                elif colour[child] == white:
-                    stack.append((child, 0))
-            else:
-                colour[node] = black
-                path.pop()
-    return sorted(on_cycle)
 
 
 def _lint_index(brain: Brain, report: LintReport) -> None:

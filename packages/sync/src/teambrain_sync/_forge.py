@@ -10,12 +10,27 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 from urllib.parse import quote, urlencode, urlsplit
 
 if TYPE_CHECKING:
     from ._git import GitRepo
-    from ._review import ReviewTarget
+    from ._snapshot import ResolvedCommit
+
+
+class LinkTarget(Protocol):
+    """Where a proposal goes, as far as its review page needs (``_review.ReviewTarget``; a
+    protocol here so this module and that one do not import each other)."""
+
+    @property
+    def base(self) -> ResolvedCommit: ...
+    @property
+    def base_branch(self) -> str | None: ...
+    @property
+    def remote(self) -> str | None: ...
+    @property
+    def base_remote(self) -> str | None: ...
+
 
 Forge = Literal["github", "gitlab", "bitbucket", "gitea"]
 FORGES: tuple[Forge, ...] = ("github", "gitlab", "bitbucket", "gitea")
@@ -157,7 +172,7 @@ class ReviewLink:
     forge: Forge | None = None
 
 
-def base_remote(repo: GitRepo, target: ReviewTarget) -> str | None:
+def base_remote(repo: GitRepo, target: LinkTarget) -> str | None:
     """The remote whose branch a proposal is based on (``upstream`` for ``upstream/main``), else
     the remote it is pushed to."""
     if target.base_remote is not None:  # the project, in a fork (sync/_remotes)
@@ -169,7 +184,7 @@ def base_remote(repo: GitRepo, target: ReviewTarget) -> str | None:
     return target.remote
 
 
-def review_link(repo: GitRepo, target: ReviewTarget, branch: str) -> ReviewLink | None:
+def review_link(repo: GitRepo, target: LinkTarget, branch: str) -> ReviewLink | None:
     """The review page of ``branch`` once pushed to ``target.remote``, into ``target.base_branch``
     of the repository the base comes from; the reviewer's git commands when the forge is not
     known; None without a remote or a base branch to name."""

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from teambrain_schema import UserError
 
 if TYPE_CHECKING:
-    from .readiness import ToolContext, UserStep
+    from .readiness import ToolContext, UserStep  # types only; readiness imports no registry
 
 ConfigFormat = Literal["json", "jsonc", "toml", "yaml"]
 HandlerValue = str | int | bool

@@ -489,7 +489,7 @@ def _user_step_findings(label: str, tool: str, repo: Path) -> list[Finding]:
     step of a tool installed here keeps this machine not ready (``step``); of a tool not
     installed here, it is a note for when it is (issue 42 point 8: doctor exited 2 for Claude
     Code's folder trust on a machine without Claude Code)."""
-    from .._agent_tools.readiness import tool_here, user_steps
+    from .._agent_tools.here import tool_here, user_steps
 
     steps = user_steps(tool, repo)
     here = tool_here(tool) if any(not step.done for step in steps) else None

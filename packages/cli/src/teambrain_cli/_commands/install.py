@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
+from .._agent_tools.here import user_steps
 from .._agent_tools.install import adapter_notes, apply_install, plan_install
-from .._agent_tools.readiness import user_steps
 from .._agent_tools.registry import (
     Adapter,
     plugin_adapter_problems,

@@ -23,18 +23,18 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._fusion import CANDIDATES, fuse_hybrid
+from .._index._scan import is_retired_path
+from .._index._store import DocRow, ServedBrain, embed_key, embed_text, is_live
 from .._notices import say_once
 from .._query import keyword_terms
-from .._scan import is_retired_path
-from .._store import DocRow, ServedBrain, embed_key, embed_text, is_live
+from .._search._fusion import CANDIDATES, fuse_hybrid
 from ._connect import SharedIndexUnavailable, describe
 from ._schema import SCHEMA, SCHEMA_VERSION, schema_version
 
 if TYPE_CHECKING:
     from teambrain_schema import IndexableDoc, IndexStats, Scored, Source
 
-    from .._embedders import Embedder, Vectors
+    from .._index._embedders import Embedder, Vectors
 
 # BM25's parameters, FTS5's: term-frequency saturation and length normalisation. The column
 # weights (title 2, tags 1.5, body 1: the SQLite backend's) are applied in the postings.
@@ -293,7 +293,7 @@ class PostgresBackend:
     def ensure_vectors(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Embed every served document whose text has no vector yet; returns how many. On an
         embedder failure, search degrades to keyword search (said once) — never raises."""
-        from .._embedders import EmbedderUnavailable
+        from .._index._embedders import EmbedderUnavailable
 
         pending = self.pending_texts()
         if not pending or self._embedder is None:
@@ -404,7 +404,7 @@ class PostgresBackend:
 
     def embed_query(self, query: str) -> Vectors | None:
         """The query's vector, or None when semantic search is off (degrades on failure)."""
-        from .._embedders import EmbedderUnavailable
+        from .._index._embedders import EmbedderUnavailable
 
         if self._embedder is None:
             return None

@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._scan import read_doc, scan_stamps
-from .._store import ServedBrain
+from .._index._scan import read_doc, scan_stamps
+from .._index._store import ServedBrain
 from ._backend import PostgresBackend
 from ._follow import notify
 from ._schema import SCHEMA, migrate
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from teambrain_kit.paths import BrainLayout
 
-    from .._embedders import Embedder
+    from .._index._embedders import Embedder
 
 
 @dataclass

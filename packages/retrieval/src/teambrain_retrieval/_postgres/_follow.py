@@ -23,10 +23,10 @@ import contextlib
 import hashlib
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._index._live import SharedSnapshot
 from ._connect import SharedIndexUnavailable, connect, describe
 from ._schema import SCHEMA, SCHEMA_VERSION, schema_version
 
@@ -46,15 +46,6 @@ def brain_token(brain: str) -> str:
 def notify(conn: Any, brain: str) -> None:
     """Tell every listening server that ``brain``'s index moved (sent at once: autocommit)."""
     conn.execute("SELECT pg_notify(%s, %s)", [CHANNEL, brain_token(brain)])
-
-
-@dataclass(frozen=True)
-class SharedSnapshot:
-    """A brain's memory files as the shared index holds them at ``commit``: path → (blob id,
-    the file's bytes or None when this clone's git has that blob)."""
-
-    commit: str
-    files: dict[str, tuple[str, bytes | None]]
 
 
 def render_document(doc_json: str, retired: bool) -> bytes | None:
@@ -112,7 +103,7 @@ def _local_blobs(repo_root: Path, wanted: list[tuple[str, str]]) -> dict[str, st
     holding most documents are looked up; the rest are transferred."""
     from teambrain_kit.git import git_output
 
-    from .._live import MEMORY_PATHS
+    from .._index._live import MEMORY_PATHS
 
     by_commit: dict[str, list[str]] = {}
     for commit, path in wanted:

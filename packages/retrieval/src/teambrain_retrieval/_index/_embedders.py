@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from ._numpy import prepare_numpy
-from ._query import query_terms
+from .._numpy import prepare_numpy
+from .._query import query_terms
 
 if TYPE_CHECKING:
     import numpy as np
@@ -158,7 +158,7 @@ def embedder_egress(config: EmbedderConfig, repo_root: Path | None = None) -> Eg
         key = config.api_key_env or OPENAI_DEFAULT_KEY_ENV
         return Egress("retrieval.embedder", EMBEDDER_SENDS, url, key)
     if config.provider == "local" and config.path:
-        from ._local import configured_model_path, file_sha256, model_file_problem
+        from ._model_files import configured_model_path, file_sha256, model_file_problem
 
         weights = configured_model_path(config, repo_root or Path.cwd())
         if weights is None or model_file_problem(weights) is not None:

@@ -32,24 +32,30 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from teambrain_kit.git import git_output, unsafe_git_path
 from teambrain_kit.gitdir import default_branch
 from teambrain_kit.paths import MAX_BRAIN_FILES, MAX_WALK_DEPTH, BrainLayout, MachineLayout
 from teambrain_schema import BRAIN_DIRNAME
 
-from ._git import blob_id, head_commit
+from .._git import blob_id, head_commit
 from ._scan import MAX_FILE_BYTES, Signals, change_signals, scan_stamps
-
-if TYPE_CHECKING:
-    from ._postgres._follow import SharedSnapshot
 
 LIVE_SUFFIX = "#live"  # a live view is indexed as a brain of its own: "<repository>#live"
 MEMORY_PATHS = (f"{BRAIN_DIRNAME}/memories", f"{BRAIN_DIRNAME}/retired")
 _MANIFEST = "manifest.json"
 _SCAN_EVERY_S = 2.0  # a file rewritten in place moves no signal: looked at this often
 _TIMEOUT_S = 20.0
+
+
+@dataclass(frozen=True)
+class SharedSnapshot:
+    """A brain's memory files as the shared index holds them at ``commit``: path → (blob id,
+    the file's bytes or None when this clone's git has that blob); read by
+    :mod:`teambrain_retrieval._postgres._follow`, served by the view."""
+
+    commit: str
+    files: dict[str, tuple[str, bytes | None]]
 
 
 @dataclass(frozen=True)

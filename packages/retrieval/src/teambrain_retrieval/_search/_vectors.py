@@ -13,13 +13,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._numpy import prepare_numpy
+from .._numpy import prepare_numpy
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from ._embedders import Vectors
+    from .._index._embedders import Vectors
 
 NO_EXPIRY = dt.date.max.toordinal()
 

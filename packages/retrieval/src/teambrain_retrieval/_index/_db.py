@@ -220,7 +220,7 @@ def m004_scan_digests(db: apsw.Connection) -> None:
 def m005_unicode_mentions(db: apsw.Connection) -> None:
     """Path mentions read again from every document: names with accents or in other scripts
     count as paths now (they were cut at the first non-ASCII letter), in composed form."""
-    from ._pathmatch import extract_mentions
+    from .._pathmatch import extract_mentions
 
     rows = db.execute("SELECT rowid, body, tags FROM docs").fetchall()
     db.execute("DELETE FROM doc_paths")
@@ -239,7 +239,7 @@ def m006_code_mentions(db: apsw.Connection) -> None:
     slash (``migrations/`` matches the files inside it), a dotted module or symbol keeps its
     dots (``catalog.variants.Variant.rename`` names ``catalog/variants.py``), and code
     identifiers (``PlanPicker``, ``fct_orders``) name the file they are the stem of."""
-    from ._pathmatch import extract_mentions
+    from .._pathmatch import extract_mentions
 
     rows = db.execute("SELECT rowid, title, body, tags FROM docs").fetchall()
     db.execute("DELETE FROM doc_paths")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from teambrain_schema.read_policy import ReadPolicy
 
-    from ._store import DocStore
+    from .._index._store import DocStore
 
 
 @dataclass

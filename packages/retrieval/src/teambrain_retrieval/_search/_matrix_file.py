@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._numpy import prepare_numpy
+from .._numpy import prepare_numpy
 from ._vectors import NO_EXPIRY, VectorMatrix, excluded_mask, writable_float32
 
 FIELDS = ("generation", "complete", "rowids", "ids", "sources", "matrix", "expires")

@@ -19,25 +19,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._embedding import Embeddings, Progress
+from .._index._embedding import Embeddings, Progress
+from .._index._store import (
+    DocRow,
+    DocStore,
+    ServedBrain,
+    embed_keys_in,
+    is_live,
+    rowids_in,
+)
+from .._notices import say_once
+from .._pathmatch import PathMatcher
+from .._query import sanitise_fts_query
 from ._fusion import CANDIDATES, fuse_hybrid
 from ._matrix_file import SavedMatrix, cache_file
-from ._notices import say_once
-from ._pathmatch import PathMatcher
-from ._query import sanitise_fts_query
-from ._store import BY_EMBED_KEY, BY_ROWID, DocRow, DocStore, ServedBrain, is_live
 from ._vectors import VectorMatrix, build_matrix, nearest, patched_in_place, without_rows
 
 if TYPE_CHECKING:
     import apsw
     from teambrain_schema import IndexableDoc, IndexStats, Scored, Source
 
-    from ._embedders import Embedder, Vectors
+    from .._index._embedders import Embedder, Vectors
 
-# bm25() column weights: a word in the title counts double, a tag one and a half times.
-TITLE_WEIGHT = 2.0
-BODY_WEIGHT = 1.0
-TAGS_WEIGHT = 1.5
 # Keyword matches read before filtering, beyond the ones wanted; more are read only when filters
 # reject too many.
 FTS_WINDOW = 160
@@ -240,15 +243,11 @@ class SqliteBackend:
         dirty = list(self._dirty_rows)
         for start in range(0, len(dirty), 500):
             chunk = dirty[start : start + 500]
-            rows += self._vector_rows(
-                f"d.rowid IN ({','.join('?' for _ in chunk)})", chunk, BY_ROWID
-            )
+            rows += self._vector_rows(*rowids_in(chunk))
         keys = list(self._dirty_keys)
         for start in range(0, len(keys), 500):
             some_keys = keys[start : start + 500]
-            rows += self._vector_rows(
-                f"d.embed_key IN ({','.join('?' for _ in some_keys)})", some_keys, BY_EMBED_KEY
-            )
+            rows += self._vector_rows(*embed_keys_in(some_keys))
         changed = self._dirty_rows | {r[0] for r in rows}
         unique = list({r[0]: r for r in rows}.values())
         in_place = patched_in_place(old, changed, unique, snap.excluded)
@@ -326,25 +325,10 @@ class SqliteBackend:
             return []
         snap = self.snapshot()
         today = self._today().isoformat()
-        live, params = self.store.live_clause(sources)
-        score = f"bm25(docs_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}, {TAGS_WEIGHT})"
         window = FTS_WINDOW + limit + len(snap.excluded)
-        first = self.store.q(
-            f"SELECT rowid, {score} AS score FROM docs_fts WHERE docs_fts MATCH ? "
-            "ORDER BY score LIMIT ?",
-            [match, window],
-        )
+        first = self.store.fts_best(match, window)
         if first:
-            marks = ",".join("?" for _ in first)
-            passing = {
-                rowid: (expires, doc_id)
-                for rowid, doc_id, expires in self.store.q(
-                    f"SELECT d.rowid, d.id, d.expires FROM docs d {BY_ROWID} "
-                    f"WHERE d.rowid IN ({marks}) "
-                    f"AND {live}",
-                    [*(row[0] for row in first), *params],
-                )
-            }
+            passing = self.store.live_among([row[0] for row in first], sources)
             ranked = [
                 (rowid, float(value))
                 for rowid, value in first
@@ -352,12 +336,7 @@ class SqliteBackend:
             ]
             if len(ranked) >= limit or len(first) < window:
                 return ranked[:limit]
-        rows = self.store.q(
-            f"SELECT d.rowid, d.id, d.expires, {score} AS score FROM docs_fts JOIN docs d "
-            f"ON d.rowid = docs_fts.rowid WHERE docs_fts MATCH ? AND {live} "
-            "ORDER BY score LIMIT ?",
-            [match, *params, limit + len(snap.excluded) + 16],
-        )
+        rows = self.store.fts_live(match, sources, limit + len(snap.excluded) + 16)
         ranked = [
             (rowid, float(value))
             for rowid, doc_id, expires, value in rows
@@ -440,12 +419,9 @@ class SqliteBackend:
         snap = self.snapshot()
         if snap.live is None:
             today = self._today().isoformat()
-            live, params = self.store.live_clause(None)
             snap.live = {
                 rowid: memory_class
-                for rowid, doc_id, expires, memory_class in self.store.q(
-                    f"SELECT d.rowid, d.id, d.expires, d.class FROM docs d WHERE {live}", params
-                )
+                for rowid, doc_id, expires, memory_class in self.store.live_classes()
                 if is_live(expires, doc_id, snap.excluded, today)
             }
         return snap.live
@@ -468,15 +444,11 @@ class SqliteBackend:
         if found is None:
             live = self.live_rows()
             quoted = '"' + term.replace('"', "") + '"'
-            rows = self.store.q("SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?", [quoted])
-            anywhere = frozenset(rowid for (rowid,) in rows if rowid in live)
+            anywhere = frozenset(r for r in self.store.fts_rowids(quoted) if r in live)
             titled: frozenset[int] = frozenset()
             if anywhere:
-                rows = self.store.q(
-                    "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?",
-                    ["{title tags} : " + quoted],
-                )
-                titled = frozenset(rowid for (rowid,) in rows if rowid in anywhere)
+                rows = self.store.fts_rowids("{title tags} : " + quoted)
+                titled = frozenset(r for r in rows if r in anywhere)
             if len(snap.terms) > 512:
                 snap.terms.clear()
             found = snap.terms[term] = (anywhere, titled)

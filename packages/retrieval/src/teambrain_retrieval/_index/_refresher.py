@@ -14,7 +14,7 @@ import contextlib
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from teambrain_kit.paths import MAX_BRAIN_FILES
 from teambrain_schema import BRAIN_DIRNAME
@@ -37,10 +37,11 @@ if TYPE_CHECKING:
 
     import apsw
     from teambrain_kit.paths import BrainLayout
-    from teambrain_schema import IndexableDoc
+    from teambrain_schema import IndexableDoc, Source
 
-    from ._backend import SqliteBackend
-    from ._embedding import Progress
+    from ._embedders import Embedder
+    from ._embedding import Embeddings, Progress
+    from ._store import DocStore
 
 # Freshness checks may take at most ~2% of the time between them (large brains, hot loops).
 _SCAN_SHARE = 50.0
@@ -58,6 +59,29 @@ ANSWER_EMBED_MAX = 64
 # How long a process waits for another one indexing the same brain's files (seconds of work
 # even for tens of thousands of memories) before it indexes them itself.
 INDEX_WAIT_S = 300.0
+
+
+class IndexTarget(Protocol):
+    """What the refresher writes through: the search backend over the same index (the
+    SQLite one), seen from the index's side so this package never imports search."""
+
+    @property
+    def embedder(self) -> Embedder | None: ...
+    @property
+    def store(self) -> DocStore: ...
+    @property
+    def embeddings(self) -> Embeddings: ...
+    def upsert(self, docs: Iterable[IndexableDoc], source: Source = "memory") -> int: ...
+    def remove_paths(self, brain: str, paths: Iterable[str], source: str = "memory") -> int: ...
+    def clear_brain(self, brain: str) -> None: ...
+    def ensure_vectors(
+        self,
+        progress: Progress | None = None,
+        *,
+        budget_s: float | None = None,
+        quiet: bool = False,
+        max_docs: int | None = None,
+    ) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -129,7 +153,7 @@ class Refresher:
     def __init__(
         self,
         db: apsw.Connection,
-        backend: SqliteBackend,
+        backend: IndexTarget,
         sources: list[BrainSource],
         *,
         warn: Callable[[str], None],
@@ -153,13 +177,13 @@ class Refresher:
         # pull itself and leaves a large one (a first start) to the background.
         self.embeds_in_background = False
 
-    def reattach(self, db: apsw.Connection, backend: SqliteBackend) -> None:
+    def reattach(self, db: apsw.Connection, backend: IndexTarget) -> None:
         """Keep another index from now on (every file is looked at again next time)."""
         self.db, self.backend = db, backend
         for source in self.sources:
             source.forget()
 
-    def reopen(self, db: apsw.Connection, backend: SqliteBackend) -> None:
+    def reopen(self, db: apsw.Connection, backend: IndexTarget) -> None:
         """Index every file again into a new index (the old one was damaged)."""
         self.reattach(db, backend)
         # Index the files again now, so what the caller retries (stats, context) sees them.

@@ -12,10 +12,21 @@ import datetime as dt
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from ._retriever import Retriever
+    import apsw
+
+
+class Indexed(Protocol):
+    """What the catalog reads through: a :class:`~teambrain_retrieval.Retriever`, as the
+    index sees it (its connection, its brain, bringing the index up to date)."""
+
+    @property
+    def db(self) -> apsw.Connection: ...
+    @property
+    def brain_id(self) -> str: ...
+    def refresh(self) -> object: ...
 
 
 @dataclass(frozen=True)
@@ -72,7 +83,7 @@ def _entry(row: Sequence[Any]) -> CatalogEntry:
     )  # fmt: skip
 
 
-def brain_catalog(retriever: Retriever) -> Catalog:
+def brain_catalog(retriever: Indexed) -> Catalog:
     """Every memory file of the retriever's own brain (not its org brain), live or not, as the
     index holds it after a refresh (files added, edited, moved or removed since the last look
     are read first, as for a search)."""

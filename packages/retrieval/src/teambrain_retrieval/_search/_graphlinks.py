@@ -23,11 +23,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._index._store import ids_in
+
 if TYPE_CHECKING:
     from teambrain_kit.paths import BrainLayout
     from teambrain_schema.graph import Graph, Route
 
+    from .._index._refresher import BrainSource
     from ._backend import SqliteBackend
+    from ._policy import OrgPolicies
 
 # Where memories reached only through the graph go among the direct hits: after the first
 # GRAPH_AFTER direct hits, at most GRAPH_SLOTS of them (nearest first); the rest after every
@@ -123,17 +127,67 @@ class GraphLinks:
         return [Linked(memory_id, route, route.describe(kinds)) for memory_id, route in ordered]
 
 
+class GraphWalk:
+    """The graphs one retriever follows: its own brain's (``layout``: the checkout's, also when a
+    live view serves its memories), then the org brain's of each of ``sources`` after the first,
+    as its read policy allows (none under ``reads_nothing`` or ``grep-only``; only the node kinds
+    it allows), read on first use, up to ``depth`` edges (``retrieval.graph_depth``)."""
+
+    def __init__(
+        self,
+        layout: BrainLayout,
+        sources: Sequence[BrainSource],
+        policies: OrgPolicies,
+        depth: int,
+    ) -> None:
+        self.layout = layout
+        self.sources = list(sources)
+        self.policies = policies
+        self.depth = depth
+        self._links: list[GraphLinks] | None = None
+
+    def _graphs(self) -> list[GraphLinks]:
+        if self._links is None:
+            self._links = [GraphLinks(self.layout)]
+            for source in self.sources[1:]:  # an org brain's graph, as its policy allows
+                policy = self.policies.policies.get(source.brain_id)
+                if policy is not None and (
+                    policy.reads_nothing or policy.query_mode == "grep-only"
+                ):
+                    continue
+                allow = policy.allows_kind if policy is not None else None
+                self._links.append(GraphLinks(source.layout, allow))
+        return self._links
+
+    def linked(
+        self, backend: SqliteBackend, paths: Sequence[str], text: str | None
+    ) -> tuple[list[tuple[int, float]], dict[str, str]]:
+        """The rows the graph leads to from the nodes ``paths`` cover and ``text`` names,
+        nearest first, and each memory's route (``via …``). Nothing when the brain has no
+        graph records or the depth is 0."""
+        if self.depth <= 0:
+            return [], {}
+        found = []
+        for links in self._graphs():
+            found += links.expand(
+                lambda: tagged_memories(backend), paths=paths, text=text, depth=self.depth
+            )
+        found.sort(key=lambda link: link.route.depth)  # stable: this brain's first at each depth
+        rows = live_rowids(backend, [link.memory_id for link in found])
+        kept, seen = [], set()
+        for link in found:  # a memory two graphs reach: its first (nearest) route
+            if link.memory_id in rows and link.memory_id not in seen:
+                seen.add(link.memory_id)
+                kept.append(link)
+        ranked = [(rows[link.memory_id], 1.0 / (1 + link.route.depth)) for link in kept]
+        return ranked, {link.memory_id: link.via for link in kept}
+
+
 def tagged_memories(backend: SqliteBackend) -> dict[str, list[str]]:
     """Live memories whose tags could name a node (they hold a ``:``), by id: the side of the
     links the memories keep. One query over the served brains."""
-    store = backend.store
-    live, params = store.live_clause(["memory"])
-    rows = store.q(
-        f"SELECT d.id, d.tags FROM docs d WHERE {live} AND d.tags LIKE '%:%'",  # noqa: S608 - constants and placeholders
-        params,
-    )
     found: dict[str, list[str]] = {}
-    for memory_id, tags in rows:
+    for memory_id, tags in backend.store.tagged_memories():
         found.setdefault(str(memory_id), [t for t in str(tags).split() if ":" in t])
     return found
 
@@ -143,8 +197,7 @@ def live_rowids(backend: SqliteBackend, memory_ids: Sequence[str]) -> dict[str, 
     out-of-scope ones are never reached through the graph either)."""
     if not memory_ids:
         return {}
-    marks = ",".join("?" for _ in memory_ids)
-    docs = backend.live_docs(f"d.id IN ({marks})", list(memory_ids), sources=["memory"])
+    docs = backend.live_docs(*ids_in(memory_ids), sources=["memory"])
     found: dict[str, int] = {}
     for doc in docs:
         found.setdefault(doc.id, doc.rowid)

@@ -8,27 +8,21 @@ the memories. Nothing here is required or trimmed into a context budget.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ._backend import SqliteBackend
+from .._git import blob_id, head_blobs, head_commit
+from .._index._refresher import BrainSource
+from .._pathmatch import path_score
 from ._fusion import CANDIDATES, RRF_K, fuse_rrf
-from ._git import blob_id, head_blobs, head_commit
-from ._pathmatch import path_score
-from ._refresher import BrainSource, Refresher
-from ._store import ServedBrain
 
 if TYPE_CHECKING:
-    import datetime as dt
-    from pathlib import Path
-
-    import apsw
     from teambrain_kit.paths import BrainLayout
     from teambrain_schema import NoteResult
 
-    from ._embedders import Embedder
-    from ._worklock import WorkLocks
+    from .._index._refresher import Refresher
+    from ._backend import SqliteBackend
 
 NOTES_SUFFIX = "#notes"
 
@@ -56,36 +50,29 @@ class NoteHit:
         )  # fmt: skip
 
 
+def note_source(layout: BrainLayout, brain_id: str, display: str) -> BrainSource:
+    """The notes of the brain ``brain_id`` as a source of their own (``<brain id>#notes``)."""
+    return BrainSource(layout, brain_id + NOTES_SUFFIX, display, ("team",), kind="note")
+
+
 class NoteIndex:
-    """The notes of one brain in index.db, kept fresh by their own :class:`Refresher`."""
+    """The notes of one brain in index.db (their own ``backend``, a source of
+    :func:`note_source`), kept fresh by their own ``refresher`` (built by the set-up)."""
 
     def __init__(
         self,
-        db: apsw.Connection,
         layout: BrainLayout,
-        brain_id: str,
         display: str,
-        embedder: Embedder | None,
+        backend: SqliteBackend,
+        refresher: Refresher,
         *,
-        vectors_table: str,
-        warn: Callable[[str], None],
-        today: Callable[[], dt.date] | None,
-        locks: WorkLocks | None,
-        matrix_cache: Path | None,
         commit: str | None,
-        interval: float | None = None,
     ) -> None:
         self.layout = layout
         self.display = display
         self.commit_override = commit
-        source = BrainSource(layout, brain_id + NOTES_SUFFIX, display, ("team",), kind="note")
-        self.backend = SqliteBackend(
-            db, [ServedBrain(source.brain_id, ("team",))], embedder,
-            vectors_table=vectors_table, warn=warn, today=today, matrix_cache=matrix_cache,
-        )  # fmt: skip
-        self.refresher = Refresher(
-            db, self.backend, [source], warn=warn, locks=locks, interval=interval
-        )
+        self.backend = backend
+        self.refresher = refresher
 
     def _path_ranking(self, globs: Sequence[str]) -> list[tuple[int, float]]:
         best: dict[int, float] = {}

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._git import blob_id, head_blobs, head_commit
+from .._git import blob_id, head_blobs, head_commit
 
 if TYPE_CHECKING:
     from teambrain_kit.citation_checker import CitationChecker
@@ -27,8 +27,8 @@ if TYPE_CHECKING:
         SearchCoverage,
     )
 
-    from ._refresher import BrainSource
-    from ._store import DocRow, DocStore
+    from .._index._refresher import BrainSource
+    from .._index._store import DocRow, DocStore
 
 _MEMORY_CACHE = 4096
 

@@ -248,7 +248,7 @@ def file_symbols(
     nothing."""
     from teambrain_kit.local_files import read_local_bytes
 
-    from ._pathmatch import defined_symbols
+    from .._pathmatch import defined_symbols
 
     found: dict[str, frozenset[str]] = {}
     missing: list[str] = []
@@ -280,7 +280,7 @@ def _symbols_in_git(
 ) -> dict[str, frozenset[str]]:
     from teambrain_kit.git import git_output
 
-    from ._pathmatch import defined_symbols
+    from .._pathmatch import defined_symbols
 
     asked = [(path, rev) for path in paths for rev in revisions if "\n" not in path]
     request = "".join(f"{rev}:{path}\n" for path, rev in asked).encode("utf-8", "surrogateescape")

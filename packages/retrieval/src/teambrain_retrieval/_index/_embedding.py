@@ -14,8 +14,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+from .._numpy import prepare_numpy
 from ._embedders import EmbedderUnavailable
-from ._numpy import prepare_numpy
 from ._store import USABLE, embed_key, embed_text
 
 if TYPE_CHECKING:

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
+from .._pathmatch import extract_mentions
 from ._db import now_iso
-from ._pathmatch import extract_mentions
 from ._scan import is_retired_path
 
 if TYPE_CHECKING:
@@ -95,6 +95,34 @@ def _expires(doc: IndexableDoc) -> str | None:
 # one edited memory 12 ms instead of 0.1.
 BY_ROWID = "NOT INDEXED"  # the rowid lookup stays; no secondary index
 BY_EMBED_KEY = "INDEXED BY docs_by_embed_key"
+# Conditions search asks for by name (:meth:`DocStore.live_docs`): its SQL text stays here.
+REQUIRED = "d.priority = 'required'"
+BY_ID = "d.id = ?"
+# bm25() column weights: a word in the title counts double, a tag one and a half times.
+TITLE_WEIGHT = 2.0
+BODY_WEIGHT = 1.0
+TAGS_WEIGHT = 1.5
+BM25 = f"bm25(docs_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}, {TAGS_WEIGHT})"
+
+
+def rowids_in(rowids: Sequence[int]) -> tuple[str, list[Any], str]:
+    """The condition "one of these rows" for :meth:`DocStore.vector_rows`, its parameters and
+    SQLite's index choice."""
+    return f"d.rowid IN ({','.join('?' for _ in rowids)})", list(rowids), BY_ROWID
+
+
+def ids_in(memory_ids: Sequence[str]) -> tuple[str, list[Any]]:
+    """The condition "one of these memory ids" for :meth:`DocStore.live_docs`, and its
+    parameters."""
+    return f"d.id IN ({','.join('?' for _ in memory_ids)})", list(memory_ids)
+
+
+def embed_keys_in(keys: Sequence[str]) -> tuple[str, list[Any], str]:
+    """The condition "one of these texts" (content keys) for :meth:`DocStore.vector_rows`,
+    likewise."""
+    return f"d.embed_key IN ({','.join('?' for _ in keys)})", list(keys), BY_EMBED_KEY
+
+
 # A cached vector row is used only when its blob holds exactly ``dim`` float32 values: a row
 # damaged in index.db counts as missing, so the text is embedded again (and the row replaced).
 USABLE = "typeof({v}.vec) = 'blob' AND {v}.dim > 0 AND length({v}.vec) = 4 * {v}.dim"
@@ -310,6 +338,25 @@ class DocStore:
             doc for doc in map(_row_to_doc, rows) if is_live(doc.expires, doc.id, excluded, today)
         ]
 
+    def live_classes(self) -> list[tuple[int, str, str | None, str | None]]:
+        """(rowid, id, expires, class) of every servable document (TTL and exclusions are
+        the caller's to judge)."""
+        live, params = self.live_clause(None)
+        return self.q(f"SELECT d.rowid, d.id, d.expires, d.class FROM docs d WHERE {live}", params)
+
+    def fts_rowids(self, match: str) -> list[int]:
+        """The rowids whose full text matches the FTS5 expression ``match``."""
+        return [r for (r,) in self.q("SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?", [match])]
+
+    def tagged_memories(self) -> list[tuple[str, str]]:
+        """(id, tags) of every servable memory whose tags hold a ``:`` (could name a graph
+        node)."""
+        live, params = self.live_clause(["memory"])
+        return self.q(
+            f"SELECT d.id, d.tags FROM docs d WHERE {live} AND d.tags LIKE '%:%'",
+            params,
+        )
+
     def path_mentions(self) -> list[tuple[int, str]]:
         """(rowid, mention) of every servable document that names a path."""
         live, params = self.live_clause(None)
@@ -350,6 +397,44 @@ class DocStore:
             f"AND {USABLE.format(v='v')} WHERE {live} "
             f"AND ({extra})",
             [embedder, *live_params, *params],
+        )
+
+    # ------------------------------------------------------------------ keyword search
+
+    def fts_best(self, match: str, limit: int) -> list[Any]:
+        """(rowid, bm25) of the best ``limit`` FTS5 matches of ``match`` (lower is better),
+        before any filter: read from the FTS table alone."""
+        return self.q(
+            f"SELECT rowid, {BM25} AS score FROM docs_fts WHERE docs_fts MATCH ? "
+            "ORDER BY score LIMIT ?",
+            [match, limit],
+        )
+
+    def live_among(
+        self, rowids: Sequence[int], sources: Sequence[str] | None
+    ) -> dict[int, tuple[str | None, str]]:
+        """rowid → (expires, id) of those of ``rowids`` that are served and active."""
+        live, params = self.live_clause(sources)
+        marks = ",".join("?" for _ in rowids)
+        return {
+            rowid: (expires, doc_id)
+            for rowid, doc_id, expires in self.q(
+                f"SELECT d.rowid, d.id, d.expires FROM docs d {BY_ROWID} "
+                f"WHERE d.rowid IN ({marks}) "
+                f"AND {live}",
+                [*rowids, *params],
+            )
+        }
+
+    def fts_live(self, match: str, sources: Sequence[str] | None, limit: int) -> list[Any]:
+        """(rowid, id, expires, bm25) of the best ``limit`` served, active FTS5 matches of
+        ``match``: every match ranked joined with its document (the slow path)."""
+        live, params = self.live_clause(sources)
+        return self.q(
+            f"SELECT d.rowid, d.id, d.expires, {BM25} AS score FROM docs_fts JOIN docs d "
+            f"ON d.rowid = docs_fts.rowid WHERE docs_fts MATCH ? AND {live} "
+            "ORDER BY score LIMIT ?",
+            [match, *params, limit],
         )
 
     def counts(self, vectors_table: str, embedder: str | None) -> tuple[dict[str, int], int]:

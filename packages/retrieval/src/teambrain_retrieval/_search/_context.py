@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ._pathmatch import pair_paths
-from ._query import STOPWORDS, query_terms
+from .._pathmatch import pair_paths
+from .._query import STOPWORDS, query_terms
 from ._situation import NOISE_WORDS, Situation
 
 if TYPE_CHECKING:
