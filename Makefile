@@ -17,8 +17,8 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PYTHON := $(PYTHON)
 export TOKENIZERS_PARALLELISM := false
 # pytest's workers: one per core (pyproject.toml's --dist and the root conftest.py say which
-# worker takes which test, and in what order).
-PYTEST := $(BIN)/python -m pytest -n auto
+# worker takes which test, and in what order); each run ends with its 25 slowest tests.
+PYTEST := $(BIN)/python -m pytest -n auto --durations=25
 
 .PHONY: help uv venv install inspector agents browser lock demo test test-unit test-integration test-versions test-models lint format types imports build-check changelog-check release-check check bench schemas exports adapters help-pages handshake clean
 

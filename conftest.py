@@ -106,6 +106,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: by_file[item.path])
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    """When a test file is done (its module fixtures torn down), no asyncio loop may be left
+    marked running in this thread: playwright's sync API leaves one while it is open, and every
+    async test the worker ran afterwards failed far from the cause. The file that left it fails
+    here, by name, and the rest of the run goes on as if it had closed."""
+    yield
+    if nextitem is not None and nextitem.path == item.path:
+        return
+    from asyncio import events
+
+    if events._get_running_loop() is not None:
+        events._set_running_loop(None)
+        pytest.fail(
+            f"{item.path.name} left an asyncio loop marked running in this thread "
+            "(a sync playwright or event loop not closed when the file ended)",
+            pytrace=False,
+        )
+
+
 class NetworkAccessError(AssertionError):
     """A test tried to reach the network."""
 

@@ -49,9 +49,12 @@ def expect_failure(page: Any, address_part: str) -> None:
     EXPECTED_FAILURES.setdefault(id(page), []).append(address_part)
 
 
-@pytest.fixture(scope="session")
+# Module-scoped, not session: playwright's sync API marks an asyncio loop as running in this
+# thread for as long as it is open, and every async test the same worker ran afterwards failed
+# ("Cannot run the event loop while another loop is running").
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Chromium, once per test process (skipped only where none is installed: `make test`
+    """Chromium, once per test module (skipped only where none is installed: `make test`
     installs Debian's chromium with apt when it can)."""
     executable = chromium_executable()
     if executable is None:
