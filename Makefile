@@ -87,7 +87,7 @@ demo: venv browser ## The main job, end to end, in a throwaway repository
 test: install browser ## Run every test once (unit, property, integration)
 	$(PYTEST)
 
-test-unit: venv ## The unit and property tests alone (packages/*/tests): about a minute, no npm
+test-unit: venv ## The unit and property tests alone (packages/*/tests): about two minutes, no npm
 	$(PYTEST) -m "not integration" packages
 
 test-integration: install browser ## The integration tests alone (tests-integration/), for a CI split
