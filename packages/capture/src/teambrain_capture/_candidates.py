@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from teambrain_kit.atomic import write_text_atomic
 from teambrain_kit.local_files import read_json_file
 from teambrain_kit.paths import MachineLayout
 from teambrain_schema import (
@@ -26,7 +25,7 @@ from teambrain_schema.drafts import validate_draft
 from teambrain_schema.frontmatter import describe_validation_error
 from teambrain_schema.ids import new_ulid
 
-from ._spool import ensure_private_dir
+from ._spool_json import read_queued, write_queued
 
 
 def queue_candidate(
@@ -71,18 +70,10 @@ def save_candidate(candidate: Candidate, *, machine: MachineLayout) -> Path:
     """Write (or rewrite) a candidate file atomically, private to this user. A candidate
     whose file would be larger than the spool's readers read (``MAX_CANDIDATE_BYTES``) is a
     :class:`ValidationFailure`, and nothing is written: what is queued can be read back."""
-    text = candidate.model_dump_json(indent=2, by_alias=True) + "\n"
-    size = len(text.encode("utf-8", "surrogatepass"))
-    if size > MAX_CANDIDATE_BYTES:
-        raise ValidationFailure(
-            f"draft: too large to queue: its candidate file would be {size // 1024:,} KB, and the "
-            f"spool reads at most {MAX_CANDIDATE_BYTES // 1024:,} KB (control characters in the "
-            "body take six bytes each); shorten the body"
-        )
-    ensure_private_dir(machine.candidates)
-    path = machine.candidate_file(candidate.candidate_id)
-    write_text_atomic(path, text, mode=0o600)
-    return path
+    return write_queued(
+        candidate, machine.candidate_file(candidate.candidate_id), max_bytes=MAX_CANDIDATE_BYTES,
+        fix="(control characters in the body take six bytes each); shorten the body",
+    )  # fmt: skip
 
 
 @dataclass
@@ -95,22 +86,9 @@ class CandidateList:
 
 def list_candidates(machine: MachineLayout) -> CandidateList:
     """Every candidate in the spool, oldest first; unreadable files are reported, not raised."""
-    result = CandidateList()
-    if not machine.candidates.is_dir():
-        return result
-    for path in sorted(machine.candidates.glob("*.json")):
-        try:
-            data = read_json_file(path, max_bytes=MAX_CANDIDATE_BYTES)
-            result.candidates.append(Candidate.model_validate(data))
-        except (OSError, ValueError) as exc:
-            reason = (
-                describe_validation_error(exc)[0]
-                if isinstance(exc, ValidationError)
-                else str(exc).splitlines()[0]
-            )
-            result.broken.append((path, reason))
-    result.candidates.sort(key=lambda c: (c.created, c.candidate_id))
-    return result
+    found, broken = read_queued(machine.candidates, Candidate, max_bytes=MAX_CANDIDATE_BYTES)
+    found.sort(key=lambda c: (c.created, c.candidate_id))
+    return CandidateList(found, broken)
 
 
 def load_candidate(candidate_id: str, *, machine: MachineLayout) -> Candidate | None:

@@ -13,14 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from teambrain_kit.atomic import write_text_atomic
-from teambrain_kit.local_files import read_json_file
 from teambrain_kit.paths import MachineLayout
 from teambrain_schema import NoteDraft, Proposer, RecordCandidate, RecordDraft, ValidationFailure
 from teambrain_schema.frontmatter import describe_validation_error
 from teambrain_schema.ids import new_ulid
 
-from ._spool import ensure_private_dir
+from ._spool_json import read_queued, write_queued
 
 MAX_RECORD_CANDIDATE_BYTES = 256 * 1024
 
@@ -91,12 +89,8 @@ def _queue(
 
 def save_record(candidate: RecordCandidate, *, machine: MachineLayout) -> Path:
     """Write (or rewrite) a record candidate atomically, private to this user."""
-    folder = records_dir(machine)
-    ensure_private_dir(machine.spool)
-    ensure_private_dir(folder)
-    path = folder / f"{candidate.candidate_id}.json"
-    write_text_atomic(path, candidate.model_dump_json(indent=2, by_alias=True) + "\n", mode=0o600)
-    return path
+    path = records_dir(machine) / f"{candidate.candidate_id}.json"
+    return write_queued(candidate, path, max_bytes=None)
 
 
 @dataclass
@@ -109,20 +103,8 @@ class RecordList:
 
 def list_records(machine: MachineLayout) -> RecordList:
     """Every record candidate, oldest first; unreadable files are reported, not raised."""
-    result = RecordList()
-    folder = records_dir(machine)
-    if not folder.is_dir():
-        return result
-    for path in sorted(folder.glob("*.json")):
-        try:
-            data = read_json_file(path, max_bytes=MAX_RECORD_CANDIDATE_BYTES)
-            result.records.append(RecordCandidate.model_validate(data))
-        except (OSError, ValueError) as exc:
-            reason = (
-                describe_validation_error(exc)[0]
-                if isinstance(exc, ValidationError)
-                else str(exc).splitlines()[0]
-            )
-            result.broken.append((path, reason))
-    result.records.sort(key=lambda c: (c.created, c.candidate_id))
-    return result
+    found, broken = read_queued(
+        records_dir(machine), RecordCandidate, max_bytes=MAX_RECORD_CANDIDATE_BYTES
+    )
+    found.sort(key=lambda c: (c.created, c.candidate_id))
+    return RecordList(found, broken)
