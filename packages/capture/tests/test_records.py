@@ -39,3 +39,16 @@ def test_a_bad_record_is_refused_and_a_broken_file_reported(tmp_path: Path) -> N
     (records_dir(machine) / "broken.json").write_text("{not json")
     listing = list_records(machine)
     assert len(listing.records) == 1 and [p.name for p, _ in listing.broken] == ["broken.json"]
+
+
+def test_a_record_too_large_to_read_back_is_refused_at_the_door(tmp_path: Path) -> None:
+    """A draft whose file the reader would skip (over 256 KB: 20,000 edges) is refused with
+    one line, and nothing is written, instead of queued and then listed as unreadable."""
+    machine = MachineLayout(tmp_path / "home")
+    edges = [f"service:s{i:06d}" for i in range(20_000)]
+    with pytest.raises(ValidationFailure, match=r"too large to queue.*fewer edges"):
+        queue_record({**RECORD, "edges": {"depends_on": edges}}, "agent", machine=machine)
+    listing = list_records(machine)
+    assert listing.records == [] and listing.broken == []
+    queue_record({**RECORD, "edges": {"depends_on": edges[:2000]}}, "agent", machine=machine)
+    assert len(list_records(machine).records) == 1

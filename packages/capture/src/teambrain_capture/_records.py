@@ -88,9 +88,14 @@ def _queue(
 
 
 def save_record(candidate: RecordCandidate, *, machine: MachineLayout) -> Path:
-    """Write (or rewrite) a record candidate atomically, private to this user."""
+    """Write (or rewrite) a record candidate atomically, private to this user. One whose file
+    would be larger than :func:`list_records` reads is a :class:`ValidationFailure`, and nothing
+    is written: what is queued can be read back."""
     path = records_dir(machine) / f"{candidate.candidate_id}.json"
-    return write_queued(candidate, path, max_bytes=None)
+    return write_queued(
+        candidate, path, max_bytes=MAX_RECORD_CANDIDATE_BYTES,
+        fix="; name fewer edges or shorter attributes",
+    )  # fmt: skip
 
 
 @dataclass

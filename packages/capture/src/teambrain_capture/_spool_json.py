@@ -20,13 +20,13 @@ from ._spool import ensure_private_dir
 M = TypeVar("M", bound=BaseModel)
 
 
-def write_queued(model: BaseModel, path: Path, *, max_bytes: int | None, fix: str = "") -> Path:
+def write_queued(model: BaseModel, path: Path, *, max_bytes: int, fix: str) -> Path:
     """Write ``model`` to ``path`` (its folder made private first) atomically, mode 0600. A
     file larger than its reader reads (``max_bytes``) is a :class:`ValidationFailure` naming
     ``fix``, and nothing is written: what is queued can be read back."""
     text = model.model_dump_json(indent=2, by_alias=True) + "\n"
     size = len(text.encode("utf-8", "surrogatepass"))
-    if max_bytes is not None and size > max_bytes:
+    if size > max_bytes:
         raise ValidationFailure(
             f"draft: too large to queue: its candidate file would be {size // 1024:,} KB, and the "
             f"spool reads at most {max_bytes // 1024:,} KB {fix}"

@@ -232,7 +232,7 @@ def _import_records(
     """Queue the folder's graph records that the ontology accepts, checked all together with
     this brain's graph (an edge to another imported node is not dangling); the node ids."""
     from teambrain_capture import queue_record
-    from teambrain_schema import RecordDraft
+    from teambrain_schema import RecordDraft, ValidationFailure
     from teambrain_schema.graph import Graph, load_graph, parse_record
     from teambrain_schema.graph_lint import lint_records, record_relpath
     from teambrain_schema.ontology import load_ontology
@@ -290,8 +290,12 @@ def _import_records(
             run.files.append(ImportedFile("record", shown, "would-queue", target,
                                           f"to {record_relpath(existing, record.id, record.node_kind, layout)}"))  # fmt: skip
             continue
-        candidate, created = queue_record(draft, "human", repo=repo_key, machine=machine,
-                                          reason=f"imported from {root / shown}"[:500])  # fmt: skip
+        try:
+            candidate, created = queue_record(draft, "human", repo=repo_key, machine=machine,
+                                              reason=f"imported from {root / shown}"[:500])  # fmt: skip
+        except ValidationFailure as exc:  # too large to read back from the queue
+            run.files.append(ImportedFile("record", shown, "skipped", target, exc.message))
+            continue
         run.files.append(ImportedFile("record", shown, "queued" if created else "already-queued",
                                       target, None, candidate.candidate_id))  # fmt: skip
     return ids | set(existing.nodes)
