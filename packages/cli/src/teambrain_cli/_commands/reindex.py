@@ -166,35 +166,24 @@ def command(
 
 def _fill_shared(layout: Any, out: dict[str, object], *, quiet: bool) -> None:
     """``--shared``: fill the shared index named by brain.yaml, once this machine approved it."""
-    from teambrain_kit.egress import EgressNotApproved, load_approvals
     from teambrain_retrieval import (
         SharedIndexUnavailable,
         connect_shared_index,
         embedder_egress,
         fill_shared_index,
         make_embedder,
-        shared_index_egress,
-        shared_index_url,
     )
-    from teambrain_schema import UserError
     from teambrain_schema.brain import load_brain_config
 
-    from .._console.trust import ask_to_approve
+    from .._console.trust import approved_shared_index
 
     config = load_brain_config(layout)
-    egress = shared_index_egress(config.retrieval)
-    if egress is None:
-        raise UserError(
-            "--shared: brain.yaml's retrieval.backend is sqlite; set `backend: postgres` and "
-            "`url_env` under retrieval (`tb help deploying-postgres`)"
-        )
-    ask_to_approve(layout, machine(), ("retrieval.embedder", "retrieval.backend"))
-    approvals = load_approvals(machine(), layout.repo_root)
-    if not approvals.is_approved(layout.repo_root, egress):
-        raise EgressNotApproved(egress, approvals.state(layout.repo_root, egress), layout.repo_root)
-    url, why = shared_index_url(config.retrieval)
-    if url is None:
-        raise EnvironmentProblem(f"shared index: {why}")
+    url, approvals = approved_shared_index(
+        layout, machine(), config.retrieval,
+        no_backend="--shared: brain.yaml's retrieval.backend is sqlite; set `backend: postgres` "
+        "and `url_env` under retrieval (`tb help deploying-postgres`)",
+        label="shared index", ask=("retrieval.embedder", "retrieval.backend"),
+    )  # fmt: skip
     embedder = None
     if approvals.is_approved(
         layout.repo_root, embedder_egress(config.retrieval.embedder, layout.repo_root)

@@ -12,7 +12,7 @@ import click
 if TYPE_CHECKING:
     from teambrain_kit.egress import Approvals, Egress
     from teambrain_kit.paths import BrainLayout, MachineLayout
-    from teambrain_schema import BrainConfig
+    from teambrain_schema import BrainConfig, RetrievalConfig
 
 # The settings brain.yaml can make send data (or bring it in from outside the repository).
 SETTINGS = ("retrieval.embedder", "retrieval.backend", "org_brain", "distill")
@@ -152,3 +152,35 @@ def ask_to_approve(
         if click.confirm(f"Approve this for {layout.repo_root} on this machine?", default=False, err=True):  # fmt: skip
             approve_egress(machine, layout.repo_root, [status.egress])
             click.echo("approved (`tb trust --revoke` takes it back)", err=True)
+
+
+def approved_shared_index(
+    layout: BrainLayout,
+    machine: MachineLayout,
+    retrieval: RetrievalConfig,
+    *,
+    no_backend: str,
+    label: str,
+    ask: tuple[str, ...] | None,
+) -> tuple[str, Approvals]:
+    """(connection string, this machine's approvals) of the shared index brain.yaml's
+    ``retrieval`` names, once this machine approved it (``ask``: the settings to ask about on
+    a terminal first). A :class:`UserError` saying ``no_backend`` when it names none, the
+    approval's own one line when it is not approved, an :class:`EnvironmentProblem` starting
+    with ``label`` when the variable ``url_env`` names holds nothing."""
+    from teambrain_kit.egress import EgressNotApproved, load_approvals
+    from teambrain_retrieval import shared_index_egress, shared_index_url
+    from teambrain_schema import EnvironmentProblem, UserError
+
+    egress = shared_index_egress(retrieval)
+    if egress is None:
+        raise UserError(no_backend)
+    if ask:
+        ask_to_approve(layout, machine, ask)
+    approvals = load_approvals(machine, layout.repo_root)
+    if not approvals.is_approved(layout.repo_root, egress):
+        raise EgressNotApproved(egress, approvals.state(layout.repo_root, egress), layout.repo_root)
+    url, why = shared_index_url(retrieval)
+    if url is None:
+        raise EnvironmentProblem(f"{label}: {why}")
+    return url, approvals

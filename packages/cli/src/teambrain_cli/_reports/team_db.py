@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from teambrain_schema import EnvironmentProblem, UserError
+from teambrain_schema import EnvironmentProblem
 
 if TYPE_CHECKING:
     from teambrain_kit.paths import BrainLayout, MachineLayout
@@ -26,38 +26,23 @@ def _open(
 ) -> tuple[Any, str]:
     """(connection, the brain's id in the database), or one line saying why not (``ask``: on
     a terminal, ask to approve the destination first, as other verbs do)."""
-    from teambrain_kit.egress import EgressNotApproved, load_approvals
-    from teambrain_retrieval import (
-        SharedIndexUnavailable,
-        connect_shared_index,
-        shared_brain_id,
-        shared_index_egress,
-        shared_index_url,
-    )
+    from teambrain_retrieval import SharedIndexUnavailable, connect_shared_index, shared_brain_id
     from teambrain_schema.brain import load_brain_config
 
-    from .._console.trust import ask_to_approve
+    from .._console.trust import approved_shared_index
 
     config = load_brain_config(layout)
-    egress = shared_index_egress(config.retrieval)
-    if egress is None:
-        raise UserError(
-            f"{what}: this brain has no shared database (brain.yaml's retrieval.backend is "
-            "sqlite); combine exported reports instead: `tb metrics --team FILE…` "
-            "(`tb help metrics`)"
-        )
-    if ask:
-        ask_to_approve(layout, machine, ("retrieval.backend",))
-    approvals = load_approvals(machine, layout.repo_root)
-    if not approvals.is_approved(layout.repo_root, egress):
-        raise EgressNotApproved(egress, approvals.state(layout.repo_root, egress), layout.repo_root)
-    url, why = shared_index_url(config.retrieval)
-    if url is None:
-        raise EnvironmentProblem(f"{what}: {why}")
+    url, _ = approved_shared_index(
+        layout, machine, config.retrieval,
+        no_backend=f"{what}: this brain has no shared database (brain.yaml's retrieval.backend "
+        "is sqlite); combine exported reports instead: `tb metrics --team FILE…` "
+        "(`tb help metrics`)",
+        label=what, ask=("retrieval.backend",) if ask else None,
+    )  # fmt: skip
     try:
         conn = connect_shared_index(url, timeout_s=config.retrieval.timeout_s)
     except SharedIndexUnavailable as exc:
-        raise EnvironmentProblem(f"{what}: shared database: {exc.reason}") from None
+        raise _refused(what, exc) from None
     return conn, shared_brain_id(layout)
 
 
