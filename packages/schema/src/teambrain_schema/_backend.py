@@ -13,8 +13,13 @@ Source = Literal["memory", "codemap", "note"]
 
 
 class _Record(BaseModel):
+    # defer_build: validators are built on first use, not when a `tb` process imports this
     model_config = ConfigDict(
-        extra="forbid", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True
+        defer_build=True,
+        extra="forbid",
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
     )
 
 

@@ -25,7 +25,8 @@ PluginName = Annotated[
 
 
 class _Config(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: validators are built on first use, not when a `tb` process imports this
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
 
 def _no_control_characters(value: str | None) -> str | None:

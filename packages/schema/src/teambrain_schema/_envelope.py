@@ -26,7 +26,8 @@ Outcome = Literal["committed", "abandoned", "unknown"]
 
 
 class _Payload(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: validators are built on first use, not when a `tb` process imports this
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
 
 class SessionStartData(_Payload):
@@ -97,7 +98,8 @@ class SessionEndData(_Payload):
 
 
 class _Envelope(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: validators are built on first use, not when a `tb` process imports this
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     v: Literal[1] = 1
     sid: SessionId

@@ -16,8 +16,13 @@ MAX_SEARCH_K = 50
 
 
 class _Io(BaseModel):
+    # defer_build: validators are built on first use, not when a `tb` process imports this
     model_config = ConfigDict(
-        extra="forbid", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True
+        defer_build=True,
+        extra="forbid",
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
     )
 
 

@@ -106,7 +106,9 @@ def count_words(text: str) -> int:
 
 
 class _Strict(BaseModel):
+    # defer_build: validators are built on first use, not when a `tb` process imports this
     model_config = ConfigDict(
+        defer_build=True,
         extra="forbid",
         validate_by_name=True,
         validate_by_alias=True,

@@ -26,7 +26,8 @@ MAX_RECORD_JSON_BYTES = 64 * 1024
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    # defer_build: validators are built on first use, not when a `tb` process imports this
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True, populate_by_name=True)
 
 
 class RecordEdge(_Strict):
