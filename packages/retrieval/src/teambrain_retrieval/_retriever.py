@@ -18,13 +18,13 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar, cast
 
 from ._git import head_commit
 from ._index._embedders import Embedder, EmbedderUnavailable
 from ._index._live import LIVE_SUFFIX, LiveView
 from ._index._open import IndexDatabase
-from ._index._refresher import Refresher, RefreshReport
+from ._index._refresher import BrainSource, Refresher, RefreshReport
 from ._index._worklock import WorkLocks
 from ._notices import say_once
 from ._search._answers import Answers
@@ -39,8 +39,10 @@ if TYPE_CHECKING:
     from teambrain_schema import BrainConfig, IndexStats, SearchCoverage
 
     from ._index._embedding import Progress
+    from ._index._store import DocStore
     from ._postgres._follow import SharedFollower
     from ._search._backend import SqliteBackend
+    from ._search._first import FirstAnswers
     from ._search._notes import NoteHit, NoteIndex
     from ._search._situation import Situation
 
@@ -184,6 +186,10 @@ class Retriever:
             repo_root=None if self.ephemeral else layout.repo_root,
             in_background=lambda: self.embeds_in_background,
         )  # fmt: skip
+        # A newcomer's first answers from the shared index while the local index is built.
+        self._first: FirstAnswers | None = None
+        self._first_checked = False
+        self._building: threading.Thread | None = None
 
     # ------------------------------------------------------------------ set-up
 
@@ -262,6 +268,107 @@ class Retriever:
     def _fresh(self) -> None:
         self.refresh()
 
+    # ------------------------------------------------------------------ first answers
+
+    def _local_built(self) -> bool:
+        """Whether this machine's index was built for the brain (a refresh finished once)."""
+        row = self.db.execute(
+            "SELECT 1 FROM brains WHERE brain = ?", (self._sources[0].brain_id,)
+        ).fetchone()
+        return row is not None
+
+    def _shared_first(self) -> FirstAnswers | None:
+        """The answers of the shared index while the local index is not built yet (see
+        :mod:`._postgres._first`): decided at the first answer, once. In a server the local
+        index is built meanwhile, on a thread of its own, and answers return to it once it
+        is; a one-shot verb answers and leaves the building to ``tb serve`` or ``tb reindex``.
+        None when it does not apply (the sqlite backend, time travel, an org brain served,
+        the index built) or the shared index cannot answer (said once, in one line)."""
+        if self._first is not None:
+            if self._building is not None and not self._building.is_alive():
+                self._first.first.close()
+                self._first = None  # built: the local index answers from now on
+            return self._first
+        if self._first_checked:
+            return None
+        self._first_checked = True
+        if (
+            self.config.retrieval.backend != "postgres"
+            or self.ephemeral
+            or self._commit_override is not None
+            or len(self._sources) > 1
+            or self._local_built()
+        ):
+            return None
+        url = self.setup.shared_index_url()
+        if url is None:
+            return None
+        from ._postgres._connect import SharedIndexUnavailable
+        from ._postgres._first import NotANewcomer, open_shared_first
+        from ._search._first import FirstAnswers
+
+        embeddings = self.backend.embeddings
+        if not self.embeds_in_background:
+            embeddings.warm_up()  # the model loads while the shared index is asked
+        try:
+            first = open_shared_first(
+                url, self.layout, self._embedder, self._sources[0].scopes,
+                timeout_s=self.config.retrieval.timeout_s, today=self._today,
+            )  # fmt: skip
+        except NotANewcomer as exc:
+            self._warn(f"first answers not from the shared index ({exc.reason}): "
+                       "this machine's index is built first")  # fmt: skip
+            return None
+        except SharedIndexUnavailable as exc:
+            source = embeddings.vector_source
+            if source is not None and hasattr(source, "off"):
+                source.off = exc.reason  # the same fault: said here, once, not asked again
+            from ._postgres._shared import FALLBACK
+
+            self._warn(f"shared index not used ({exc.reason}): {FALLBACK}")
+            return None
+        hits = HitBuilder(
+            cast("DocStore", first),
+            [BrainSource(self.layout, first.brain, self._sources[0].display,
+                         self._sources[0].scopes)],
+            brain_id=first.brain, repo_root=self.layout.repo_root, ephemeral=False,
+            commit=None, commit_of=first.commit_of,
+        )  # fmt: skip
+        self._first = FirstAnswers(
+            first, hits, embeddings, budget_tokens=self.config.retrieval.budget_tokens,
+            in_background=lambda: self.embeds_in_background,
+        )  # fmt: skip
+        later = (
+            "it is built meanwhile"
+            if self.embeds_in_background
+            else "`tb reindex` or `tb serve` builds it"
+        )
+        self._warn(f"{self._first.source}; {later}")
+        self._build_in_background()
+        return self._first
+
+    def _build_in_background(self) -> None:
+        """In a server: build the local index on a thread of its own (answers come from the
+        shared index meanwhile, never waiting for this retriever's lock)."""
+        if self._building is not None or not self.embeds_in_background:
+            return
+
+        def build() -> None:
+            try:
+                self.refresh()
+            except Exception as exc:  # a background build must never take the server down
+                self._warn(f"building this machine's index failed ({exc}); "
+                           "the next answer builds it")  # fmt: skip
+
+        self._building = threading.Thread(target=build, name="teambrain-index", daemon=True)
+        self._building.start()
+
+    @property
+    def answered_from(self) -> str | None:
+        """Where answers come from when not this machine's index: one line (the shared index
+        at CI's commit, while the local index is built); None otherwise."""
+        return self._first.source if self._first is not None else None
+
     # ------------------------------------------------------------------ answers
 
     @_recovering
@@ -269,6 +376,9 @@ class Retriever:
         """The best ``k`` live memories for ``query``: BM25 top-40 ∪ vector top-40, fused by
         reciprocal rank (k=60), filtered; fresh (the files are checked first). Never raises
         on odd query text. Each hit says which of the query's words it holds."""
+        first = self._shared_first()
+        if first is not None:
+            return first.search(query, k)
         self.answers.model_before_search()
         self._fresh()
         return self.answers.search(query, k)
@@ -284,6 +394,9 @@ class Retriever:
     @_recovering
     def search_combined(self, query: str | None, globs: Sequence[str], k: int = 8) -> list[Hit]:
         """Query and path results fused by reciprocal rank (either may be empty)."""
+        first = None if globs else self._shared_first()
+        if first is not None and query and query.strip():
+            return first.search(query, k)
         if query and query.strip():
             self.answers.model_before_search()
         self._fresh()
@@ -295,7 +408,10 @@ class Retriever:
     ) -> list[NoteHit]:
         """The free-form notes (``.teambrain/notes/``) best matching ``query`` and/or
         ``globs``: a source of their own, listed after memories, never required. Only this
-        repository's notes (an org brain's are not searched)."""
+        repository's notes (an org brain's are not searched). None while answers come from
+        the shared index (it holds no notes)."""
+        if self._shared_first() is not None:
+            return []
         with self._lock:
             if self._notes is None:
                 in_file = not (self.ephemeral or self.index.in_memory)
@@ -311,6 +427,9 @@ class Retriever:
     @_recovering
     def required(self) -> list[Hit]:
         """Every live required memory, decisions first, then conventions, map and learnings."""
+        first = self._shared_first()
+        if first is not None:
+            return first.required()
         self._fresh()
         return self.answers.required()
 
@@ -327,7 +446,13 @@ class Retriever:
         at once, is marked partial (``coverage``), and the model loads in the background —
         started here, or, with ``load_model=False``, by the caller once the answer is out
         (``model_to_load``: a server starts it after writing the answer, so the load's
-        imports do not hold the interpreter while the answer is sent)."""
+        imports do not hold the interpreter while the answer is sent).
+
+        While the local index is not built and the shared index can answer, the pack comes
+        from there (its notes say so; see :meth:`answered_from`)."""
+        first = self._shared_first()
+        if first is not None:
+            return first.context(situation, budget)
         self._fresh()
         return self.answers.context(situation, budget, load_model=load_model)
 
@@ -335,7 +460,10 @@ class Retriever:
     def prepare(self) -> None:
         """Do now what the first answer would otherwise wait for (a server calls it at start):
         bring the index up to date and read what answers need — the live memories, their
-        path mentions, the required memories and their citations' staleness."""
+        path mentions, the required memories and their citations' staleness. While answers come from the shared index (a
+        newcomer's clone), the local index is built in the background instead."""
+        if self._shared_first() is not None:
+            return
         self._fresh()
         self.answers.prepare()
 
@@ -353,12 +481,16 @@ class Retriever:
         """How many live memories semantic search covers, while some are not embedded yet (a
         first start on a large brain, a big pull); None once all are, or without an embedder
         (keyword search only, said elsewhere)."""
+        if self._first is not None:
+            return self._first.coverage()
         return self.answers.coverage()
 
     @_recovering
     def embed_pending(self, budget_s: float = 0.5) -> int:
         """Embed some of the memories that have no vector yet — batches for at most about
         ``budget_s`` seconds — for a server to call between answers; how many (0: none left)."""
+        if self._first is not None and self._shared_first() is not None:
+            return 0  # the local index is being built: its texts are embedded after
         with self._lock:
             if self.backend.embedder is None or not self.backend.embeddings.pending:
                 return 0
@@ -382,7 +514,10 @@ class Retriever:
 
     @_recovering
     def stats(self) -> IndexStats:
-        """Counts, the embedder in use and why search is degraded (if it is)."""
+        """Counts, the embedder in use and why search is degraded (if it is): the shared
+        index's while answers come from there."""
+        if self._first is not None:
+            return self._first.first.backend.stats()
         return self.backend.stats()
 
     def embedder_status(self) -> str:
@@ -424,6 +559,10 @@ class Retriever:
         """Close the index connection (and stop following the shared index)."""
         if self._follower is not None:
             self._follower.stop()
+        if self._first is not None:
+            self._first.first.close()
+        if self._building is not None:
+            self._building.join()  # never close the index under a build writing to it
         self.index.close()
 
 

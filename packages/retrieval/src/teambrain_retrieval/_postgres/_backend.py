@@ -93,6 +93,8 @@ class PostgresBackend:
         warn: Callable[[str], None] | None = None,
         today: Callable[[], dt.date] | None = None,
         no_embedder_reason: str = "none: keyword search only",
+        hidden_paths: Iterable[str] = (),
+        hidden_ids: Iterable[str] = (),
     ) -> None:
         if not served:
             raise ValueError("a backend serves at least one brain")
@@ -102,6 +104,10 @@ class PostgresBackend:
         self._warn = warn or say_once
         self._today = today or (lambda: dt.datetime.now(dt.UTC).date())
         self._degraded: str | None = None if embedder is not None else no_embedder_reason
+        # Documents a developer's own files replace (a newcomer's first answers, ._first):
+        # never served from here, whatever the shared index holds.
+        self.hidden_paths = sorted(set(hidden_paths))
+        self.hidden_ids = frozenset(hidden_ids)
         found = self._guard(schema_version, conn)
         if found != SCHEMA_VERSION:
             raise SharedIndexUnavailable(
@@ -160,6 +166,9 @@ class PostgresBackend:
         )
         params["today"] = self._today()
         params["excluded"] = sorted(self.excluded())
+        if self.hidden_paths:
+            clause += " AND NOT (d.path = ANY(%(hidden_paths)s))"
+            params["hidden_paths"] = self.hidden_paths
         if sources:
             clause += " AND d.source = ANY(%(sources)s)"
             params["sources"] = list(sources)
@@ -176,7 +185,7 @@ class PostgresBackend:
             {"brains": self.brains},
         )
         entries = ((i, s, bool(r), list(sup), e) for i, s, r, sup, e in rows)
-        return frozenset(excluded_ids(entries, self._today()))
+        return frozenset(excluded_ids(entries, self._today())) | self.hidden_ids
 
     # ------------------------------------------------------------------ writing
 
