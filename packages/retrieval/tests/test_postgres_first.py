@@ -203,3 +203,27 @@ def test_a_fault_falls_back_to_the_local_index_said_once(
     }[fault]
     assert expected in said[0]
     retriever.close()
+
+
+def test_a_shared_index_lost_mid_way_falls_back_said_once(
+    ci: tuple[BrainLayout, str], clone: BrainLayout, postgres_url: str,
+    open_test_retriever: Any, notices: Notices, monkeypatch: pytest.MonkeyPatch,
+    teambrain_home: Path,
+) -> None:  # fmt: skip
+    monkeypatch.setenv("TB_TEST_SHARED", postgres_url)
+    retriever = _open(open_test_retriever, clone, _machine(teambrain_home, clone.repo_root))
+    assert retriever.search("release tag wheels", 1)
+    assert retriever.answered_from is not None
+    admin = connect(postgres_url)
+    admin.execute(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE application_name = 'teambrain' AND pid <> pg_backend_pid()"
+    )
+    admin.close()
+    hits = retriever.search("release tag wheels", 1)
+    assert [h.memory.title for h in hits] == ["Releases are tagged"]
+    assert retriever.answered_from is None
+    assert _local_documents(retriever) == 4
+    lost = [n for n in notices if "answering from this machine's index" in n]
+    assert len(lost) == 1 and "\n" not in lost[0], notices
+    retriever.close()

@@ -241,9 +241,12 @@ class Retriever:
     def commit(self) -> str | None:
         """The brain commit answers are read at: the repository's HEAD (None before a commit);
         for a live view, the default branch's commit it starts from (each memory's provenance
-        names its own)."""
+        names its own; while answers come from the shared index, the commit CI filled it
+        from)."""
         if self._commit_override is not None:
             return self._commit_override
+        if self._first is not None and self._first.first.commit is not None:
+            return self._first.first.commit  # answers from the shared index: CI's
         if self.live is not None:
             return self.live.base
         return head_commit(self.layout.repo_root)
@@ -363,6 +366,23 @@ class Retriever:
         self._building = threading.Thread(target=build, name="teambrain-index", daemon=True)
         self._building.start()
 
+    def _from_shared(self, answer: Callable[[FirstAnswers], R]) -> tuple[R] | None:
+        """``(answer(first answers),)`` while the shared index answers; None when it does not,
+        or stopped answering mid-way (then said once, and this machine's index answers)."""
+        first = self._shared_first()
+        if first is None:
+            return None
+        from ._postgres._connect import SharedIndexUnavailable
+
+        try:
+            return (answer(first),)
+        except SharedIndexUnavailable as exc:
+            first.first.close()
+            self._first = None
+            self._warn(f"shared index not used ({exc.reason}): answering from this machine's "
+                       "index, built first")  # fmt: skip
+            return None
+
     @property
     def answered_from(self) -> str | None:
         """Where answers come from when not this machine's index: one line (the shared index
@@ -376,9 +396,9 @@ class Retriever:
         """The best ``k`` live memories for ``query``: BM25 top-40 ∪ vector top-40, fused by
         reciprocal rank (k=60), filtered; fresh (the files are checked first). Never raises
         on odd query text. Each hit says which of the query's words it holds."""
-        first = self._shared_first()
-        if first is not None:
-            return first.search(query, k)
+        shared = self._from_shared(lambda first: first.search(query, k))
+        if shared is not None:
+            return shared[0]
         self.answers.model_before_search()
         self._fresh()
         return self.answers.search(query, k)
@@ -394,9 +414,10 @@ class Retriever:
     @_recovering
     def search_combined(self, query: str | None, globs: Sequence[str], k: int = 8) -> list[Hit]:
         """Query and path results fused by reciprocal rank (either may be empty)."""
-        first = None if globs else self._shared_first()
-        if first is not None and query and query.strip():
-            return first.search(query, k)
+        if not globs and query and query.strip():
+            shared = self._from_shared(lambda first: first.search(query, k))
+            if shared is not None:
+                return shared[0]
         if query and query.strip():
             self.answers.model_before_search()
         self._fresh()
@@ -427,9 +448,9 @@ class Retriever:
     @_recovering
     def required(self) -> list[Hit]:
         """Every live required memory, decisions first, then conventions, map and learnings."""
-        first = self._shared_first()
-        if first is not None:
-            return first.required()
+        shared = self._from_shared(lambda first: first.required())
+        if shared is not None:
+            return shared[0]
         self._fresh()
         return self.answers.required()
 
@@ -450,9 +471,9 @@ class Retriever:
 
         While the local index is not built and the shared index can answer, the pack comes
         from there (its notes say so; see :meth:`answered_from`)."""
-        first = self._shared_first()
-        if first is not None:
-            return first.context(situation, budget)
+        shared = self._from_shared(lambda first: first.context(situation, budget))
+        if shared is not None:
+            return shared[0]
         self._fresh()
         return self.answers.context(situation, budget, load_model=load_model)
 
@@ -516,8 +537,10 @@ class Retriever:
     def stats(self) -> IndexStats:
         """Counts, the embedder in use and why search is degraded (if it is): the shared
         index's while answers come from there."""
-        if self._first is not None:
-            return self._first.first.backend.stats()
+        if self._first is not None:  # decided by an answer: stats alone never connect
+            shared = self._from_shared(lambda first: first.first.backend.stats())
+            if shared is not None:
+                return shared[0]
         return self.backend.stats()
 
     def embedder_status(self) -> str:

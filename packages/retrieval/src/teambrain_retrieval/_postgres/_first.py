@@ -164,6 +164,13 @@ class SharedFirst:
             head_commit(root) if blob_id(data, sha256=len(committed) == 64) == committed else None
         )
 
+    def read_commit(self) -> None:
+        """Read the commit CI last filled the brain from (before each answer: a fill since
+        the last one moves what the queries see, and so the commit results name)."""
+        rows = self.backend._q(f"SELECT commit FROM {SCHEMA}.brains WHERE brain = %s", [self.brain])
+        if rows:
+            self.commit = rows[0][0]
+
     # ------------------------------------------------------------------ ranking
 
     def _live_overlay(self) -> list[DocRow]:

@@ -74,6 +74,7 @@ class FirstAnswers:
         """The best ``k`` memories for ``query``, each saying which of its words it holds."""
         from .._query import query_terms
 
+        self.first.read_commit()
         ranked = self.first.ranked(query, self._vector(query), max(k, 0))
         hits = self.hits.build(ranked)
         terms = query_terms(query)
@@ -87,6 +88,7 @@ class FirstAnswers:
 
     def required(self) -> list[Hit]:
         """Every live required memory, decisions first, then conventions, map and learnings."""
+        self.first.read_commit()
         return self.hits.build([(doc.rowid, 1.0) for doc in self.first.required()])
 
     def context(self, situation: Situation, budget: int | None) -> ContextPack:
