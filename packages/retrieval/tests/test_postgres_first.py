@@ -157,6 +157,28 @@ def test_a_server_builds_the_local_index_meanwhile_then_answers_from_it(
     retriever.close()
 
 
+def test_a_server_s_live_view_is_built_meanwhile_too(
+    ci: tuple[BrainLayout, str], clone: BrainLayout, postgres_url: str,
+    open_test_retriever: Any, monkeypatch: pytest.MonkeyPatch, teambrain_home: Path,
+) -> None:  # fmt: skip
+    monkeypatch.setenv("TB_TEST_SHARED", postgres_url)
+    home = _machine(teambrain_home, clone.repo_root)
+    draft = write_memory(clone, "Gateway timeouts", "The payment gateway times out after 30 s.")
+    retriever = _open(open_test_retriever, clone, home, live=True)
+    assert retriever.live is not None and retriever.live.base is None  # not materialised yet
+    retriever.embeds_in_background = True
+    hits = retriever.search("payment gateway timeouts", 2)
+    assert retriever.answered_from is not None
+    assert "Gateway timeouts" in [h.memory.title for h in hits]
+    assert retriever._building is not None
+    retriever._building.join(timeout=120)
+    later = retriever.search("payment gateway timeouts", 2)
+    assert retriever.answered_from is None
+    assert "Gateway timeouts" in [h.memory.title for h in later]
+    assert (retriever.live.layout.repo_root / clone.relative(draft)).is_file()
+    retriever.close()
+
+
 def test_a_built_local_index_answers_itself(
     ci: tuple[BrainLayout, str], clone: BrainLayout, postgres_url: str,
     open_test_retriever: Any, monkeypatch: pytest.MonkeyPatch, teambrain_home: Path,

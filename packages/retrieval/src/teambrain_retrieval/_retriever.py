@@ -103,6 +103,19 @@ def _recovering(method: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
+def _defer_live_view(view: LiveView, config: BrainConfig, home: MachineLayout) -> bool:
+    """Whether the live view's first materialisation (every memory file written under
+    ``$TEAMBRAIN_HOME/live/``: seconds for tens of thousands) waits for the first refresh: on
+    a machine that never had this view, with a shared index configured — the first answers
+    may come from it while a server builds the view and its index in the background. Only
+    where the home can be written (a full or read-only home is found at once, as before)."""
+    import os
+
+    if config.retrieval.backend != "postgres" or view.layout.root.exists():
+        return False
+    return os.access(home.home, os.W_OK)
+
+
 class Retriever:
     """Search, context and near-duplicate checks over one brain (and its org brain).
 
@@ -130,7 +143,8 @@ class Retriever:
         if options.live and not options.ephemeral and options.commit is None:
             view = LiveView(layout.repo_root, home, warn=self._warn)
             try:
-                view.refresh()
+                if not _defer_live_view(view, config, home):
+                    view.refresh()
                 self.live = view
             except OSError as exc:  # a full or read-only home: the checkout as it is
                 self._warn(f"the live view of the brain could not be written ({exc}); "
