@@ -40,9 +40,9 @@ if TYPE_CHECKING:
 
     from ._index._embedding import Progress
     from ._index._store import DocStore
+    from ._postgres._answers import FirstAnswers
     from ._postgres._follow import SharedFollower
     from ._search._backend import SqliteBackend
-    from ._search._first import FirstAnswers
     from ._search._notes import NoteHit, NoteIndex
     from ._search._situation import Situation
 
@@ -320,9 +320,9 @@ class Retriever:
         url = self.setup.shared_index_url()
         if url is None:
             return None
+        from ._postgres._answers import FirstAnswers
         from ._postgres._connect import SharedIndexUnavailable
         from ._postgres._first import NotANewcomer, open_shared_first
-        from ._search._first import FirstAnswers
 
         embeddings = self.backend.embeddings
         if not self.embeds_in_background:

@@ -2,8 +2,8 @@
 search by query, the required memories and a context pack, over
 :class:`~teambrain_retrieval._postgres._first.SharedFirst`.
 
-The same shapes as :class:`~._answers.Answers` gives (hits with provenance, a
-:class:`~._hits.ContextPack` within the budget), from what the shared index can rank: the
+The same shapes as :class:`~.._search._answers.Answers` gives (hits with provenance, a
+:class:`~.._search._hits.ContextPack` within the budget), from what the shared index can rank: the
 query's words and meaning. A context pack ranks the session's situation by its words (branch,
 its commits, the changed paths' words) — path mentions, the graph and notes join once the
 local index is built. Every answer says where it came from: ``ContextPack.notes`` and
@@ -15,16 +15,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ._hits import ContextPack, Hit, HitBuilder
-from ._trim import effective_budget, trim_to_budget
+from .._search._hits import ContextPack, Hit, HitBuilder
+from .._search._trim import effective_budget, trim_to_budget
 
 if TYPE_CHECKING:
     from teambrain_schema import SearchCoverage
 
     from .._index._embedders import Vectors
     from .._index._embedding import Embeddings
-    from .._postgres._first import SharedFirst
-    from ._situation import Situation
+    from .._search._situation import Situation
+    from ._first import SharedFirst
 
 
 class FirstAnswers:
@@ -96,7 +96,7 @@ class FirstAnswers:
         the budget; its notes say it came from the shared index."""
         from teambrain_schema.tokens import memory_token_cost
 
-        from ._context import semantic_text
+        from .._search._context import semantic_text
 
         limit = effective_budget(budget, self._budget_tokens)
         required = self.required()
