@@ -289,10 +289,7 @@ class Retriever:
 
     def _local_built(self) -> bool:
         """Whether this machine's index was built for the brain (a refresh finished once)."""
-        row = self.db.execute(
-            "SELECT 1 FROM brains WHERE brain = ?", (self._sources[0].brain_id,)
-        ).fetchone()
-        return row is not None
+        return self.refresher.indexed_once(self._sources[0])
 
     def _shared_first(self) -> FirstAnswers | None:
         """The answers of the shared index while the local index is not built yet (see
