@@ -482,7 +482,9 @@ class Retriever:
 
         While the local index is not built and the shared index can answer, the pack comes
         from there (its notes say so; see :meth:`answered_from`)."""
-        shared = self._from_shared(lambda first: first.context(situation, budget))
+        shared = self._from_shared(
+            lambda first: first.context(situation, budget, load_model=load_model)
+        )
         if shared is not None:
             return shared[0]
         self._fresh()

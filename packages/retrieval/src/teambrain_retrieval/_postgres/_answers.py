@@ -57,15 +57,17 @@ class FirstAnswers:
             "index is built"
         )
 
-    def _vector(self, text: str) -> Vectors | None:
+    def _vector(self, text: str, *, load_model: bool = True) -> Vectors | None:
         """``text``'s vector; None without an embedder, or in a server while the model loads
-        (its load is started: a later answer has it)."""
+        (its load is started, or with ``load_model=False`` left to the caller: a later answer
+        has it)."""
         self.loading = False
         if self.embeddings.embedder is None or not text.strip():
             return None
         if self._in_background() and not self.embeddings.ready():
             self.loading = True
-            self.embeddings.warm_up(text)
+            if load_model:
+                self.embeddings.warm_up(text)
             return None
         # On the worker thread: after a load already started there (warm_up), never beside it.
         return self.embeddings.worker().submit(self.embeddings.embed_query, text).result()
@@ -91,9 +93,13 @@ class FirstAnswers:
         self.first.read_commit()
         return self.hits.build([(doc.rowid, 1.0) for doc in self.first.required()])
 
-    def context(self, situation: Situation, budget: int | None) -> ContextPack:
+    def context(
+        self, situation: Situation, budget: int | None, *, load_model: bool = True
+    ) -> ContextPack:
         """Every required memory, then the memories the situation's words find, trimmed to
-        the budget; its notes say it came from the shared index."""
+        the budget; its notes say it came from the shared index. In a server whose model has
+        not loaded, ``load_model=False`` leaves its load to the caller (``model_to_load``), as
+        :meth:`Retriever.context` does."""
         from teambrain_schema.tokens import memory_token_cost
 
         from .._search._context import semantic_text
@@ -103,8 +109,9 @@ class FirstAnswers:
         required_ids = {hit.id for hit in required}
         text = situation.query_text()
         relevant: list[Hit] = []
+        self.loading = False
         if text.strip():
-            vector = self._vector(semantic_text(situation) or text)
+            vector = self._vector(semantic_text(situation) or text, load_model=load_model)
             ranked = self.first.ranked(text, vector, 120 + len(required_ids))
             relevant = [hit for hit in self.hits.build(ranked) if hit.id not in required_ids]
         trimmed = trim_to_budget(
@@ -117,9 +124,10 @@ class FirstAnswers:
         coverage = self.coverage()
         if coverage is not None:
             notes.append(coverage.note)
+        to_load = semantic_text(situation) if self.loading and not load_model else None
         return ContextPack(
             trimmed.required, trimmed.relevant, trimmed.tokens, trimmed.budget,
-            trimmed.over_budget, notes, coverage,
+            trimmed.over_budget, notes, coverage, to_load,
         )  # fmt: skip
 
     def coverage(self) -> SearchCoverage | None:

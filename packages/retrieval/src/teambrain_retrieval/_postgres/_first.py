@@ -25,6 +25,8 @@ import contextlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from teambrain_schema import BRAIN_DIRNAME
+
 from .._git import blob_id, head_blobs, head_commit
 from .._index._scan import is_retired_path, read_doc
 from .._index._store import DocRow, ServedBrain
@@ -44,7 +46,7 @@ if TYPE_CHECKING:
 # More files than this differing from CI's commit: the clone is not a newcomer's (reading
 # them is the work the shared index saves); the local index answers.
 MAX_OVERLAY_FILES = 500
-MEMORY_FOLDERS = (".teambrain/memories", ".teambrain/retired")
+MEMORY_FOLDERS = (f"{BRAIN_DIRNAME}/memories", f"{BRAIN_DIRNAME}/retired")
 _GIT_TIMEOUT_S = 10.0
 
 
