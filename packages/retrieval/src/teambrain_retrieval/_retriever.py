@@ -12,6 +12,7 @@ answers (:class:`~._search._answers.Answers`, :class:`~._search._hits.HitBuilder
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import threading
@@ -34,6 +35,7 @@ from ._setup import Setup, brain_id_for
 
 if TYPE_CHECKING:
     import apsw
+    from teambrain_kit.citation_checker import CitationChecker
     from teambrain_kit.egress import Approvals
     from teambrain_kit.paths import BrainLayout, MachineLayout
     from teambrain_schema import BrainConfig, IndexStats, SearchCoverage
@@ -101,6 +103,27 @@ def _recovering(method: Callable[P, R]) -> Callable[P, R]:
         )
 
     return wrapper
+
+
+def _checker_in_background(repo_root: Path) -> Callable[[], CitationChecker]:
+    """A citation checker for ``repo_root`` that starts listing the repository's files now, on
+    a thread of its own (a tenth of a second per 10,000 files — every memory file of the brain
+    is one), while the shared index is asked; the function returned waits for it."""
+    import concurrent.futures
+
+    from teambrain_kit.citation_checker import CitationChecker
+
+    checker = CitationChecker(repo_root)
+    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="teambrain-files")
+    listed = pool.submit(checker.stale_reasons, [])
+    pool.shutdown(wait=False)
+
+    def ready() -> CitationChecker:
+        with contextlib.suppress(Exception):  # advice only: the answer's own check says
+            listed.result()
+        return checker
+
+    return ready
 
 
 def _defer_live_view(view: LiveView, config: BrainConfig, home: MachineLayout) -> bool:
@@ -324,6 +347,7 @@ class Retriever:
         embeddings = self.backend.embeddings
         if not self.embeds_in_background:
             embeddings.warm_up()  # the model loads while the shared index is asked
+        checker = _checker_in_background(self.layout.repo_root)
         try:
             first = open_shared_first(
                 url, self.layout, self._embedder, self._sources[0].scopes,
@@ -346,7 +370,7 @@ class Retriever:
             [BrainSource(self.layout, first.brain, self._sources[0].display,
                          self._sources[0].scopes)],
             brain_id=first.brain, repo_root=self.layout.repo_root, ephemeral=False,
-            commit=None, commit_of=first.commit_of,
+            commit=None, commit_of=first.commit_of, checker=checker,
         )  # fmt: skip
         self._first = FirstAnswers(
             first, hits, embeddings, budget_tokens=self.config.retrieval.budget_tokens,

@@ -77,7 +77,7 @@ class FirstAnswers:
         from .._query import query_terms
 
         self.first.read_commit()
-        ranked = self.first.ranked(query, self._vector(query), max(k, 0))
+        ranked = self.first.ranked(query, lambda: self._vector(query), max(k, 0))
         hits = self.hits.build(ranked)
         terms = query_terms(query)
         out = []
@@ -111,8 +111,10 @@ class FirstAnswers:
         relevant: list[Hit] = []
         self.loading = False
         if text.strip():
-            vector = self._vector(semantic_text(situation) or text, load_model=load_model)
-            ranked = self.first.ranked(text, vector, 120 + len(required_ids))
+            meaning = semantic_text(situation) or text
+            ranked = self.first.ranked(
+                text, lambda: self._vector(meaning, load_model=load_model), 120 + len(required_ids)
+            )
             relevant = [hit for hit in self.hits.build(ranked) if hit.id not in required_ids]
         trimmed = trim_to_budget(
             required, relevant,

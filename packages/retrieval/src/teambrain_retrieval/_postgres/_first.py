@@ -76,11 +76,21 @@ def _paths(out: bytes | None) -> list[str]:
     return [name for name in names if name is not None]
 
 
-def own_changes(root: Path, indexed: str | None) -> list[str] | None:
-    """The memory files of the checkout at ``root`` that differ from what CI indexed at
-    ``indexed``: changed since the commit both share (the merge base of HEAD and CI's commit
-    when this clone has it, else of HEAD and its upstream, else HEAD), committed or not, and
-    untracked ones. None when git cannot tell (no commit here)."""
+def worktree_changes(root: Path) -> set[str] | None:
+    """The memory files of the checkout at ``root`` that differ from HEAD (staged or not) or
+    that git does not track; None when git cannot tell (no commit here)."""
+    changed = _git(root, "diff", "--name-only", "-z", "--no-renames", "HEAD", "--", *MEMORY_FOLDERS)
+    if changed is None:
+        return None
+    untracked = _git(root, "ls-files", "-z", "--others", "--exclude-standard", "--",
+                     *MEMORY_FOLDERS)  # fmt: skip
+    return {*_paths(changed), *_paths(untracked)}
+
+
+def branch_changes(root: Path, indexed: str | None) -> set[str] | None:
+    """The memory files HEAD changed since the commit it shares with what CI indexed at
+    ``indexed`` (their merge base when this clone has that commit, else HEAD's and its
+    upstream's, else none); None when git cannot tell."""
     head = head_commit(root)
     if head is None:
         return None
@@ -90,13 +100,23 @@ def own_changes(root: Path, indexed: str | None) -> list[str] | None:
     if base is None:
         upstream = _sha(root, "rev-parse", "--verify", "--quiet", "@{upstream}")
         base = _sha(root, "merge-base", head, upstream) if upstream else None
-    base = base or head
-    changed = _git(root, "diff", "--name-only", "-z", "--no-renames", base, "--", *MEMORY_FOLDERS)
-    if changed is None:
+    if base is None or base == head:
+        return set()
+    changed = _git(root, "diff", "--name-only", "-z", "--no-renames", base, head, "--",
+                   *MEMORY_FOLDERS)  # fmt: skip
+    return set(_paths(changed)) if changed is not None else None
+
+
+def own_changes(root: Path, indexed: str | None) -> list[str] | None:
+    """The memory files of the checkout at ``root`` that may differ from what CI indexed at
+    ``indexed``: changed since the commit both share, committed on this branch, staged or
+    not, and untracked ones (:func:`branch_changes` and :func:`worktree_changes`). None when
+    git cannot tell (no commit here)."""
+    worktree = worktree_changes(root)
+    branch = branch_changes(root, indexed)
+    if worktree is None or branch is None:
         return None
-    untracked = _git(root, "ls-files", "-z", "--others", "--exclude-standard", "--",
-                     *MEMORY_FOLDERS)  # fmt: skip
-    return sorted({*_paths(changed), *_paths(untracked)})
+    return sorted(worktree | branch)
 
 
 def _doc_row(rowid: int, doc: IndexableDoc) -> DocRow:
@@ -130,8 +150,13 @@ class SharedFirst:
         overlay: dict[int, DocRow],
         *,
         today: Callable[[], Any] | None = None,
+        reconnect: Callable[[], Any] | None = None,
     ) -> None:
         self.backend = backend
+        # A second connection, for the keyword half while the vector half waits for the
+        # query's embedding (None: one connection, one half after the other).
+        self._reconnect = reconnect
+        self._keyword: PostgresBackend | None = None
         self.layout = layout
         self.commit = commit
         self.overlay = overlay
@@ -213,13 +238,35 @@ class SharedFirst:
                 scored.append((-score, doc.path, doc.rowid))
         return [rowid for *_, rowid in sorted(scored)]
 
-    def ranked(self, query: str, vector: Vectors | None, limit: int) -> list[tuple[int, float]]:
+    def _keyword_backend(self) -> PostgresBackend:
+        if self._keyword is None:
+            if self._reconnect is None:
+                return self.backend
+            b = self.backend
+            self._keyword = PostgresBackend(
+                self._reconnect(), b.served, b.embedder, today=self._today,
+                hidden_paths=b.hidden_paths, hidden_ids=b.hidden_ids,
+            )  # fmt: skip
+        return self._keyword
+
+    def ranked(
+        self, query: str, vector: Callable[[], Vectors | None], limit: int
+    ) -> list[tuple[int, float]]:
         """(rowid, score) best first: the shared index's hybrid (keyword top-40 ∪ vector
-        top-40, fused as the local index fuses them), with the overlay's matches fused in."""
-        keyword = [rowid for rowid, _ in self.backend.fts_ranking(query, CANDIDATES)]
-        vectors = (
-            self.backend.vector_ranking_for(vector, CANDIDATES) if vector is not None else None
-        )
+        top-40, fused as the local index fuses them), with the overlay's matches fused in.
+        ``vector()`` gives the query's embedding (None: keywords only); the keyword half runs
+        on a connection of its own meanwhile (the model may still be loading)."""
+        import concurrent.futures
+
+        with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="teambrain-pg") as pool:
+            keyword_half = pool.submit(
+                lambda: [r for r, _ in self._keyword_backend().fts_ranking(query, CANDIDATES)]
+            )
+            found = vector()
+            vectors = (
+                self.backend.vector_ranking_for(found, CANDIDATES) if found is not None else None
+            )
+            keyword = keyword_half.result()
         shared = fuse_hybrid(keyword, vectors)
         own = self._overlay_ranking(query)
         if not own:
@@ -242,8 +289,10 @@ class SharedFirst:
         return int(rows[0][0]) + len(self._live_overlay())
 
     def close(self) -> None:
-        with contextlib.suppress(Exception):  # a broken connection: nothing to add
-            self.backend.conn.close()
+        for backend in (self.backend, self._keyword):
+            if backend is not None:
+                with contextlib.suppress(Exception):  # a broken connection: nothing to add
+                    backend.conn.close()
 
 
 def open_shared_first(
@@ -258,11 +307,22 @@ def open_shared_first(
     """A :class:`SharedFirst` for the brain at ``layout``, or :class:`SharedIndexUnavailable`
     saying in one line why not (unreachable, slow, another schema or embedder, never filled,
     or this clone too far from CI's commit)."""
+    import concurrent.futures
+
     import psycopg
 
     from ._fill import shared_brain_id
 
-    conn = connect(url, timeout_s=timeout_s)
+    # The checkout's own changes are listed (a stat of every memory file: a tenth of a second
+    # at 50,000) while the shared index is asked.
+    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="teambrain-git")
+    worktree = pool.submit(worktree_changes, layout.repo_root)
+    pool.shutdown(wait=False)
+    try:
+        conn = connect(url, timeout_s=timeout_s)
+    except SharedIndexUnavailable:
+        worktree.cancel()
+        raise
     try:
         found = schema_version(conn)
         if found != SCHEMA_VERSION:
@@ -280,7 +340,9 @@ def open_shared_first(
             raise SharedIndexUnavailable(
                 f"it was filled with embedder {filled_with}, this machine uses {embedder.name}"
             )
-        changed = own_changes(layout.repo_root, commit)
+        branch = branch_changes(layout.repo_root, commit)
+        listed = worktree.result()
+        changed = sorted(branch | listed) if branch is not None and listed is not None else None
         if changed is None:
             raise NotANewcomer("git cannot tell this clone's own memory changes")
         if len(changed) > MAX_OVERLAY_FILES:
@@ -309,4 +371,5 @@ def open_shared_first(
     except psycopg.Error as exc:
         conn.close()
         raise SharedIndexUnavailable(describe(exc)) from None
-    return SharedFirst(backend, layout, commit, overlay, today=today)
+    return SharedFirst(backend, layout, commit, overlay, today=today,
+                       reconnect=lambda: connect(url, timeout_s=timeout_s))  # fmt: skip
