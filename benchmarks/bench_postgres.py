@@ -436,8 +436,12 @@ def newcomer(size: int, *, first_answers: bool = True, rounds: int = 3) -> None:
                 if context:
                     from teambrain_retrieval import gather_situation
 
+                    if not server:
+                        retriever.warm_up(None)  # as `tb relevant` does
                     retriever.context(gather_situation(clone))
                 else:
+                    if not server:
+                        retriever.warm_up(claims[0])  # as `tb relevant -q` does
                     retriever.search(claims[0], 8)
                 seconds = time.perf_counter() - started
                 log(f"first answer in {seconds:.2f} s: "

@@ -143,7 +143,7 @@ def test_a_server_builds_the_local_index_meanwhile_then_answers_from_it(
     monkeypatch.setenv("TB_TEST_SHARED", postgres_url)
     retriever = _open(open_test_retriever, clone, _machine(teambrain_home, clone.repo_root))
     retriever.embeds_in_background = True
-    retriever.prepare()  # a server's head start: the build starts, nothing waits for it
+    retriever.prepare()  # a server's head start: the shared index is asked, nothing built yet
     first = retriever.search("release tag wheels", 1)
     assert retriever.answered_from is not None
     assert [h.memory.title for h in first] == ["Releases are tagged"]

@@ -16,6 +16,7 @@ import contextlib
 import datetime as dt
 import functools
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +51,9 @@ if TYPE_CHECKING:
 
 # Notes an answer lists after its memories, at most.
 NOTES_K = 3
+# Seconds after a first answer from the shared index before a server starts building its own
+# index (the answer is written meanwhile).
+BUILD_AFTER_ANSWER_S = 0.5
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -345,9 +349,9 @@ class Retriever:
         from ._postgres._first import NotANewcomer, open_shared_first
 
         embeddings = self.backend.embeddings
+        checker = _checker_in_background(self.layout.repo_root)
         if not self.embeds_in_background:
             embeddings.warm_up()  # the model loads while the shared index is asked
-        checker = _checker_in_background(self.layout.repo_root)
         try:
             first = open_shared_first(
                 url, self.layout, self._embedder, self._sources[0].scopes,
@@ -382,16 +386,18 @@ class Retriever:
             else "`tb reindex` or `tb serve` builds it"
         )
         self._warn(f"{self._first.source}; {later}")
-        self._build_in_background()
         return self._first
 
     def _build_in_background(self) -> None:
-        """In a server: build the local index on a thread of its own (answers come from the
-        shared index meanwhile, never waiting for this retriever's lock)."""
+        """In a server: build the local index on a thread of its own, starting once the first
+        answer is out (:data:`BUILD_AFTER_ANSWER_S`: reading every memory file holds the
+        interpreter, which the answer's writing needs); answers come from the shared index
+        meanwhile, never waiting for this retriever's lock."""
         if self._building is not None or not self.embeds_in_background:
             return
 
         def build() -> None:
+            time.sleep(BUILD_AFTER_ANSWER_S)
             try:
                 self.refresh()
             except Exception as exc:  # a background build must never take the server down
@@ -410,13 +416,15 @@ class Retriever:
         from ._postgres._connect import SharedIndexUnavailable
 
         try:
-            return (answer(first),)
+            answered = (answer(first),)
         except SharedIndexUnavailable as exc:
             first.first.close()
             self._first = None
             self._warn(f"shared index not used ({exc.reason}): answering from this machine's "
                        "index, built first")  # fmt: skip
             return None
+        self._build_in_background()
+        return answered
 
     @property
     def answered_from(self) -> str | None:
@@ -521,7 +529,7 @@ class Retriever:
         path mentions, the required memories and their citations' staleness. While answers come from the shared index (a
         newcomer's clone), the local index is built in the background instead."""
         if self._shared_first() is not None:
-            return
+            return  # the first answer comes from the shared index; the build starts after it
         self._fresh()
         self.answers.prepare()
 

@@ -309,15 +309,16 @@ def open_shared_first(
     or this clone too far from CI's commit)."""
     import concurrent.futures
 
+    # The checkout's own changes are listed (a stat of every memory file: a tenth of a second
+    # at 50,000) while the driver loads and the shared index is asked.
+    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="teambrain-git")
+    worktree = pool.submit(worktree_changes, layout.repo_root)
+    pool.shutdown(wait=False)
+
     import psycopg
 
     from ._fill import shared_brain_id
 
-    # The checkout's own changes are listed (a stat of every memory file: a tenth of a second
-    # at 50,000) while the shared index is asked.
-    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="teambrain-git")
-    worktree = pool.submit(worktree_changes, layout.repo_root)
-    pool.shutdown(wait=False)
     try:
         conn = connect(url, timeout_s=timeout_s)
     except SharedIndexUnavailable:
