@@ -12,6 +12,7 @@ local index is built. Every answer says where it came from: ``ContextPack.notes`
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -66,8 +67,11 @@ class FirstAnswers:
             return None
         if self._in_background() and not self.embeddings.ready():
             self.loading = True
-            if load_model:
-                self.embeddings.warm_up(text)
+            if load_model:  # on a thread: not even the load's first imports hold the answer
+                threading.Thread(
+                    target=self.embeddings.warm_up, args=(text,), name="teambrain-model",
+                    daemon=True,
+                ).start()  # fmt: skip
             return None
         # On the worker thread: after a load already started there (warm_up), never beside it.
         return self.embeddings.worker().submit(self.embeddings.embed_query, text).result()

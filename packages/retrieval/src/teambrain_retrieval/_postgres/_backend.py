@@ -108,6 +108,9 @@ class PostgresBackend:
         # never served from here, whatever the shared index holds.
         self.hidden_paths = sorted(set(hidden_paths))
         self.hidden_ids = frozenset(hidden_ids)
+        # [N, mean document length] for BM25, when the caller remembers them between searches
+        # (None: counted by every search, as the documents may change between two).
+        self.corpus: list[float] | None = None
         found = self._guard(schema_version, conn)
         if found != SCHEMA_VERSION:
             raise SharedIndexUnavailable(
@@ -369,18 +372,14 @@ class PostgresBackend:
                 SELECT DISTINCT lex
                 FROM unnest(tsvector_to_array(to_tsvector('english', %(text)s))) lex
             ),
-            n AS MATERIALIZED (
-                SELECT count(*)::float8 AS n,
-                       greatest(coalesce(avg(d.doclen), 1), 1)::float8 AS avgdl
-                FROM {SCHEMA}.docs d WHERE d.brain = ANY(%(brains)s) AND NOT d.retired
-            )
+            n AS MATERIALIZED ({self._corpus_sql()})
             SELECT p.lexeme, greatest(ln((n.n - count(*) + 0.5) / (count(*) + 0.5)), 1e-6),
                    n.avgdl
             FROM {SCHEMA}.postings p CROSS JOIN n
             WHERE p.brain = ANY(%(brains)s) AND p.lexeme IN (SELECT lex FROM q)
             GROUP BY p.lexeme, n.n, n.avgdl
             """,
-            {"text": " ".join(terms), "brains": self.brains},
+            {"text": " ".join(terms), "brains": self.brains, "corpus": self.corpus},
         )
         if not weights:
             return []
@@ -442,6 +441,26 @@ class PostgresBackend:
         ``limit`` live ones past every excluded id and hidden path, and some other-scope or
         expired documents."""
         return 4 * limit + len(params.get("excluded", ())) + len(self.hidden_paths)
+
+    def _corpus_sql(self) -> str:
+        """N and the mean document length BM25 weighs by: counted over the served brains, or
+        :attr:`corpus` when the caller remembered them (``%(corpus)s``)."""
+        if self.corpus is not None:
+            return "SELECT (%(corpus)s::float8[])[1] AS n, (%(corpus)s::float8[])[2] AS avgdl"
+        return (
+            "SELECT count(*)::float8 AS n, greatest(coalesce(avg(d.doclen), 1), 1)::float8 "
+            f"AS avgdl FROM {SCHEMA}.docs d WHERE d.brain = ANY(%(brains)s) AND NOT d.retired"
+        )
+
+    def count_corpus(self) -> list[float]:
+        """[N, mean document length] of the served brains as the keyword half counts them
+        (a read of every document: remember it in :attr:`corpus` while the brains stay)."""
+        remembered, self.corpus = self.corpus, None
+        try:
+            rows = self._q(self._corpus_sql(), {"brains": self.brains})
+        finally:
+            self.corpus = remembered
+        return [float(rows[0][0]), float(rows[0][1])]
 
     def embed_query(self, query: str) -> Vectors | None:
         """The query's vector, or None when semantic search is off (degrades on failure)."""
