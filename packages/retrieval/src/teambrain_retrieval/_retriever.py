@@ -407,9 +407,12 @@ class Retriever:
         self._building = threading.Thread(target=build, name="teambrain-index", daemon=True)
         self._building.start()
 
-    def _from_shared(self, answer: Callable[[FirstAnswers], R]) -> tuple[R] | None:
+    def _from_shared(
+        self, answer: Callable[[FirstAnswers], R], *, build: bool = True
+    ) -> tuple[R] | None:
         """``(answer(first answers),)`` while the shared index answers; None when it does not,
-        or stopped answering mid-way (then said once, and this machine's index answers)."""
+        or stopped answering mid-way (then said once, and this machine's index answers). In a
+        server, an answer (``build``) starts building the local index once it is out."""
         first = self._shared_first()
         if first is None:
             return None
@@ -423,7 +426,8 @@ class Retriever:
             self._warn(f"shared index not used ({exc.reason}): answering from this machine's "
                        "index, built first")  # fmt: skip
             return None
-        self._build_in_background()
+        if build:
+            self._build_in_background()
         return answered
 
     @property
@@ -528,7 +532,7 @@ class Retriever:
         bring the index up to date and read what answers need — the live memories, their
         path mentions, the required memories and their citations' staleness. While answers come from the shared index (a
         newcomer's clone), the local index is built in the background instead."""
-        if self._shared_first() is not None:
+        if self._from_shared(lambda first: first.first.prepare(), build=False) is not None:
             return  # the first answer comes from the shared index; the build starts after it
         self._fresh()
         self.answers.prepare()
@@ -583,7 +587,7 @@ class Retriever:
         """Counts, the embedder in use and why search is degraded (if it is): the shared
         index's while answers come from there."""
         if self._first is not None:  # decided by an answer: stats alone never connect
-            shared = self._from_shared(lambda first: first.first.backend.stats())
+            shared = self._from_shared(lambda first: first.first.backend.stats(), build=False)
             if shared is not None:
                 return shared[0]
         return self.backend.stats()

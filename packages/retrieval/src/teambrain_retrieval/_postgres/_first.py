@@ -78,13 +78,20 @@ def _paths(out: bytes | None) -> list[str]:
 
 def worktree_changes(root: Path) -> set[str] | None:
     """The memory files of the checkout at ``root`` that differ from HEAD (staged or not) or
-    that git does not track; None when git cannot tell (no commit here)."""
-    changed = _git(root, "diff", "--name-only", "-z", "--no-renames", "HEAD", "--", *MEMORY_FOLDERS)
-    if changed is None:
-        return None
-    untracked = _git(root, "ls-files", "-z", "--others", "--exclude-standard", "--",
-                     *MEMORY_FOLDERS)  # fmt: skip
-    return {*_paths(changed), *_paths(untracked)}
+    that git does not track; None when git cannot tell (no commit here). The two git runs (a
+    stat, a walk of every memory file) run side by side."""
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="teambrain-git") as pool:
+        changed = pool.submit(
+            _git, root, "diff", "--name-only", "-z", "--no-renames", "HEAD", "--", *MEMORY_FOLDERS
+        )
+        untracked = pool.submit(
+            _git, root, "ls-files", "-z", "--others", "--exclude-standard", "--", *MEMORY_FOLDERS
+        )
+        if changed.result() is None:
+            return None
+        return {*_paths(changed.result()), *_paths(untracked.result())}
 
 
 def branch_changes(root: Path, indexed: str | None) -> set[str] | None:
@@ -198,9 +205,9 @@ class SharedFirst:
         rows = self.backend._q(f"SELECT commit FROM {SCHEMA}.brains WHERE brain = %s", [self.brain])
         if rows and rows[0][0] != self.commit:
             self.commit = rows[0][0]
-            self.backend.corpus = self.backend.count_corpus()
-            if self._keyword is not None:
-                self._keyword.corpus = self.backend.corpus
+            for backend in (self.backend, self._keyword):
+                if backend is not None:
+                    backend.corpus = None  # counted again by the next keyword half
 
     # ------------------------------------------------------------------ ranking
 
@@ -242,17 +249,25 @@ class SharedFirst:
                 scored.append((-score, doc.path, doc.rowid))
         return [rowid for *_, rowid in sorted(scored)]
 
+    def prepare(self) -> None:
+        """What the first answer's keyword half would do first (a server calls it before any
+        question): its connection opened, the brain's documents counted for BM25."""
+        self._keyword_backend()
+
     def _keyword_backend(self) -> PostgresBackend:
-        if self._keyword is None:
-            if self._reconnect is None:
-                return self.backend
+        """The keyword half's backend (a connection of its own), the brain's documents
+        counted for BM25 once per commit CI filled from (every document read: 70 ms at
+        50,000), not by every search."""
+        if self._keyword is None and self._reconnect is not None:
             b = self.backend
             self._keyword = PostgresBackend(
                 self._reconnect(), b.served, b.embedder, today=self._today,
                 hidden_paths=b.hidden_paths, hidden_ids=b.hidden_ids,
             )  # fmt: skip
-            self._keyword.corpus = b.corpus
-        return self._keyword
+        keyword = self._keyword or self.backend
+        if keyword.corpus is None:
+            keyword.corpus = keyword.count_corpus()
+        return keyword
 
     def ranked(
         self, query: str, vector: Callable[[], Vectors | None], limit: int
@@ -371,9 +386,6 @@ def open_shared_first(
             conn, [ServedBrain(brain, tuple(scopes))], embedder, today=today,
             hidden_paths=changed, hidden_ids=hidden_ids,
         )  # fmt: skip
-        # Counted once per commit CI filled from (every document read: 70 ms at 50,000), not
-        # by every search.
-        backend.corpus = backend.count_corpus()
     except SharedIndexUnavailable:
         conn.close()
         raise
