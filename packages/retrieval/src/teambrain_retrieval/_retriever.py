@@ -12,6 +12,7 @@ answers (:class:`~._search._answers.Answers`, :class:`~._search._hits.HitBuilder
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import datetime as dt
 import functools
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from ._index._embedding import Progress
     from ._index._store import DocStore
     from ._postgres._answers import FirstAnswers
+    from ._postgres._first import SharedFirst
     from ._postgres._follow import SharedFollower
     from ._search._backend import SqliteBackend
     from ._search._notes import NoteHit, NoteIndex
@@ -107,6 +109,11 @@ def _recovering(method: Callable[P, R]) -> Callable[P, R]:
         )
 
     return wrapper
+
+
+def _close_unused(opening: concurrent.futures.Future[SharedFirst]) -> None:
+    with contextlib.suppress(Exception):  # it failed to open: nothing to close
+        opening.result().close()
 
 
 def _checker_in_background(repo_root: Path) -> Callable[[], CitationChecker]:
@@ -231,6 +238,7 @@ class Retriever:
         self._first: FirstAnswers | None = None
         self._first_checked = False
         self._building: threading.Thread | None = None
+        self._opening = self._open_shared_first()
 
     # ------------------------------------------------------------------ set-up
 
@@ -333,30 +341,22 @@ class Retriever:
         if self._first_checked:
             return None
         self._first_checked = True
-        if (
-            self.config.retrieval.backend != "postgres"
-            or self.ephemeral
-            or self._commit_override is not None
-            or len(self._sources) > 1
-            or self._local_built()
-        ):
+        opening, self._opening = self._opening, None
+        if opening is None:
             return None
-        url = self.setup.shared_index_url()
-        if url is None:
+        if self._local_built():  # built since it opened (`tb reindex`, a rebuild): not needed
+            opening.add_done_callback(_close_unused)
             return None
         from ._postgres._answers import FirstAnswers
         from ._postgres._connect import SharedIndexUnavailable
-        from ._postgres._first import NotANewcomer, open_shared_first
+        from ._postgres._first import NotANewcomer
 
         embeddings = self.backend.embeddings
         checker = _checker_in_background(self.layout.repo_root)
         if not self.embeds_in_background:
             embeddings.warm_up()  # the model loads while the shared index is asked
         try:
-            first = open_shared_first(
-                url, self.layout, self._embedder, self._sources[0].scopes,
-                timeout_s=self.config.retrieval.timeout_s, today=self._today,
-            )  # fmt: skip
+            first = opening.result()
         except NotANewcomer as exc:
             self._warn(f"first answers not from the shared index ({exc.reason}): "
                        "this machine's index is built first")  # fmt: skip
@@ -368,6 +368,11 @@ class Retriever:
             from ._postgres._shared import FALLBACK
 
             self._warn(f"shared index not used ({exc.reason}): {FALLBACK}")
+            return None
+        except Exception as exc:  # a head start only: never the reason an answer fails
+            self._warn(f"first answers not from the shared index ({type(exc).__name__}: "
+                       f"{str(exc).splitlines()[0] if str(exc) else ''}): this machine's index "
+                       "is built first")  # fmt: skip
             return None
         hits = HitBuilder(
             cast("DocStore", first),
@@ -387,6 +392,32 @@ class Retriever:
         )
         self._warn(f"{self._first.source}; {later}")
         return self._first
+
+    def _open_shared_first(self) -> concurrent.futures.Future[SharedFirst] | None:
+        """The shared index opened for first answers on a thread of its own, from the moment
+        the retriever opens (a verb's own work — `tb relevant` reading the session's git
+        state — overlaps it); None when first answers cannot come from it: not the postgres
+        backend, time travel, an org brain served, or this machine's index built already."""
+        if (
+            self.config.retrieval.backend != "postgres"
+            or self.ephemeral
+            or self._commit_override is not None
+            or len(self._sources) > 1
+            or self._local_built()
+        ):
+            return None
+        url = self.setup.shared_index_url()
+        if url is None:
+            return None
+        from ._postgres._first import open_shared_first
+
+        pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="teambrain-shared")
+        opening = pool.submit(
+            open_shared_first, url, self.layout, self._embedder, self._sources[0].scopes,
+            timeout_s=self.config.retrieval.timeout_s, today=self._today,
+        )  # fmt: skip
+        pool.shutdown(wait=False)
+        return opening
 
     def _build_in_background(self) -> None:
         """In a server: build the local index on a thread of its own, starting once the first
@@ -633,6 +664,8 @@ class Retriever:
             self._follower.stop()
         if self._first is not None:
             self._first.first.close()
+        if self._opening is not None:  # opened, never asked
+            self._opening.add_done_callback(_close_unused)
         if self._building is not None:
             self._building.join()  # never close the index under a build writing to it
         self.index.close()
