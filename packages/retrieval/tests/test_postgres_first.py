@@ -249,3 +249,33 @@ def test_a_shared_index_lost_mid_way_falls_back_said_once(
     lost = [n for n in notices if "answering from this machine's index" in n]
     assert len(lost) == 1 and "\n" not in lost[0], notices
     retriever.close()
+
+
+def test_a_slow_shared_index_falls_back_within_its_timeout(
+    ci: tuple[BrainLayout, str], clone: BrainLayout, postgres_url: str,
+    open_test_retriever: Any, notices: Notices, monkeypatch: pytest.MonkeyPatch,
+    teambrain_home: Path,
+) -> None:  # fmt: skip
+    """The brain's row is locked by another session (a migration, a stuck writer): the first
+    answer's reads give up after retrieval.timeout_s and the local index answers."""
+    monkeypatch.setenv("TB_TEST_SHARED", postgres_url)
+    config = CONFIG.model_copy(
+        update={"retrieval": CONFIG.retrieval.model_copy(update={"timeout_s": 0.5})}
+    )
+    locker = connect(postgres_url, timeout_s=30)
+    locker.autocommit = False
+    locker.execute("LOCK TABLE teambrain.brains IN ACCESS EXCLUSIVE MODE")
+    try:
+        retriever = open_test_retriever(
+            clone, config=config, home=_machine(teambrain_home, clone.repo_root),
+            embedder=HashEmbedder(),
+        )  # fmt: skip
+        hits = retriever.search("release tag wheels", 1)
+    finally:
+        locker.rollback()
+        locker.close()
+    assert [h.memory.title for h in hits] == ["Releases are tagged"]
+    assert retriever.answered_from is None
+    said = [n for n in notices if "shared index" in n]
+    assert len(said) == 1 and "\n" not in said[0], notices
+    retriever.close()
