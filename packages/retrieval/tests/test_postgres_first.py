@@ -279,3 +279,34 @@ def test_a_slow_shared_index_falls_back_within_its_timeout(
     said = [n for n in notices if "shared index" in n]
     assert len(said) == 1 and "\n" not in said[0], notices
     retriever.close()
+
+
+def test_any_query_text_is_answered_from_the_shared_index(
+    ci: tuple[BrainLayout, str], clone: BrainLayout, postgres_url: str,
+    open_test_retriever: Any, monkeypatch: pytest.MonkeyPatch, teambrain_home: Path,
+) -> None:  # fmt: skip
+    """A query is outside input: whatever its text (SQL, tsquery operators, control
+    characters, emoji), a first answer from the shared index never raises and stays there."""
+    from hypothesis import HealthCheck, given, settings, strategies as st
+
+    write_memory(clone, "Gateway timeouts", "The payment gateway times out after 30 s.")
+    monkeypatch.setenv("TB_TEST_SHARED", postgres_url)
+    retriever = _open(open_test_retriever, clone, _machine(teambrain_home, clone.repo_root))
+    assert retriever.search("warm up", 3) is not None
+    assert retriever.answered_from is not None
+
+    @settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+    @given(query=st.one_of(
+        st.text(max_size=80),
+        st.sampled_from(["' OR 1=1 --", "a & !b | c:*", "%(brains)s", "\x00gateway", "🙂 payment",
+                         "gateway" * 40, "", "   "]),
+    ))  # fmt: skip
+    def answers(query: str) -> None:
+        hits = retriever.search(query, 5)
+        assert len(hits) <= 5
+        assert retriever.answered_from is not None
+
+    try:
+        answers()
+    finally:
+        retriever.close()

@@ -561,8 +561,9 @@ class Retriever:
     def prepare(self) -> None:
         """Do now what the first answer would otherwise wait for (a server calls it at start):
         bring the index up to date and read what answers need — the live memories, their
-        path mentions, the required memories and their citations' staleness. While answers come from the shared index (a
-        newcomer's clone), the local index is built in the background instead."""
+        path mentions, the required memories and their citations' staleness. While answers
+        come from the shared index (a newcomer's clone), its connections and counts are made
+        ready instead, and the local index is built after the first answer."""
         if self._from_shared(lambda first: first.first.prepare(), build=False) is not None:
             return  # the first answer comes from the shared index; the build starts after it
         self._fresh()

@@ -114,18 +114,6 @@ def branch_changes(root: Path, indexed: str | None) -> set[str] | None:
     return set(_paths(changed)) if changed is not None else None
 
 
-def own_changes(root: Path, indexed: str | None) -> list[str] | None:
-    """The memory files of the checkout at ``root`` that may differ from what CI indexed at
-    ``indexed``: changed since the commit both share, committed on this branch, staged or
-    not, and untracked ones (:func:`branch_changes` and :func:`worktree_changes`). None when
-    git cannot tell (no commit here)."""
-    worktree = worktree_changes(root)
-    branch = branch_changes(root, indexed)
-    if worktree is None or branch is None:
-        return None
-    return sorted(worktree | branch)
-
-
 def _doc_row(rowid: int, doc: IndexableDoc) -> DocRow:
     expires = None
     if doc.ttl_days is not None and doc.created is not None:
