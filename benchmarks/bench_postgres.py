@@ -319,6 +319,27 @@ class PacedEmbedder(RandomEmbedder):
         return super().embed_documents(texts)
 
 
+class ModelQueryEmbedder(RandomEmbedder):
+    """CI's embedder for the documents (RandomEmbedder: its vectors are what the shared index
+    holds), but every query pays what a user's does: the local model loads and embeds the
+    query text before the random vector is returned."""
+
+    def __init__(self) -> None:
+        self.model = the_embedder()
+
+    @property
+    def loaded(self) -> bool:
+        return bool(getattr(self.model, "loaded", True))
+
+    def load(self) -> Any:
+        loader = getattr(self.model, "load", None)
+        return loader() if callable(loader) else None
+
+    def embed_query(self, text: str) -> Any:
+        self.model.embed_query(text)
+        return super().embed_query(text)
+
+
 def model_pace(bodies: list[str]) -> tuple[str, float]:
     """The local model's seconds per memory text, measured on ``bodies`` (the first batch,
     which loads the model, not counted)."""
@@ -393,21 +414,45 @@ def newcomer(size: int, *, first_answers: bool = True, rounds: int = 3) -> None:
             out["ci_fill"] = time.perf_counter() - started
             log(f"CI's fill from the files: {out['ci_fill']:.0f} s")
 
-            def first_answer(home: Path, *, shared: bool, live: bool = False) -> Any:
+            def first_answer(
+                home: Path, *, shared: bool, live: bool = False, server: bool = False,
+                context: bool = False,
+            ) -> Any:  # fmt: skip
                 machine = MachineLayout(home)
                 layout = BrainLayout(clone)
                 if shared:
                     egress = shared_index_egress(config.retrieval)
                     assert egress is not None
                     approve_egress(machine, clone, [egress])
-                embedder = RandomEmbedder() if shared else PacedEmbedder(pace)
+                # With the shared index, the query is embedded by the local model as a user's
+                # is (its load included); without it, documents are embedded at its pace.
+                embedder = ModelQueryEmbedder() if shared else PacedEmbedder(pace)
                 options = RetrieverOptions(embedder=embedder, live=live, warn=log)
                 started = time.perf_counter()
                 retriever = open_retriever(
                     layout, options, config=config if shared else BrainConfig(), home=machine
                 )
-                retriever.search(claims[0], 8)
-                return retriever, time.perf_counter() - started
+                retriever.embeds_in_background = server  # a server: never waits for the model
+                if server:  # tb serve prepares at start, before the agent's first call
+                    retriever.prepare()
+                    prepared = time.perf_counter()
+                    out.setdefault("server_prepare", prepared - started)
+                if context:
+                    from teambrain_retrieval import gather_situation
+
+                    if not server:
+                        retriever.warm_up(None)  # as `tb relevant` does
+                    retriever.context(gather_situation(clone))
+                else:
+                    if not server:
+                        retriever.warm_up(claims[0])  # as `tb relevant -q` does
+                    retriever.search(claims[0], 8)
+                seconds = time.perf_counter() - started
+                if server:
+                    out.setdefault("server_answer", time.perf_counter() - prepared)
+                log(f"first answer in {seconds:.2f} s: "
+                    f"{retriever.answered_from or 'from this machine index'}")  # fmt: skip
+                return retriever, seconds
 
             clone = work / "mate"
             _git(work, "clone", "-q", str(ci), str(clone))
@@ -415,7 +460,21 @@ def newcomer(size: int, *, first_answers: bool = True, rounds: int = 3) -> None:
             if first_answers:
                 retriever, out["ttfa_shared"] = first_answer(work / "home-shared", shared=True)
                 out["ttfa_shared_vectors"] = retriever.stats().vectors
+                out["ttfa_shared_from"] = float(retriever.answered_from is not None)
                 retriever.close()
+                for key, kind in (("ttfa_server", {"server": True}),
+                                  ("ttfa_context", {"context": True})):  # fmt: skip
+                    retriever, out[key] = first_answer(work / f"home-{key}", shared=True, **kind)
+                    out[f"{key}_from"] = float(retriever.answered_from is not None)
+                    if key == "ttfa_server":
+                        started = time.perf_counter()
+                        building = retriever._building
+                        if building is not None:
+                            building.join()
+                        out["server_built"] = time.perf_counter() - started + out[key]
+                        retriever.search(claims[1], 8)
+                        out["server_after_from"] = float(retriever.answered_from is not None)
+                    retriever.close()
                 retriever, out["ttfa_local"] = first_answer(work / "home-local", shared=False)
                 out["ttfa_local_vectors"] = retriever.stats().vectors
                 retriever.close()
@@ -423,8 +482,15 @@ def newcomer(size: int, *, first_answers: bool = True, rounds: int = 3) -> None:
                     f"({out['ttfa_shared_vectors']:.0f} vectors), {out['ttfa_local']:.1f} s without "
                     f"({out['ttfa_local_vectors']:.0f} vectors)")  # fmt: skip
 
-            # A running server's live retriever in the clone, following the shared index.
-            live, out["ttfa_live"] = first_answer(work / "home-live", shared=True, live=True)
+            # A running server's live retriever in the clone, following the shared index, once
+            # its local index is built (until then answers read the shared index itself).
+            live, out["ttfa_live"] = first_answer(
+                work / "home-live", shared=True, live=True, server=True
+            )
+            if live._building is not None:
+                live._building.join()
+            live.search(claims[1], 8)
+            assert live.answered_from is None
             assert live.follow_shared_index()
             follower = live._follower
             assert follower is not None
@@ -465,12 +531,27 @@ def newcomer(size: int, *, first_answers: bool = True, rounds: int = 3) -> None:
 
 
 def print_first_answers(size: int, out: dict[str, float], full_local: float) -> None:
-    print("| newcomer's clone | first answer s | vectors at that answer | all embedded |")
+    def source(key: str) -> str:
+        return "the shared index" if out.get(f"{key}_from") else "this machine's index"
+
+    print("| newcomer's clone | first answer s | answered from | vectors at that answer |")
     print("|---|---|---|---|")
-    print(f"| with the shared index | {out['ttfa_shared']:.1f} | "
-          f"{out['ttfa_shared_vectors']:.0f} of {size} | at the first answer |")  # fmt: skip
-    print(f"| without (embeds itself) | {out['ttfa_local']:.1f} | "
-          f"{out['ttfa_local_vectors']:.0f} of {size} | after ~{full_local / 60:.0f} min |")  # fmt: skip
+    print(f"| with the shared index: search, one-shot (model loads meanwhile) | "
+          f"{out['ttfa_shared']:.2f} | {source('ttfa_shared')} | "
+          f"{out['ttfa_shared_vectors']:.0f} of {size} (CI's) |")  # fmt: skip
+    print(f"| with the shared index: search in a server (keywords while the model loads; "
+          f"prepare {out['server_prepare']:.2f} s, then the answer {out['server_answer']:.2f} s) | "
+          f"{out['ttfa_server']:.2f} | {source('ttfa_server')} | — |")  # fmt: skip
+    print(f"| with the shared index: context, one-shot | {out['ttfa_context']:.2f} | "
+          f"{source('ttfa_context')} | — |")  # fmt: skip
+    print(f"| without (parses and embeds itself) | {out['ttfa_local']:.1f} | this machine's "
+          f"index | {out['ttfa_local_vectors']:.0f} of {size}; all after "
+          f"~{full_local / 60:.0f} min |")  # fmt: skip
+    print(f"server: local index built in the background {out['server_built']:.1f} s after "
+          f"start; the next answer from {source('server_after')}")  # fmt: skip
+    if "ttfa_live" in out:
+        print(f"a live retriever as tb serve opens it (its view of the default branch, {size} "
+              f"files, written by the background build): first answer {out['ttfa_live']:.2f} s")  # fmt: skip
 
 
 def served_after(retriever: Any, query: str, memory_id: str, *, gone: bool = False) -> float:

@@ -119,3 +119,12 @@ def test_blobs_are_read_only_within_the_bound(tmp_path: Path) -> None:
         max_bytes=4096,
     )  # fmt: skip
     assert found == [None, b"small\n", None, None, b"small\n", None]
+
+
+@given(name=st.text(alphabet=st.sampled_from(".gitGIT~1 \u200c\ufeffab"), max_size=8))
+def test_the_ascii_shortcut_of_the_dot_git_check_agrees_with_the_full_fold(name: str) -> None:
+    """An ASCII name holds no code point HFS+ ignores: the shortcut's verdict is the fold's."""
+    from teambrain_kit.git import _HFS_IGNORED, _is_dot_git
+
+    folded = "".join(c for c in name if c not in _HFS_IGNORED).rstrip(". ").casefold()
+    assert _is_dot_git(name) == (folded in (".git", "git~1"))

@@ -198,6 +198,8 @@ _HFS_IGNORED = frozenset(
 def _is_dot_git(name: str) -> bool:
     # ".git" in any case, with the trailing dots and spaces NTFS drops, the code points HFS+
     # ignores, or as NTFS's short name "git~1": each is the repository's own folder somewhere.
+    if name.isascii():  # no code point HFS+ ignores: the common case, once per path from git
+        return name.rstrip(". ").casefold() in (".git", "git~1")
     folded = "".join(char for char in name if char not in _HFS_IGNORED).rstrip(". ").casefold()
     return folded in (".git", "git~1")
 

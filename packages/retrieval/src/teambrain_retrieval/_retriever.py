@@ -12,19 +12,22 @@ answers (:class:`~._search._answers.Answers`, :class:`~._search._hits.HitBuilder
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import datetime as dt
 import functools
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar, cast
 
 from ._git import head_commit
 from ._index._embedders import Embedder, EmbedderUnavailable
 from ._index._live import LIVE_SUFFIX, LiveView
 from ._index._open import IndexDatabase
-from ._index._refresher import Refresher, RefreshReport
+from ._index._refresher import BrainSource, Refresher, RefreshReport
 from ._index._worklock import WorkLocks
 from ._notices import say_once
 from ._search._answers import Answers
@@ -34,11 +37,15 @@ from ._setup import Setup, brain_id_for
 
 if TYPE_CHECKING:
     import apsw
+    from teambrain_kit.citation_checker import CitationChecker
     from teambrain_kit.egress import Approvals
     from teambrain_kit.paths import BrainLayout, MachineLayout
     from teambrain_schema import BrainConfig, IndexStats, SearchCoverage
 
     from ._index._embedding import Progress
+    from ._index._store import DocStore
+    from ._postgres._answers import FirstAnswers
+    from ._postgres._first import SharedFirst
     from ._postgres._follow import SharedFollower
     from ._search._backend import SqliteBackend
     from ._search._notes import NoteHit, NoteIndex
@@ -46,6 +53,9 @@ if TYPE_CHECKING:
 
 # Notes an answer lists after its memories, at most.
 NOTES_K = 3
+# Seconds after a first answer from the shared index before a server starts building its own
+# index (the answer is written meanwhile).
+BUILD_AFTER_ANSWER_S = 0.5
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -101,6 +111,45 @@ def _recovering(method: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
+def _close_unused(opening: concurrent.futures.Future[SharedFirst]) -> None:
+    with contextlib.suppress(Exception):  # it failed to open: nothing to close
+        opening.result().close()
+
+
+def _checker_in_background(repo_root: Path) -> Callable[[], CitationChecker]:
+    """A citation checker for ``repo_root`` that starts listing the repository's files now, on
+    a thread of its own (a tenth of a second per 10,000 files — every memory file of the brain
+    is one), while the shared index is asked; the function returned waits for it."""
+    import concurrent.futures
+
+    from teambrain_kit.citation_checker import CitationChecker
+
+    checker = CitationChecker(repo_root)
+    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="teambrain-files")
+    listed = pool.submit(checker.stale_reasons, [])
+    pool.shutdown(wait=False)
+
+    def ready() -> CitationChecker:
+        with contextlib.suppress(Exception):  # advice only: the answer's own check says
+            listed.result()
+        return checker
+
+    return ready
+
+
+def _defer_live_view(view: LiveView, config: BrainConfig, home: MachineLayout) -> bool:
+    """Whether the live view's first materialisation (every memory file written under
+    ``$TEAMBRAIN_HOME/live/``: seconds for tens of thousands) waits for the first refresh: on
+    a machine that never had this view, with a shared index configured — the first answers
+    may come from it while a server builds the view and its index in the background. Only
+    where the home can be written (a full or read-only home is found at once, as before)."""
+    import os
+
+    if config.retrieval.backend != "postgres" or view.layout.root.exists():
+        return False
+    return os.access(home.home, os.W_OK)
+
+
 class Retriever:
     """Search, context and near-duplicate checks over one brain (and its org brain).
 
@@ -128,7 +177,8 @@ class Retriever:
         if options.live and not options.ephemeral and options.commit is None:
             view = LiveView(layout.repo_root, home, warn=self._warn)
             try:
-                view.refresh()
+                if not _defer_live_view(view, config, home):
+                    view.refresh()
                 self.live = view
             except OSError as exc:  # a full or read-only home: the checkout as it is
                 self._warn(f"the live view of the brain could not be written ({exc}); "
@@ -184,6 +234,11 @@ class Retriever:
             repo_root=None if self.ephemeral else layout.repo_root,
             in_background=lambda: self.embeds_in_background,
         )  # fmt: skip
+        # A newcomer's first answers from the shared index while the local index is built.
+        self._first: FirstAnswers | None = None
+        self._first_checked = False
+        self._building: threading.Thread | None = None
+        self._opening = self._open_shared_first()
 
     # ------------------------------------------------------------------ set-up
 
@@ -235,9 +290,12 @@ class Retriever:
     def commit(self) -> str | None:
         """The brain commit answers are read at: the repository's HEAD (None before a commit);
         for a live view, the default branch's commit it starts from (each memory's provenance
-        names its own)."""
+        names its own; while answers come from the shared index, the commit CI filled it
+        from)."""
         if self._commit_override is not None:
             return self._commit_override
+        if self._first is not None and self._first.first.commit is not None:
+            return self._first.first.commit  # answers from the shared index: CI's
         if self.live is not None:
             return self.live.base
         return head_commit(self.layout.repo_root)
@@ -262,6 +320,153 @@ class Retriever:
     def _fresh(self) -> None:
         self.refresh()
 
+    # ------------------------------------------------------------------ first answers
+
+    def _local_built(self) -> bool:
+        """Whether this machine's index was built for the brain (a refresh finished once)."""
+        return self.refresher.indexed_once(self._sources[0])
+
+    def _shared_first(self) -> FirstAnswers | None:
+        """The answers of the shared index while the local index is not built yet (see
+        :mod:`._postgres._first`): decided at the first answer, once. In a server the local
+        index is built meanwhile, on a thread of its own, and answers return to it once it
+        is; a one-shot verb answers and leaves the building to ``tb serve`` or ``tb reindex``.
+        None when it does not apply (the sqlite backend, time travel, an org brain served,
+        the index built) or the shared index cannot answer (said once, in one line)."""
+        if self._first is not None:
+            if self._building is not None and not self._building.is_alive():
+                self._first.first.close()
+                self._first = None  # built: the local index answers from now on
+            return self._first
+        if self._first_checked:
+            return None
+        self._first_checked = True
+        opening, self._opening = self._opening, None
+        if opening is None:
+            return None
+        if self._local_built():  # built since it opened (`tb reindex`, a rebuild): not needed
+            opening.add_done_callback(_close_unused)
+            return None
+        from ._postgres._answers import FirstAnswers
+        from ._postgres._connect import SharedIndexUnavailable
+        from ._postgres._first import NotANewcomer
+
+        embeddings = self.backend.embeddings
+        checker = _checker_in_background(self.layout.repo_root)
+        if not self.embeds_in_background:
+            embeddings.warm_up()  # the model loads while the shared index is asked
+        try:
+            first = opening.result()
+        except NotANewcomer as exc:
+            self._warn(f"first answers not from the shared index ({exc.reason}): "
+                       "this machine's index is built first")  # fmt: skip
+            return None
+        except SharedIndexUnavailable as exc:
+            source = embeddings.vector_source
+            if source is not None and hasattr(source, "off"):
+                source.off = exc.reason  # the same fault: said here, once, not asked again
+            from ._postgres._shared import FALLBACK
+
+            self._warn(f"shared index not used ({exc.reason}): {FALLBACK}")
+            return None
+        except Exception as exc:  # a head start only: never the reason an answer fails
+            self._warn(f"first answers not from the shared index ({type(exc).__name__}: "
+                       f"{str(exc).splitlines()[0] if str(exc) else ''}): this machine's index "
+                       "is built first")  # fmt: skip
+            return None
+        hits = HitBuilder(
+            cast("DocStore", first),
+            [BrainSource(self.layout, first.brain, self._sources[0].display,
+                         self._sources[0].scopes)],
+            brain_id=first.brain, repo_root=self.layout.repo_root, ephemeral=False,
+            commit=None, commit_of=first.commit_of, checker=checker,
+        )  # fmt: skip
+        self._first = FirstAnswers(
+            first, hits, embeddings, budget_tokens=self.config.retrieval.budget_tokens,
+            in_background=lambda: self.embeds_in_background,
+        )  # fmt: skip
+        later = (
+            "it is built meanwhile"
+            if self.embeds_in_background
+            else "`tb reindex` or `tb serve` builds it"
+        )
+        self._warn(f"{self._first.source}; {later}")
+        return self._first
+
+    def _open_shared_first(self) -> concurrent.futures.Future[SharedFirst] | None:
+        """The shared index opened for first answers on a thread of its own, from the moment
+        the retriever opens (a verb's own work — `tb relevant` reading the session's git
+        state — overlaps it); None when first answers cannot come from it: not the postgres
+        backend, time travel, an org brain served, or this machine's index built already."""
+        if (
+            self.config.retrieval.backend != "postgres"
+            or self.ephemeral
+            or self._commit_override is not None
+            or len(self._sources) > 1
+            or self._local_built()
+        ):
+            return None
+        url = self.setup.shared_index_url()
+        if url is None:
+            return None
+        from ._postgres._first import open_shared_first
+
+        pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="teambrain-shared")
+        opening = pool.submit(
+            open_shared_first, url, self.layout, self._embedder, self._sources[0].scopes,
+            timeout_s=self.config.retrieval.timeout_s, today=self._today,
+        )  # fmt: skip
+        pool.shutdown(wait=False)
+        return opening
+
+    def _build_in_background(self) -> None:
+        """In a server: build the local index on a thread of its own, starting once the first
+        answer is out (:data:`BUILD_AFTER_ANSWER_S`: reading every memory file holds the
+        interpreter, which the answer's writing needs); answers come from the shared index
+        meanwhile, never waiting for this retriever's lock."""
+        if self._building is not None or not self.embeds_in_background:
+            return
+
+        def build() -> None:
+            time.sleep(BUILD_AFTER_ANSWER_S)
+            try:
+                self.refresh()
+            except Exception as exc:  # a background build must never take the server down
+                self._warn(f"building this machine's index failed ({exc}); "
+                           "the next answer builds it")  # fmt: skip
+
+        self._building = threading.Thread(target=build, name="teambrain-index", daemon=True)
+        self._building.start()
+
+    def _from_shared(
+        self, answer: Callable[[FirstAnswers], R], *, build: bool = True
+    ) -> tuple[R] | None:
+        """``(answer(first answers),)`` while the shared index answers; None when it does not,
+        or stopped answering mid-way (then said once, and this machine's index answers). In a
+        server, an answer (``build``) starts building the local index once it is out."""
+        first = self._shared_first()
+        if first is None:
+            return None
+        from ._postgres._connect import SharedIndexUnavailable
+
+        try:
+            answered = (answer(first),)
+        except SharedIndexUnavailable as exc:
+            first.first.close()
+            self._first = None
+            self._warn(f"shared index not used ({exc.reason}): answering from this machine's "
+                       "index, built first")  # fmt: skip
+            return None
+        if build:
+            self._build_in_background()
+        return answered
+
+    @property
+    def answered_from(self) -> str | None:
+        """Where answers come from when not this machine's index: one line (the shared index
+        at CI's commit, while the local index is built); None otherwise."""
+        return self._first.source if self._first is not None else None
+
     # ------------------------------------------------------------------ answers
 
     @_recovering
@@ -269,6 +474,9 @@ class Retriever:
         """The best ``k`` live memories for ``query``: BM25 top-40 ∪ vector top-40, fused by
         reciprocal rank (k=60), filtered; fresh (the files are checked first). Never raises
         on odd query text. Each hit says which of the query's words it holds."""
+        shared = self._from_shared(lambda first: first.search(query, k))
+        if shared is not None:
+            return shared[0]
         self.answers.model_before_search()
         self._fresh()
         return self.answers.search(query, k)
@@ -284,6 +492,10 @@ class Retriever:
     @_recovering
     def search_combined(self, query: str | None, globs: Sequence[str], k: int = 8) -> list[Hit]:
         """Query and path results fused by reciprocal rank (either may be empty)."""
+        if not globs and query and query.strip():
+            shared = self._from_shared(lambda first: first.search(query, k))
+            if shared is not None:
+                return shared[0]
         if query and query.strip():
             self.answers.model_before_search()
         self._fresh()
@@ -295,7 +507,10 @@ class Retriever:
     ) -> list[NoteHit]:
         """The free-form notes (``.teambrain/notes/``) best matching ``query`` and/or
         ``globs``: a source of their own, listed after memories, never required. Only this
-        repository's notes (an org brain's are not searched)."""
+        repository's notes (an org brain's are not searched). None while answers come from
+        the shared index (it holds no notes)."""
+        if self._shared_first() is not None:
+            return []
         with self._lock:
             if self._notes is None:
                 in_file = not (self.ephemeral or self.index.in_memory)
@@ -311,6 +526,9 @@ class Retriever:
     @_recovering
     def required(self) -> list[Hit]:
         """Every live required memory, decisions first, then conventions, map and learnings."""
+        shared = self._from_shared(lambda first: first.required())
+        if shared is not None:
+            return shared[0]
         self._fresh()
         return self.answers.required()
 
@@ -327,7 +545,15 @@ class Retriever:
         at once, is marked partial (``coverage``), and the model loads in the background —
         started here, or, with ``load_model=False``, by the caller once the answer is out
         (``model_to_load``: a server starts it after writing the answer, so the load's
-        imports do not hold the interpreter while the answer is sent)."""
+        imports do not hold the interpreter while the answer is sent).
+
+        While the local index is not built and the shared index can answer, the pack comes
+        from there (its notes say so; see :meth:`answered_from`)."""
+        shared = self._from_shared(
+            lambda first: first.context(situation, budget, load_model=load_model)
+        )
+        if shared is not None:
+            return shared[0]
         self._fresh()
         return self.answers.context(situation, budget, load_model=load_model)
 
@@ -335,7 +561,11 @@ class Retriever:
     def prepare(self) -> None:
         """Do now what the first answer would otherwise wait for (a server calls it at start):
         bring the index up to date and read what answers need — the live memories, their
-        path mentions, the required memories and their citations' staleness."""
+        path mentions, the required memories and their citations' staleness. While answers
+        come from the shared index (a newcomer's clone), its connections and counts are made
+        ready instead, and the local index is built after the first answer."""
+        if self._from_shared(lambda first: first.first.prepare(), build=False) is not None:
+            return  # the first answer comes from the shared index; the build starts after it
         self._fresh()
         self.answers.prepare()
 
@@ -353,12 +583,16 @@ class Retriever:
         """How many live memories semantic search covers, while some are not embedded yet (a
         first start on a large brain, a big pull); None once all are, or without an embedder
         (keyword search only, said elsewhere)."""
+        if self._first is not None:
+            return self._first.coverage()
         return self.answers.coverage()
 
     @_recovering
     def embed_pending(self, budget_s: float = 0.5) -> int:
         """Embed some of the memories that have no vector yet — batches for at most about
         ``budget_s`` seconds — for a server to call between answers; how many (0: none left)."""
+        if self._first is not None and self._shared_first() is not None:
+            return 0  # the local index is being built: its texts are embedded after
         with self._lock:
             if self.backend.embedder is None or not self.backend.embeddings.pending:
                 return 0
@@ -382,7 +616,12 @@ class Retriever:
 
     @_recovering
     def stats(self) -> IndexStats:
-        """Counts, the embedder in use and why search is degraded (if it is)."""
+        """Counts, the embedder in use and why search is degraded (if it is): the shared
+        index's while answers come from there."""
+        if self._first is not None:  # decided by an answer: stats alone never connect
+            shared = self._from_shared(lambda first: first.first.backend.stats(), build=False)
+            if shared is not None:
+                return shared[0]
         return self.backend.stats()
 
     def embedder_status(self) -> str:
@@ -424,6 +663,12 @@ class Retriever:
         """Close the index connection (and stop following the shared index)."""
         if self._follower is not None:
             self._follower.stop()
+        if self._first is not None:
+            self._first.first.close()
+        if self._opening is not None:  # opened, never asked
+            self._opening.add_done_callback(_close_unused)
+        if self._building is not None:
+            self._building.join()  # never close the index under a build writing to it
         self.index.close()
 
 

@@ -124,6 +124,7 @@ class Setup:
         self._warn = warn
         self.embedder_reason = "none: keyword search only (retrieval.embedder.provider: none)"
         self.org_policies = OrgPolicies()  # filled by org_sources: what this repository may read
+        self._shared_url: tuple[str | None] | None = None  # shared_index_url's answer
 
     def _approvals(self) -> Approvals:
         if self._approvals_read is None:
@@ -280,6 +281,13 @@ class Setup:
         retrieval = self.config.retrieval
         if retrieval.backend != "postgres":
             return None
+        if self._shared_url is not None:
+            return self._shared_url[0]  # asked before: said then, once
+        self._shared_url = (self._find_shared_index_url(),)
+        return self._shared_url[0]
+
+    def _find_shared_index_url(self) -> str | None:
+        retrieval = self.config.retrieval
         from ._postgres._config import shared_index_egress, shared_index_url
 
         egress = shared_index_egress(retrieval)

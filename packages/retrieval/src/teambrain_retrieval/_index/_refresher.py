@@ -282,6 +282,12 @@ class Refresher:
                     f"({real}); nothing behind it is read (`tb lint` names it)"
                 )
 
+    def indexed_once(self, source: BrainSource) -> bool:
+        """Whether a refresh of ``source`` finished in this index once (it is built, maybe
+        behind its files)."""
+        row = self.db.execute("SELECT 1 FROM brains WHERE brain = ?", (source.brain_id,))
+        return row.fetchone() is not None
+
     def _digest_matches(self, source: BrainSource, digest: str) -> bool:
         row = self.db.execute(
             "SELECT digest FROM scan_digests WHERE brain = ?", (source.brain_id,)

@@ -93,6 +93,8 @@ class PostgresBackend:
         warn: Callable[[str], None] | None = None,
         today: Callable[[], dt.date] | None = None,
         no_embedder_reason: str = "none: keyword search only",
+        hidden_paths: Iterable[str] = (),
+        hidden_ids: Iterable[str] = (),
     ) -> None:
         if not served:
             raise ValueError("a backend serves at least one brain")
@@ -102,6 +104,13 @@ class PostgresBackend:
         self._warn = warn or say_once
         self._today = today or (lambda: dt.datetime.now(dt.UTC).date())
         self._degraded: str | None = None if embedder is not None else no_embedder_reason
+        # Documents a developer's own files replace (a newcomer's first answers, ._first):
+        # never served from here, whatever the shared index holds.
+        self.hidden_paths = sorted(set(hidden_paths))
+        self.hidden_ids = frozenset(hidden_ids)
+        # [N, mean document length] for BM25, when the caller remembers them between searches
+        # (None: counted by every search, as the documents may change between two).
+        self.corpus: list[float] | None = None
         found = self._guard(schema_version, conn)
         if found != SCHEMA_VERSION:
             raise SharedIndexUnavailable(
@@ -160,6 +169,9 @@ class PostgresBackend:
         )
         params["today"] = self._today()
         params["excluded"] = sorted(self.excluded())
+        if self.hidden_paths:
+            clause += " AND NOT (d.path = ANY(%(hidden_paths)s))"
+            params["hidden_paths"] = self.hidden_paths
         if sources:
             clause += " AND d.source = ANY(%(sources)s)"
             params["sources"] = list(sources)
@@ -176,7 +188,7 @@ class PostgresBackend:
             {"brains": self.brains},
         )
         entries = ((i, s, bool(r), list(sup), e) for i, s, r, sup, e in rows)
-        return frozenset(excluded_ids(entries, self._today()))
+        return frozenset(excluded_ids(entries, self._today())) | self.hidden_ids
 
     # ------------------------------------------------------------------ writing
 
@@ -360,18 +372,14 @@ class PostgresBackend:
                 SELECT DISTINCT lex
                 FROM unnest(tsvector_to_array(to_tsvector('english', %(text)s))) lex
             ),
-            n AS MATERIALIZED (
-                SELECT count(*)::float8 AS n,
-                       greatest(coalesce(avg(d.doclen), 1), 1)::float8 AS avgdl
-                FROM {SCHEMA}.docs d WHERE d.brain = ANY(%(brains)s) AND NOT d.retired
-            )
+            n AS MATERIALIZED ({self._corpus_sql()})
             SELECT p.lexeme, greatest(ln((n.n - count(*) + 0.5) / (count(*) + 0.5)), 1e-6),
                    n.avgdl
             FROM {SCHEMA}.postings p CROSS JOIN n
             WHERE p.brain = ANY(%(brains)s) AND p.lexeme IN (SELECT lex FROM q)
             GROUP BY p.lexeme, n.n, n.avgdl
             """,
-            {"text": " ".join(terms), "brains": self.brains},
+            {"text": " ".join(terms), "brains": self.brains, "corpus": self.corpus},
         )
         if not weights:
             return []
@@ -385,13 +393,39 @@ class PostgresBackend:
             "limit": limit,
         }
         live = self._live_clause(sources, params)
+        score = (
+            f"sum(w.idf * p.tf * {K1 + 1} "
+            f"/ (p.tf + {K1} * ({1 - B} + {B} * p.doclen / %(avgdl)s::float8)))"
+        )
+        weighted = (
+            "WITH w AS (SELECT * FROM unnest(%(lexemes)s::text[], %(idfs)s::float8[]) "
+            "AS w(lexeme, idf))"
+        )
+        # First the best documents by the postings alone (no document read per posting: at
+        # 50,000 memories that lookup was half the query), then the served rule over those.
+        # The same order as filtering first whenever `limit` of them are live, or they were
+        # every match; otherwise the filtered query below decides.
+        params["over"] = self._over(limit, params)
         rows = self._q(
             f"""
-            WITH w AS (SELECT * FROM unnest(%(lexemes)s::text[], %(idfs)s::float8[]) AS w(lexeme, idf))
-            SELECT p.rowid,
-                   sum(w.idf * p.tf * {K1 + 1}
-                       / (p.tf + {K1} * ({1 - B} + {B} * p.doclen / %(avgdl)s::float8)))
-                   AS score
+            {weighted}, top AS MATERIALIZED (
+                SELECT p.rowid, {score} AS score
+                FROM {SCHEMA}.postings p JOIN w ON w.lexeme = p.lexeme
+                WHERE p.brain = ANY(%(brains)s) AND p.lexeme = ANY(%(lexemes)s)
+                GROUP BY p.rowid ORDER BY score DESC, p.rowid LIMIT %(over)s
+            )
+            SELECT t.rowid, t.score, (SELECT count(*) FROM top)
+            FROM top t JOIN {SCHEMA}.docs d ON d.rowid = t.rowid
+            WHERE {live} ORDER BY t.score DESC, t.rowid LIMIT %(limit)s
+            """,
+            params,
+        )
+        if len(rows) >= limit or (rows and rows[0][2] < params["over"]):
+            return [(int(rowid), float(value)) for rowid, value, _ in rows]
+        rows = self._q(
+            f"""
+            {weighted}
+            SELECT p.rowid, {score} AS score
             FROM {SCHEMA}.postings p
             JOIN w ON w.lexeme = p.lexeme
             JOIN {SCHEMA}.docs d ON d.rowid = p.rowid
@@ -400,7 +434,33 @@ class PostgresBackend:
             """,
             params,
         )
-        return [(int(rowid), float(score)) for rowid, score in rows]
+        return [(int(rowid), float(value)) for rowid, value in rows]
+
+    def _over(self, limit: int, params: dict[str, Any]) -> int:
+        """How many candidates a two-step ranking reads before the served rule: enough for
+        ``limit`` live ones past every excluded id and hidden path, and some other-scope or
+        expired documents."""
+        return 4 * limit + len(params.get("excluded", ())) + len(self.hidden_paths)
+
+    def _corpus_sql(self) -> str:
+        """N and the mean document length BM25 weighs by: counted over the served brains, or
+        :attr:`corpus` when the caller remembered them (``%(corpus)s``)."""
+        if self.corpus is not None:
+            return "SELECT (%(corpus)s::float8[])[1] AS n, (%(corpus)s::float8[])[2] AS avgdl"
+        return (
+            "SELECT count(*)::float8 AS n, greatest(coalesce(avg(d.doclen), 1), 1)::float8 "
+            f"AS avgdl FROM {SCHEMA}.docs d WHERE d.brain = ANY(%(brains)s) AND NOT d.retired"
+        )
+
+    def count_corpus(self) -> list[float]:
+        """[N, mean document length] of the served brains as the keyword half counts them
+        (a read of every document: remember it in :attr:`corpus` while the brains stay)."""
+        remembered, self.corpus = self.corpus, None
+        try:
+            rows = self._q(self._corpus_sql(), {"brains": self.brains})
+        finally:
+            self.corpus = remembered
+        return [float(rows[0][0]), float(rows[0][1])]
 
     def embed_query(self, query: str) -> Vectors | None:
         """The query's vector, or None when semantic search is off (degrades on failure)."""
@@ -430,6 +490,23 @@ class PostgresBackend:
             "limit": limit,
         }
         live = self._live_clause(sources, params)
+        # First the nearest texts of this embedder (no document read per vector), then the
+        # served rule over their documents: the same order as filtering first when `limit`
+        # live ones are nearer than the farthest text read, or every text was read.
+        params["over"] = 2 * self._over(limit, params)
+        rows = self._q(
+            "WITH top AS MATERIALIZED (SELECT v.embed_key, v.vec <=> %(vec)s::vector AS dist "
+            f"FROM {SCHEMA}.vectors v WHERE v.embedder = %(embedder)s AND v.dim = %(dim)s "
+            "ORDER BY dist LIMIT %(over)s) "
+            "SELECT d.rowid, t.dist, (SELECT count(*) FROM top), (SELECT max(dist) FROM top) "
+            f"FROM top t JOIN {SCHEMA}.docs d ON d.embed_key = t.embed_key WHERE {live} "
+            "ORDER BY t.dist, d.rowid LIMIT %(limit)s",
+            params,
+        )
+        if (rows and rows[0][2] < params["over"]) or (
+            len(rows) >= limit and rows[-1][1] < rows[0][3]
+        ):
+            return [(int(rowid), 1 - float(dist)) for rowid, dist, _, _ in rows]
         rows = self._q(
             f"SELECT d.rowid, 1 - (v.vec <=> %(vec)s::vector) AS cosine FROM {SCHEMA}.docs d "
             f"JOIN {SCHEMA}.vectors v ON v.embedder = %(embedder)s AND v.embed_key = d.embed_key "

@@ -126,6 +126,7 @@ class HitBuilder:
         ephemeral: bool,
         commit: str | None,
         commit_of: Callable[[str], str | None] | None = None,
+        checker: Callable[[], CitationChecker] | None = None,
     ) -> None:
         self.store = store
         self._sources = sources
@@ -142,6 +143,9 @@ class HitBuilder:
         # a path HEAD does not hold. Looked up for the hits of each answer only, in one git call.
         self._head_blobs: dict[tuple[str, str], dict[str, str | None]] = {}
         self._checker: CitationChecker | None = None
+        # Where the citation checker comes from when made elsewhere (one already reading the
+        # repository's files on a thread of its own).
+        self._made_checker = checker
 
     def _display(self, brain: str) -> str:
         for source in self._sources:
@@ -266,6 +270,8 @@ class HitBuilder:
         return out
 
     def _citation_checker(self) -> CitationChecker:
+        if self._checker is None and self._made_checker is not None:
+            self._checker = self._made_checker()
         if self._checker is None:
             from teambrain_kit.citation_checker import CitationChecker
 
