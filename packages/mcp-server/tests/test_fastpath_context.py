@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 from teambrain_kit.paths import BrainLayout, MachineLayout
 from teambrain_mcp_server._fastcall import context_answer
 from teambrain_mcp_server._fastpath import (
@@ -110,7 +110,7 @@ class Conversation:
             out = stdout.read().decode("utf-8")
         os.close(self._read_in)
         assert not self.failure, self.failure
-        return [*self._lines, *out.splitlines()]
+        return [*self._lines, *(line for line in out.split("\n") if line.strip())]
 
 
 def converse(
@@ -220,6 +220,10 @@ def calls(draw: st.DrawFn) -> dict[str, Any]:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(call=calls(), revision=st.sampled_from(["2024-11-05", "2025-06-18", "2025-11-25"]))
+@example(  # a U+0085 (a line break to str.splitlines) echoed back inside the SDK's answer
+    call={"jsonrpc": "2.0", "id": "c", "method": "tools/call", "params": {"name": "\x85"}},
+    revision="2024-11-05",
+)
 def test_any_call_gets_the_sdks_answer_and_only_a_plain_memory_context_is_answered_early(
     server: TeambrainServer, call: dict[str, Any], revision: str
 ) -> None:

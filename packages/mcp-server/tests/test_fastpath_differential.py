@@ -60,7 +60,7 @@ def converse(server: TeambrainServer, lines: list[str], *, fast: bool) -> list[d
         out = stdout.read().decode("utf-8")
     os.close(read_in)
     assert not failure, failure
-    return [json.loads(line) for line in out.splitlines()]
+    return [json.loads(line) for line in out.split("\n") if line.strip()]
 
 
 def canonical(replies: list[dict[str, Any]]) -> list[str]:

@@ -502,7 +502,10 @@ def record(command: list[str], cwd: Path) -> dict[str, Any]:
             command, input="".join(json.dumps(line) + "\n" for line in lines), cwd=repo,
             env=env, capture_output=True, text=True, timeout=120, check=True,
         )  # fmt: skip
-        replies = {m["id"]: m for m in map(json.loads, done.stdout.splitlines()) if "id" in m}
+        # Messages end at "\n" alone: splitlines() would also cut one at a U+0085 or U+2028
+        # inside a string (an unknown tool's name is echoed back as it was sent).
+        messages = (json.loads(line) for line in done.stdout.split("\n") if line.strip())
+        replies = {m["id"]: m for m in messages if "id" in m}
         init = replies[1]["result"]
         init["serverInfo"]["version"] = VERSION_MARK
         assert init["protocolVersion"] == revision, (revision, init["protocolVersion"])
