@@ -65,8 +65,11 @@ def test_readme_quick_start_is_the_two_commands() -> None:
     ]
     assert commands == ["make demo", "make test"]
     ci = (ROOT / ".ci" / "run").read_text("utf-8")
+    # the property tests draw the same examples at every run of the gate (conftest.py's "ci")
+    assert 'export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"' in ci.splitlines()
     assert [
-        line for line in ci.splitlines() if line and not line.startswith(("#", "set ", "cd "))
+        line for line in ci.splitlines()
+        if line and not line.startswith(("#", "set ", "cd ", "export HYPOTHESIS_PROFILE="))
     ] == [
         "make test", "make test-versions", "make lint", "make types", "make imports", "make build-check",
         "make changelog-check",
