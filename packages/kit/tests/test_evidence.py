@@ -154,3 +154,22 @@ def test_many_commits_cost_a_few_processes(repo: Path, monkeypatch: pytest.Monke
     found = states(repo, *shas, *(f"{i:040x}" for i in range(1, 41)))
     assert sum(state == "reachable" for state, _, _ in found.values()) == 40
     assert len(calls) <= 2
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85", "\x1c"])
+def test_a_line_separator_in_a_committed_name_never_names_another_file(
+    repo: Path, separator: str
+) -> None:
+    """git ends each name it lists with "\\n" alone: a name holding a character str.splitlines()
+    breaks at must not turn into the names on either side of it (here: a memory's own path)."""
+    memory = ".teambrain/memories/b.md"
+    first = commit_file(repo, memory, "---\nid: x\n---\nbody\n", "the memory")
+    forged = commit_file(repo, f".teambrain/memories/a{separator}{memory}", "x\n", "a look-alike")
+    log = evidence._git(repo, ["log", evidence._LOG_FORMAT, "--name-only"]) or ""
+    files = {c.sha: c.files for c in evidence._parse_log(log)}
+    assert memory in files[first] and memory not in files[forged], files[forged]
+    checker = CitationChecker(repo)
+    snap = checker._current()
+    assert snap is not None
+    history = checker._memory_history(snap)
+    assert [sha for sha, _ in history[memory]] == [first], history

@@ -533,7 +533,7 @@ class CitationChecker:
             for record in (out or b"").decode("utf-8", "surrogateescape").split("\0")[1:]:
                 head, _, names = record.partition("\n")
                 sha, _, when = head.strip().partition(" ")
-                for name in names.splitlines():
+                for name in names.split("\n"):  # not splitlines(): see evidence._parse_log
                     if name.strip() and git_path(name) is not None:
                         history.setdefault(name, []).append((sha, int(when or 0)))
             snap.facts.history = {name: tuple(commits) for name, commits in history.items()}

@@ -106,7 +106,9 @@ def _parse_log(text: str) -> list[_Commit]:
             at = int(when)
         except ValueError:
             at = 0
-        files = frozenset(line for line in names.splitlines() if git_path(line) is not None)
+        # git ends each name with "\n" alone (not splitlines(): a U+2028 or U+0085 in a name
+        # would cut it into two names, each of them a path that passes)
+        files = frozenset(line for line in names.split("\n") if git_path(line) is not None)
         commits.append(_Commit(sha, len(parents.split()), email, at, subject, body, files))
     return commits
 
