@@ -102,12 +102,19 @@ class Conversation:
 
     def close(self) -> list[str]:
         """Close stdin; the lines written, once the conversation ended."""
+        # The rest of stdout is read while the server finishes, as a client does: a pipe holds
+        # 64 KiB, and a server blocked writing to a full pipe would never end.
+        rest: list[bytes] = []
+        reader = threading.Thread(target=lambda: rest.append(self._stdout.read()), daemon=True)
+        reader.start()
         self._stdin.close()
         self._thread.join(END_S)
         assert not self._thread.is_alive(), f"still serving {END_S} s after stdin closed"
         os.close(self._write_out)
-        with self._stdout as stdout:
-            out = stdout.read().decode("utf-8")
+        reader.join(END_S)
+        assert not reader.is_alive(), "stdout still open after the conversation ended"
+        self._stdout.close()
+        out = rest[0].decode("utf-8")
         os.close(self._read_in)
         assert not self.failure, self.failure
         return [*self._lines, *(line for line in out.split("\n") if line.strip())]
