@@ -72,7 +72,7 @@ class FakeAnthropic(BaseHTTPRequestHandler):
 def anthropic_url() -> Iterator[str]:
     FakeAnthropic.requests = []
     server = ThreadingHTTPServer(("127.0.0.1", 0), FakeAnthropic)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()

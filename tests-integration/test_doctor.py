@@ -196,7 +196,7 @@ class _OpenAIStandIn:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True).start()
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
     def close(self) -> None:

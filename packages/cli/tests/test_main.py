@@ -103,6 +103,46 @@ def test_reindex_regenerates_index(repo: Path, capsys: pytest.CaptureFixture[str
     assert "up to date" in capsys.readouterr().out
 
 
+def test_a_rebuild_loads_the_model_only_when_a_text_needs_embedding(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from teambrain_retrieval._index._local import LocalOnnxEmbedder
+
+    loads: list[int] = []
+    real_load = LocalOnnxEmbedder.load
+
+    def counted(self: LocalOnnxEmbedder) -> object:
+        loads.append(1)
+        return real_load(self)
+
+    monkeypatch.setattr(LocalOnnxEmbedder, "load", counted)
+    assert run(["init"]) == 0
+    decisions = repo / ".teambrain/memories/decisions"
+    memory = (
+        "---\nid: {id}\nclass: decision\nscope: team\nstatus: active\npriority: advisory\n"
+        "title: {title}\ncreated: 2026-12-01\n---\n\n{title}.\n"
+    )
+    (decisions / "01KB2F0A1S9Y4Q7V3C8D5E6F01-a.md").write_text(
+        memory.format(id="01KB2F0A1S9Y4Q7V3C8D5E6F01", title="Payments go through the gateway")
+    )
+    capsys.readouterr()
+    assert run(["reindex", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)["search_index"]
+    assert (first["memories"], first["newly_embedded"]) == (1, 1), first
+    assert loads
+    loads.clear()
+    assert run(["reindex", "--json"]) == 0  # every vector from the cache: no model loaded
+    again = json.loads(capsys.readouterr().out)["search_index"]
+    assert (again["newly_embedded"], again["embedder"], loads) == (0, "local:minilm-l6-int8", [])
+    (decisions / "01KB2F0A1S9Y4Q7V3C8D5E6F02-b.md").write_text(
+        memory.format(id="01KB2F0A1S9Y4Q7V3C8D5E6F02", title="Logs are JSON lines")
+    )
+    assert run(["reindex", "--json"]) == 0
+    added = json.loads(capsys.readouterr().out)["search_index"]
+    assert (added["newly_embedded"], added["embedder"]) == (1, "local:minilm-l6-int8")
+    assert loads
+
+
 def test_unexpected_errors_are_one_line(
     repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -57,7 +57,7 @@ def index() -> Iterator[dict[str, object]]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     state["base"] = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     yield state
     server.shutdown()

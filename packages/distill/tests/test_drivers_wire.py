@@ -61,7 +61,7 @@ class Server:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        threading.Thread(target=self.httpd.serve_forever, args=(0.02,), daemon=True).start()
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
 
     def close(self) -> None:

@@ -59,7 +59,7 @@ class Recorder:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True).start()
         self.port = self.server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"
 

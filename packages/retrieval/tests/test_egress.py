@@ -43,7 +43,7 @@ class Recorder(BaseHTTPRequestHandler):
 def endpoint() -> Iterator[str]:
     Recorder.seen = []
     server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/v1"
     server.shutdown()

@@ -72,7 +72,7 @@ class _Handler(BaseHTTPRequestHandler):
 def server() -> Iterator[str]:
     httpd = HTTPServer(("127.0.0.1", 0), _Handler)
     _Handler.answers, _Handler.seen = {}, []
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()

@@ -145,7 +145,15 @@ def command(
             "(searches still work, from a temporary in-memory index); check TEAMBRAIN_HOME"
         )
     indexed = report.added + report.changed
-    status = retriever.embedder_status() if indexed else retriever.stats().embedder
+    # The model is checked only when this rebuild needed it: with every vector from the cache,
+    # loading it just to print its name cost each rebuild (CI's step among them) ~0.3 s CPU.
+    # (`tb doctor` checks the model itself.) Without one, embedder_status says why.
+    stats_embedder = retriever.stats().embedder
+    status = (
+        retriever.embedder_status()
+        if report.embedded or stats_embedder == "none"
+        else stats_embedder
+    )
     out["search_index"] = {
         "memories": indexed, "newly_embedded": report.embedded, "embedder": status,
         "seconds": round(report.seconds, 3), "skipped": list(report.problems),
