@@ -37,10 +37,11 @@ FOLDER_CLASSES: Final[dict[str, str]] = {folder: cls for cls, folder in CLASS_FO
 MemoryClassName = Literal["decision", "convention", "map", "learning"]
 
 
-# A brain is memories/<class>/<file>: a few levels, thousands of files (benchmarks run 20,000).
-# Walks stop at these bounds, which a commit of 5,000 nested folders or 200,000 files exceeds.
+# A brain is memories/<class>/<file>: a few levels, thousands of files (benchmarks run 100,000,
+# the shared index's scale). Walks stop at these bounds, which a commit of 5,000 nested folders
+# or 200,000 files exceeds.
 MAX_WALK_DEPTH = 16
-MAX_BRAIN_FILES = 50_000
+MAX_BRAIN_FILES = 150_000
 
 
 @dataclass(frozen=True)
