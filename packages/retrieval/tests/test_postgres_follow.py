@@ -133,6 +133,49 @@ def test_a_merge_and_a_retirement_reach_a_running_server_without_a_fetch(
         retriever.close()
 
 
+@pytest.mark.parametrize("stopped", [False, True], ids=["running", "stopped"])
+def test_a_dropped_connection_is_said_while_following_and_never_once_stopped(
+    ci_and_clone: tuple[BrainLayout, BrainLayout], postgres_url: str, stopped: bool,
+    open_test_retriever: Callable[..., Retriever], notices: Notices,
+    monkeypatch: pytest.MonkeyPatch, teambrain_home: Path,
+) -> None:  # fmt: skip
+    """A server shutting down stops following; the database then closing the connection under
+    the follower's last wait (a stopped server, a restarted database) is not a warning."""
+    from teambrain_retrieval import shared_index_egress
+
+    ci, mine = ci_and_clone
+    fill(postgres_url, ci)
+    monkeypatch.setenv("TB_TEST_SHARED", postgres_url)
+    home = MachineLayout(teambrain_home)
+    egress = shared_index_egress(CONFIG.retrieval)
+    assert egress is not None
+    approve_egress(home, mine.repo_root, [egress])
+    retriever = open_test_retriever(mine, config=CONFIG, home=home, live=True)
+    try:
+        assert retriever.follow_shared_index()
+        follower = retriever._follower
+        assert follower is not None and poll(lambda: follower.snapshot is not None)
+        if stopped:
+            follower.stop()
+        admin = connect(postgres_url)
+        try:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "  # this test's database
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        finally:
+            admin.close()
+        if stopped:
+            assert follower._thread is not None
+            follower._thread.join(POLL_LIMIT_S)
+            assert not follower._thread.is_alive()
+            assert not [n for n in notices if "not following" in n], notices
+        else:
+            assert poll(lambda: any("not following the shared index" in n for n in notices))
+    finally:
+        retriever.close()
+
+
 def test_an_unreachable_shared_index_is_said_once_and_answers_go_on(
     ci_and_clone: tuple[BrainLayout, BrainLayout], open_test_retriever: Callable[..., Retriever],
     notices: Notices, monkeypatch: pytest.MonkeyPatch, teambrain_home: Path,

@@ -120,8 +120,6 @@ def _checker_in_background(repo_root: Path) -> Callable[[], CitationChecker]:
     """A citation checker for ``repo_root`` that starts listing the repository's files now, on
     a thread of its own (a tenth of a second per 10,000 files — every memory file of the brain
     is one), while the shared index is asked; the function returned waits for it."""
-    import concurrent.futures
-
     from teambrain_kit.citation_checker import CitationChecker
 
     checker = CitationChecker(repo_root)

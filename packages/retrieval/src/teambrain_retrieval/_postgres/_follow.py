@@ -195,6 +195,8 @@ class SharedFollower:
         self._stop.set()
 
     def _say(self, reason: str) -> None:
+        if self._stop.is_set():  # stopping: a connection closed under the last wait is no news
+            return
         if reason != self._said:
             self._said = reason
             self._warn(f"not following the shared index ({reason}); retrying in the background")
