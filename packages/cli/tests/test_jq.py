@@ -75,7 +75,8 @@ def test_strings_print_raw_and_the_rest_as_compact_json() -> None:
 
 
 @pytest.mark.parametrize(
-    "expression", ["..|numbers", ".[", "input", ".a |", "{a:}", "\"open", "$__loc__", "reduce . as $x (0; .)"]
+    "expression", ["..|numbers", ".[", "input", ".a |", "{a:}", "\"open", "$__loc__", "reduce . as $x (0; .)",
+                   "{", "{a", "{a,", "{(.a)"]
 )  # fmt: skip
 def test_what_is_not_read_is_a_user_error(expression: str) -> None:
     with pytest.raises(JqError):

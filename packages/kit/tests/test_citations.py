@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 from teambrain_kit.citation_checker import CitationChecker
 from teambrain_kit.citations import extract_citations
 
@@ -117,6 +117,7 @@ _COMMAND_WORDS = st.sampled_from(
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.lists(_COMMAND_WORDS, max_size=8).map(" ".join), max_size=6),
        st.sampled_from(["`{}`", "```sh\n{}\n```", "```\n$ {}\n```", "{}"]))  # fmt: skip
+@example(lines=["pnpm run .."], shape="`{}`")  # a script named "..": once cited as a path
 def test_commands_of_any_shape_are_read_without_raising(lines: list[str], shape: str) -> None:
     body = "\n".join(shape.format(line) for line in lines)
     for citation in extract_citations(body):

@@ -374,6 +374,8 @@ def extract_citations(body: str, evidence_commits: Sequence[str] = ()) -> list[C
     seen: set[tuple[str, str]] = set()
 
     def add(kind: str, written: str, target: str) -> None:
+        if ".." in target.split("/"):  # `pnpm run ..`: never a name that climbs out of a folder
+            return
         if (kind, target) not in seen:
             seen.add((kind, target))
             found.append(Citation(kind, written, target))

@@ -307,6 +307,8 @@ class _Parser:
         self.take("{")
         entries: list[tuple[Filter, Filter]] = []
         while not self.peek("}"):
+            if self.index >= len(self.tokens):
+                raise JqError("--jq: the expression ends too early")
             kind, value = self.tokens[self.index]
             if kind in {"name", "str"}:
                 self.index += 1
