@@ -192,31 +192,35 @@ MAX_YAML_FLOW_DEPTH = 200
 
 def _flow_depth(text: str) -> int:
     """How deep ``[`` and ``{`` nest in ``text`` outside quotes and comments (one linear pass:
-    a file nested tens of thousands deep is refused before the YAML parser sees it)."""
+    a file nested tens of thousands deep is refused before the YAML parser sees it). Only the
+    characters that can change the answer are visited (a regular expression finds them)."""
+    import re
+
     depth = deepest = 0
     quote = ""
-    comment = escaped = False
-    previous = "\n"
-    for char in text:
+    comment = False
+    escaped_at = -1  # the position a backslash inside "..." escapes
+    for match in re.finditer(r"""[\[\]{}'"#\\\n]""", text):
+        at = match.start()
+        char = text[at]
         if comment:
             comment = char != "\n"
         elif quote:
-            if escaped:
-                escaped = False
-            elif char == "\\" and quote == '"':
-                escaped = True
+            if at == escaped_at:
+                continue
+            if char == "\\" and quote == '"':
+                escaped_at = at + 1
             elif char == quote:
                 quote = ""
         elif char in "'\"":
             quote = char
-        elif char == "#" and previous in " \t\n":
+        elif char == "#" and (at == 0 or text[at - 1] in " \t\n"):
             comment = True
         elif char in "[{":
             depth += 1
             deepest = max(deepest, depth)
         elif char in "]}":
             depth -= 1
-        previous = char
     return deepest
 
 
