@@ -54,7 +54,9 @@ def test_every_supported_form_gives_what_jq_gives(samples: list[dict[str, object
     stream = "\n".join(json.dumps(data) for data in samples)
     # One jq run for every expression over every sample: per sample, a line holding each
     # expression's results, or null for an error.
-    program = "[" + ", ".join(f"(try [{expression}] catch null)" for expression in EXPRESSIONS) + "]"
+    program = (
+        "[" + ", ".join(f"(try [{expression}] catch null)" for expression in EXPRESSIONS) + "]"
+    )
     done = subprocess.run([JQ, "-c", program], input=stream, capture_output=True, text=True,
                           check=True)  # fmt: skip
     per_sample = [json.loads(line) for line in done.stdout.split("\n") if line.strip()]

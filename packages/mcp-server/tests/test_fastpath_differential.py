@@ -189,8 +189,13 @@ conversations = st.lists(message, min_size=1, max_size=5) | st.lists(message, ma
 @given(conversation=conversations)
 # Four tools/list answers are more than a pipe holds: found when the test read stdout only at
 # the end, which blocked the server's write (a client reads as the server writes).
-@example(conversation=[GOOD_INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                       *[{"jsonrpc": "2.0", "id": n, "method": "tools/list"} for n in range(5)]])
+@example(
+    conversation=[
+        GOOD_INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *[{"jsonrpc": "2.0", "id": n, "method": "tools/list"} for n in range(5)],
+    ]
+)
 def test_the_fast_path_answers_what_the_sdk_answers(
     server: TeambrainServer, conversation: list[dict[str, Any]]
 ) -> None:
