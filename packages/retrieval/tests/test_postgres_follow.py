@@ -57,6 +57,21 @@ def poll(check: Callable[[], bool]) -> bool:
     return check()
 
 
+def approved_home(
+    monkeypatch: pytest.MonkeyPatch, teambrain_home: Path, mine: BrainLayout, url: str
+) -> MachineLayout:
+    """This machine with the shared index at ``url`` named by brain.yaml's variable and
+    approved for the clone ``mine``, as `tb trust` leaves it."""
+    from teambrain_retrieval import shared_index_egress
+
+    monkeypatch.setenv("TB_TEST_SHARED", url)
+    home = MachineLayout(teambrain_home)
+    egress = shared_index_egress(CONFIG.retrieval)
+    assert egress is not None
+    approve_egress(home, mine.repo_root, [egress])
+    return home
+
+
 @pytest.fixture
 def ci_and_clone(
     tmp_path: Path, new_brain: Callable[..., BrainLayout]
@@ -83,15 +98,9 @@ def test_a_merge_and_a_retirement_reach_a_running_server_without_a_fetch(
     open_test_retriever: Callable[..., Retriever], notices: Notices,
     monkeypatch: pytest.MonkeyPatch, teambrain_home: Path,
 ) -> None:  # fmt: skip
-    from teambrain_retrieval import shared_index_egress
-
     ci, mine = ci_and_clone
     fill(postgres_url, ci)
-    monkeypatch.setenv("TB_TEST_SHARED", postgres_url)
-    home = MachineLayout(teambrain_home)
-    egress = shared_index_egress(CONFIG.retrieval)
-    assert egress is not None
-    approve_egress(home, mine.repo_root, [egress])
+    home = approved_home(monkeypatch, teambrain_home, mine, postgres_url)
     # My own memory, not merged: served on top of whatever the shared index says.
     write_memory(mine, "Local scratch rule", "Scratch files live in tmp.", memory_id=IDS[5])
     retriever = open_test_retriever(mine, config=CONFIG, home=home, live=True)
@@ -141,15 +150,9 @@ def test_a_dropped_connection_is_said_while_following_and_never_once_stopped(
 ) -> None:  # fmt: skip
     """A server shutting down stops following; the database then closing the connection under
     the follower's last wait (a stopped server, a restarted database) is not a warning."""
-    from teambrain_retrieval import shared_index_egress
-
     ci, mine = ci_and_clone
     fill(postgres_url, ci)
-    monkeypatch.setenv("TB_TEST_SHARED", postgres_url)
-    home = MachineLayout(teambrain_home)
-    egress = shared_index_egress(CONFIG.retrieval)
-    assert egress is not None
-    approve_egress(home, mine.repo_root, [egress])
+    home = approved_home(monkeypatch, teambrain_home, mine, postgres_url)
     retriever = open_test_retriever(mine, config=CONFIG, home=home, live=True)
     try:
         assert retriever.follow_shared_index()
@@ -180,14 +183,8 @@ def test_an_unreachable_shared_index_is_said_once_and_answers_go_on(
     ci_and_clone: tuple[BrainLayout, BrainLayout], open_test_retriever: Callable[..., Retriever],
     notices: Notices, monkeypatch: pytest.MonkeyPatch, teambrain_home: Path,
 ) -> None:  # fmt: skip
-    from teambrain_retrieval import shared_index_egress
-
     _ci, mine = ci_and_clone
-    monkeypatch.setenv("TB_TEST_SHARED", "postgresql://nobody@127.0.0.1:9/none")
-    home = MachineLayout(teambrain_home)
-    egress = shared_index_egress(CONFIG.retrieval)
-    assert egress is not None
-    approve_egress(home, mine.repo_root, [egress])
+    home = approved_home(monkeypatch, teambrain_home, mine, "postgresql://nobody@127.0.0.1:9/none")
     retriever = open_test_retriever(mine, config=CONFIG, home=home, live=True)
     try:
         assert retriever.follow_shared_index()

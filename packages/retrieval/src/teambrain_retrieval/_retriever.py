@@ -622,11 +622,11 @@ class Retriever:
                 return shared[0]
         return self.backend.stats()
 
-    def embedder_status(self) -> str:
-        """``local:minilm-l6-int8`` when the embedder works (it is loaded to find out), else
-        ``none: <why>``."""
+    def embedder_status(self, *, load: bool = True) -> str:
+        """``local:minilm-l6-int8`` when the embedder works (it is loaded to find out; with
+        ``load=False`` only its name is given, unchecked), else ``none: <why>``."""
         embeddings = self.backend.embeddings
-        if embeddings.embedder is not None:
+        if embeddings.embedder is not None and load:
             loader = getattr(embeddings.embedder, "load", None)
             try:
                 if callable(loader):

@@ -147,13 +147,8 @@ def command(
     indexed = report.added + report.changed
     # The model is checked only when this rebuild needed it: with every vector from the cache,
     # loading it just to print its name cost each rebuild (CI's step among them) ~0.3 s CPU.
-    # (`tb doctor` checks the model itself.) Without one, embedder_status says why.
-    stats_embedder = retriever.stats().embedder
-    status = (
-        retriever.embedder_status()
-        if report.embedded or stats_embedder == "none"
-        else stats_embedder
-    )
+    # (`tb doctor` checks the model itself.)
+    status = retriever.embedder_status(load=report.embedded > 0)
     out["search_index"] = {
         "memories": indexed, "newly_embedded": report.embedded, "embedder": status,
         "seconds": round(report.seconds, 3), "skipped": list(report.problems),
