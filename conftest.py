@@ -63,6 +63,30 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
         for src in sorted(ROOT.glob("packages/*/src")):
             compileall.compile_dir(src, quiet=1)
+    config.pluginmanager.register(_GroupSuffix(), "teambrain-xdist-group-suffix")
+
+
+class _GroupSuffix:
+    """``--dist loadgroup`` sends the tests of one ``xdist_group`` to one worker by the
+    ``@group`` suffix xdist adds to their node ids. On pytest 9.2 xdist's suffix no longer
+    takes (it writes ``item._nodeid``, which pytest stopped reading: pytest-xdist#1386), so
+    every session fixture below was built once per worker, not once per run. Added here,
+    after xdist's own hook, only where it is missing."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        if not getattr(config.option, "loadgroup", False):  # set in xdist workers only
+            return
+        for item in items:
+            names = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                            for mark in item.iter_markers("xdist_group")})  # fmt: skip
+            suffix = "@" + "_".join(names)
+            if names and not item.nodeid.endswith(suffix) and hasattr(item, "_id"):
+                from _pytest.nodeid import NodeId
+
+                item._id = NodeId.parse(item.nodeid + suffix)
 
 
 # Fixtures that build the seven wheels and their dependencies (tests-integration/wheelhouse.py).
