@@ -15,7 +15,8 @@ from teambrain_kit.injection import find_injections
 from teambrain_kit.scrub import scrub_text
 from teambrain_kit.secrets import find_secrets, redact_secrets
 
-BASE = 4_000  # characters at 1x: 64 KB at 16x (bodies of 120 KB took 15-60 s)
+BASE = 2_500  # characters at 1x: 40 KB at 16x (bodies of 120 KB took 15-60 s: a backtracking
+# scanner costs 256x its 1x time there, far over ALLOWED; linear ones take ~0.1 s at 16x)
 # Linear growth is 16x; quadratic is 256x. Allow 4x on top of linear for noise and caches.
 ALLOWED = 16 * 4
 
