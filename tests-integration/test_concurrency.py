@@ -1,6 +1,7 @@
 """Many teambrain processes on one fresh brain at once, as a team's laptop has them: ``tb
 reindex`` run by hand, ``tb relevant`` from scripts, and agent sessions' ``tb serve`` answering
-``memory_search`` — 4 + 4 + 2 on a fresh 2,000-memory brain. Every one answers (exit 0) with the answer the settled
+``memory_search`` — 4 + 4 + 2 on a fresh 600-memory brain (large enough that the
+first build is still running when the last process starts). Every one answers (exit 0) with the answer the settled
 brain gives, none reports "internal error" or "database is locked", and the work is done once: the others wait
 for it (work locks) and find it done."""
 
@@ -20,7 +21,7 @@ import apsw
 Run = Callable[..., Any]
 BIN = Path(sys.executable).parent
 WORDS = ["deploy", "rollback", "cache", "queue", "payments", "invoice", "retry", "timeout", "schema", "migration", "index", "search", "token", "session", "branch", "commit", "review", "merge", "lint", "test", "build", "release", "docker", "helm", "metrics", "alert", "dashboard", "logging", "tracing", "auth", "oauth", "secret", "rotate", "key", "backup"]  # fmt: skip
-COUNT = 2000
+COUNT = 600
 CLASSES = {"learnings": "learning", "conventions": "convention", "decisions": "decision"}
 
 
@@ -36,7 +37,7 @@ def _brain(repo: Path, tb: Run, git_run: Run, memory_file: Run) -> None:
         memory_file(repo, f"01J{n:023d}", f"{title} {n}", f"{body}.", folder=folder,
                     memory_class=CLASSES[folder])  # fmt: skip
     git_run("add", "-A", cwd=repo)
-    git_run("commit", "-qm", "2000 memories", cwd=repo)
+    git_run("commit", "-qm", f"{COUNT} memories", cwd=repo)
 
 
 def _serve_lines(queries: list[str]) -> str:
