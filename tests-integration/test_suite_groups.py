@@ -17,14 +17,14 @@ GROUPED = """
 import os, pytest
 
 @pytest.fixture(scope="session")
-def ui_world():
+def runner():
     return os.environ["PYTEST_XDIST_WORKER"]
 
 @pytest.mark.parametrize("n", range(8))
-def test_grouped(ui_world, n):
-    assert ui_world == os.environ["PYTEST_XDIST_WORKER"]
+def test_grouped(runner, n):
+    assert runner == os.environ["PYTEST_XDIST_WORKER"]
     with open(os.path.join(os.environ["RAN"], f"grouped-{n}"), "w") as out:
-        out.write(ui_world)
+        out.write(runner)
 
 @pytest.mark.parametrize("n", range(8))
 def test_free(n):
