@@ -93,10 +93,10 @@ class _GroupSuffix:
 _SLOW_FIXTURES = frozenset({"wheels", "installed", "runner"})
 # Session fixtures too costly to make once per xdist worker: the tests using one run on the
 # same worker (`--dist loadgroup`, as the Makefile runs pytest), so it is made once per run.
-# tb ui's world (ui_world, ui_server) is not grouped for now: with every tb ui test on one
-# worker, sharing one world and its one running server, two `tb ui` that test_ui_http started
-# did not stop on Ctrl-C within 30 s in one full run (not seen in the tb ui tests run alone);
-# each worker builds its own world, as it did while grouping did not take effect.
+# tb ui's world (ui_world, ui_server) is not grouped yet: in two clean-clone runs, one grouped
+# and one not, two `tb ui` that test_ui_http started were still running 30 s after Ctrl-C (not
+# seen in the tb ui tests run alone). The stop now ends without waiting on the pages' lock
+# (UiContext.stop); each worker builds its own world, as before, until runs show it holds.
 _ONE_WORKER_FIXTURES = {"installed": "installers", "runner": "brain-ci"}
 
 

@@ -63,6 +63,10 @@ class Browsed:
         self.check({entry.id for entry in self.catalog.entries})
 
 
+# How long Ctrl-C waits for a page being prepared before tb ui ends without it (UiContext.stop).
+STOP_WAIT_S = 2.0
+
+
 @dataclass
 class PastBrain:
     """A brain of a past commit, open for time travel: its snapshot, listing and retriever."""
@@ -196,6 +200,25 @@ class UiContext:
             return None
         with self._lock:
             return self._results.get(key)
+
+    def stop(self, wait_s: float = STOP_WAIT_S) -> None:
+        """What Ctrl-C does before the process ends: remove the snapshots of past brains,
+        waiting at most ``wait_s`` for a call holding the lock. Nothing here waits longer: a
+        page being prepared may hold the lock for minutes (the first page's warm-up waits up
+        to 300 s for another process's work on the index) and closing a retriever waits for
+        its build, so the open indexes are left to the process's exit, where SQLite undoes an
+        unfinished write."""
+        if self._lock.acquire(timeout=wait_s):
+            try:
+                while self._past:
+                    _, past = self._past.popitem()
+                    past.stack.close()
+            finally:
+                self._lock.release()
+            return
+        for past in list(self._past.values()):
+            with contextlib.suppress(Exception):  # a request may be using it: it ends too
+                past.stack.close()
 
     def close(self) -> None:
         """Close every retriever and remove the snapshots of past brains."""

@@ -147,7 +147,7 @@ def serve(
     try:
         server.run(sockets=[sock])
     finally:
-        ctx.close()
+        ctx.stop()
         sock.close()
 
 
@@ -212,7 +212,7 @@ def run_ui(
             say("tb ui: no browser to open here: open the address above in yours.")
         serve(ctx, sock, on_listening=when_listening)
     except KeyboardInterrupt:
-        ctx.close()
+        ctx.stop()
         sock.close()
     finally:
         signal.signal(signal.SIGTERM, previous)
