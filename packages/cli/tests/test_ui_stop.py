@@ -53,6 +53,7 @@ def test_a_stop_while_a_page_is_prepared_ends_and_removes_the_snapshots(tmp_path
         stopper.join(20)  # a hang, not a timing: the lock is held until the test ends
         assert not stopper.is_alive(), "stop waited for the call holding the lock"
         assert not (tmp_path / "snapshot").exists()
+        assert ctx.busy()  # so tb ui ends the process itself, not the interpreter's exit
     finally:
         release.set()
 
@@ -62,3 +63,4 @@ def test_a_stop_with_nothing_running_takes_the_lock_and_empties_the_past(tmp_pat
     _past(ctx, tmp_path / "snapshot")
     ctx.stop()
     assert not (tmp_path / "snapshot").exists() and not ctx._past
+    assert not ctx.busy()

@@ -201,6 +201,13 @@ class UiContext:
         with self._lock:
             return self._results.get(key)
 
+    def busy(self) -> bool:
+        """Whether a call holds the pages' lock now (another thread's)."""
+        if not self._lock.acquire(blocking=False):
+            return True
+        self._lock.release()
+        return False
+
     def stop(self, wait_s: float = STOP_WAIT_S) -> None:
         """What Ctrl-C does before the process ends: remove the snapshots of past brains,
         waiting at most ``wait_s`` for a call holding the lock. Nothing here waits longer: a

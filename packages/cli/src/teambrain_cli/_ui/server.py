@@ -219,6 +219,13 @@ def run_ui(
         for page in opened:
             page.unlink(missing_ok=True)
     say("tb ui: stopped.")
+    if ctx.busy():
+        # A page is still being prepared: the interpreter's exit would wait on, or free objects
+        # under, the thread preparing it (an index connection mid-write). End here instead.
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(0)
 
 
 def _interrupt(signum: int, frame: object) -> None:
