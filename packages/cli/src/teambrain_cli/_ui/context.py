@@ -227,16 +227,6 @@ class UiContext:
             with contextlib.suppress(Exception):  # a request may be using it: it ends too
                 past.stack.close()
 
-    def close(self) -> None:
-        """Close every retriever and remove the snapshots of past brains."""
-        with self._lock:
-            while self._past:
-                _, past = self._past.popitem()
-                _close_past(past)
-            if self._retriever is not None:
-                self._retriever.close()
-                self._retriever = None
-
 
 def _close_past(past: PastBrain) -> None:
     if past.retriever is not None:
