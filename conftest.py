@@ -11,6 +11,7 @@ import ipaddress
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -64,6 +65,13 @@ def pytest_configure(config: pytest.Config) -> None:
         for src in sorted(ROOT.glob("packages/*/src")):
             compileall.compile_dir(src, quiet=1)
     config.pluginmanager.register(_GroupSuffix(), "teambrain-xdist-group-suffix")
+    # The tests stop the servers they start with SIGINT, as Ctrl-C does. A suite started in the
+    # background by a shell without job control (`make test &` in a script) has SIGINT ignored,
+    # and an ignored signal stays ignored across exec: no `tb ui` or `tb serve` a test started
+    # would see its Ctrl-C (each stop then timed out after 30 s). A handled signal is reset at
+    # exec, so Python's own handler here gives every process the tests start the default.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class _GroupSuffix:
@@ -93,11 +101,9 @@ class _GroupSuffix:
 _SLOW_FIXTURES = frozenset({"wheels", "installed", "runner"})
 # Session fixtures too costly to make once per xdist worker: the tests using one run on the
 # same worker (`--dist loadgroup`, as the Makefile runs pytest), so it is made once per run.
-# tb ui's world (ui_world, ui_server) is not grouped yet: in two clean-clone runs, one grouped
-# and one not, two `tb ui` that test_ui_http started were still running 30 s after Ctrl-C (not
-# seen in the tb ui tests run alone). The stop now ends without waiting on the pages' lock
-# (UiContext.stop); each worker builds its own world, as before, until runs show it holds.
-_ONE_WORKER_FIXTURES = {"installed": "installers", "runner": "brain-ci"}
+_ONE_WORKER_FIXTURES = {
+    "installed": "installers", "runner": "brain-ci", "ui_world": "ui", "ui_server": "ui",
+}  # fmt: skip
 
 
 def _rank(item: pytest.Item) -> int:
