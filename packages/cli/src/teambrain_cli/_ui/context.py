@@ -201,20 +201,14 @@ class UiContext:
         with self._lock:
             return self._results.get(key)
 
-    def busy(self) -> bool:
-        """Whether a call holds the pages' lock now (another thread's)."""
-        if not self._lock.acquire(blocking=False):
-            return True
-        self._lock.release()
-        return False
-
-    def stop(self, wait_s: float = STOP_WAIT_S) -> None:
+    def stop(self, wait_s: float = STOP_WAIT_S) -> bool:
         """What Ctrl-C does before the process ends: remove the snapshots of past brains,
         waiting at most ``wait_s`` for a call holding the lock. Nothing here waits longer: a
         page being prepared may hold the lock for minutes (the first page's warm-up waits up
         to 300 s for another process's work on the index) and closing a retriever waits for
         its build, so the open indexes are left to the process's exit, where SQLite undoes an
-        unfinished write."""
+        unfinished write. False when a call still held the lock: the caller then ends the
+        process itself rather than let the interpreter's exit wait on that call's thread."""
         if self._lock.acquire(timeout=wait_s):
             try:
                 while self._past:
@@ -222,10 +216,11 @@ class UiContext:
                     past.stack.close()
             finally:
                 self._lock.release()
-            return
+            return True
         for past in list(self._past.values()):
             with contextlib.suppress(Exception):  # a request may be using it: it ends too
                 past.stack.close()
+        return False
 
 
 def _close_past(past: PastBrain) -> None:

@@ -144,11 +144,7 @@ def serve(
             warm()
 
     threading.Thread(target=when_listening, daemon=True).start()
-    try:
-        server.run(sockets=[sock])
-    finally:
-        ctx.stop()
-        sock.close()
+    server.run(sockets=[sock])  # run_ui stops the pages and closes the socket
 
 
 def run_ui(
@@ -203,8 +199,9 @@ def run_ui(
 
     # uvicorn stops cleanly on SIGINT and SIGTERM, then raises the signal again for the
     # handler it found; from the moment the address is printed, both end here, after the
-    # snapshots of past brains are removed.
+    # snapshots of past brains are removed (once, however the serving ended).
     previous = signal.signal(signal.SIGTERM, _interrupt)
+    settled = True
     try:
         echo(url)
         say(f"tb ui: serving the brain of {layout.repo_root} on {LOOPBACK} only; Ctrl-C stops it.")  # fmt: skip
@@ -212,14 +209,15 @@ def run_ui(
             say("tb ui: no browser to open here: open the address above in yours.")
         serve(ctx, sock, on_listening=when_listening)
     except KeyboardInterrupt:
-        ctx.stop()
-        sock.close()
+        pass
     finally:
+        settled = ctx.stop()
+        sock.close()
         signal.signal(signal.SIGTERM, previous)
         for page in opened:
             page.unlink(missing_ok=True)
     say("tb ui: stopped.")
-    if ctx.busy():
+    if not settled:
         # A page is still being prepared: the interpreter's exit would wait on, or free objects
         # under, the thread preparing it (an index connection mid-write). End here instead.
         with contextlib.suppress(Exception):
