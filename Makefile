@@ -87,8 +87,11 @@ demo: venv browser ## The main job, end to end, in a throwaway repository
 test: install browser ## Run every test once (unit, property, integration)
 	$(PYTEST)
 
-test-unit: venv ## The unit and property tests alone (packages/*/tests): about two minutes, no npm
-	$(PYTEST) -m "not integration" packages
+# The fast loop: with no HYPOTHESIS_PROFILE set, the property tests draw a tenth of their
+# examples, at least ten ("quick", conftest.py); `make test`, `make test-versions` and CI draw
+# them all.
+test-unit: venv ## The unit and property tests alone (packages/*/tests): the fast loop, no npm
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-quick} $(PYTEST) -m "not integration" packages
 
 test-integration: install browser ## The integration tests alone (tests-integration/), for a CI split
 	$(PYTEST) -m integration tests-integration
@@ -99,7 +102,8 @@ test-versions: uv ## The unit tests again on each other supported Python (3.12, 
 	@set -e; for version in $(PYTHONS); do \
 	  interpreter=$$(bash .ci/find-python $$version); \
 	  echo "== the unit tests on Python $$version ($$interpreter)"; \
-	  $(MAKE) --no-print-directory test-unit PYTHON=$$interpreter VENV=.venv-$$version UV="$(UV)"; \
+	  HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-teambrain} \
+	    $(MAKE) --no-print-directory test-unit PYTHON=$$interpreter VENV=.venv-$$version UV="$(UV)"; \
 	done
 
 # The model lane: `tb distill` against a real llama-cpp-python server running SmolLM2-135M (and the

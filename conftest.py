@@ -40,7 +40,12 @@ settings.register_profile("thorough", settings.get_profile("teambrain"), max_exa
 # code: a gate that passed on a commit passes on it again. Exploring new examples is the work
 # of every other run (`make test` here draws afresh each time; `thorough` draws ten times more).
 settings.register_profile("ci", settings.get_profile("teambrain"), derandomize=True, database=None)
+# `make test-unit` with no profile set is the fast loop: "quick" draws a tenth of each property
+# test's examples (its own count or the default), never fewer than ten nor more than it asked
+# for (see _draw_fewer). `make test`, `make test-versions` and the landing gate draw them all.
+settings.register_profile("quick", settings.get_profile("teambrain"))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "teambrain"))
+QUICK_SHARE, QUICK_FLOOR = 10, 10
 
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
@@ -140,6 +145,29 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         by_file[item.path] = min(by_file.get(item.path, 2), _rank(item))
     items.sort(key=lambda item: by_file[item.path])
+    if settings.get_current_profile_name() == "quick":
+        _draw_fewer(items)
+
+
+def _draw_fewer(items: list[pytest.Item]) -> None:
+    """The quick profile's share of each property test's examples. A test's ``@settings``
+    count wins over any profile's, so the share is set on the test itself, where hypothesis
+    reads its settings when the test runs; a parametrized test is one function, scaled once."""
+    done: set[int] = set()
+    for item in items:
+        test = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+        if not getattr(test, "is_hypothesis_test", False) or id(test) in done:
+            continue
+        done.add(id(test))
+        chosen = getattr(test, "_hypothesis_internal_use_settings", None)
+        if not isinstance(chosen, settings):  # hypothesis keeps them elsewhere now: say so
+            raise pytest.UsageError(
+                f"{item.nodeid}: hypothesis keeps no settings on the test, so the quick profile "
+                "cannot draw fewer examples; run with HYPOTHESIS_PROFILE=teambrain"
+            )
+        wanted = chosen.max_examples
+        fewer = min(wanted, max(QUICK_FLOOR, wanted // QUICK_SHARE))
+        test._hypothesis_internal_use_settings = settings(chosen, max_examples=fewer)
 
 
 @pytest.hookimpl(hookwrapper=True)

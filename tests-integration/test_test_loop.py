@@ -5,8 +5,11 @@ CI tests are the ones every package's metadata names."""
 from __future__ import annotations
 
 import ast
+import os
 import re
+import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -128,3 +131,85 @@ def test_ci_runs_each_test_once_per_python(where: str) -> None:
         sum("test-unit" in c for c in every) == 1
         and sum("test-integration" in c for c in every) == 1
     )
+
+
+def test_the_fast_loop_draws_fewer_examples_and_every_other_run_all() -> None:
+    """``make test-unit`` with no profile set is "quick"; ``make test-versions`` (which runs
+    test-unit per Python) keeps the full count unless told otherwise; the landing gate sets
+    "ci" for both."""
+    assert "HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-quick} " in _dry_run("test-unit")
+    versions = _dry_run("test-versions")
+    assert "HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-teambrain}" in versions, versions
+    ci = (ROOT / ".ci/run").read_text()
+    gate = 'export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"\n'
+    assert ci.index(gate) < ci.index("\nmake test\n") < ci.index("\nmake test-versions\n")
+
+
+COUNTED = """
+import os
+from hypothesis import given, settings, strategies as st
+
+def _count(name):
+    with open(os.path.join(os.environ["RAN"], name), "a") as out:
+        out.write(".")
+
+@settings(max_examples=300)
+@given(st.integers())
+def test_own_count(n):
+    _count("own")
+
+@given(st.integers())
+def test_default_count(n):
+    _count("default")
+
+@settings(max_examples=12)
+@given(st.integers())
+def test_few(n):
+    _count("few")
+
+@settings(max_examples=200)
+@given(st.integers())
+@pytest.mark.parametrize("twice", [1, 2])
+def test_parametrized(twice, n):
+    _count(f"param-{twice}")
+
+class TestInAClass:
+    @settings(max_examples=50)
+    @given(st.integers())
+    def test_method(self, n):
+        _count("method")
+"""
+
+
+@pytest.mark.parametrize(
+    "profile,expected",
+    [
+        ("quick", {"own": 30, "default": 10, "few": 10, "param-1": 20, "param-2": 20,
+                   "method": 10}),
+        ("teambrain", {"own": 300, "default": 100, "few": 12, "param-1": 200, "param-2": 200,
+                       "method": 50}),
+        ("ci", {"own": 300, "default": 100, "few": 12, "param-1": 200, "param-2": 200,
+                "method": 50}),
+    ],
+)  # fmt: skip
+def test_the_quick_profile_draws_a_tenth_of_each_tests_count(
+    tmp_path: Path, profile: str, expected: dict[str, int]
+) -> None:
+    """Counted by the examples each test really ran, with the real root conftest.py: a test's
+    own ``@settings`` count, the default one, a count under the floor, a parametrized test
+    (one function: scaled once, not once per case) and a method."""
+    suite = tmp_path / "suite"
+    (suite / "packages" / "p" / "tests").mkdir(parents=True)
+    shutil.copy(ROOT / "conftest.py", suite / "conftest.py")
+    (suite / "packages" / "p" / "tests" / "test_counted.py").write_text("import pytest\n" + COUNTED)
+    ran = tmp_path / "ran"
+    ran.mkdir()
+    env = {**os.environ, "RAN": str(ran), "HYPOTHESIS_PROFILE": profile}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q",
+         "--basetemp", str(tmp_path / "base"), "--rootdir", str(suite), str(suite / "packages")],
+        cwd=suite, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    counts = {path.name: len(path.read_text()) for path in ran.iterdir()}
+    assert counts == expected, counts
