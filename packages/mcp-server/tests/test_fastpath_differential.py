@@ -79,6 +79,36 @@ def canonical(replies: list[dict[str, Any]]) -> list[str]:
     return sorted(json.dumps(reply, sort_keys=True) for reply in replies)
 
 
+def assert_same_answers(
+    conversation: list[dict[str, Any]], fast: list[dict[str, Any]], sdk: list[dict[str, Any]]
+) -> None:
+    """The same replies from both. A request the conversation cancels may be answered or not,
+    by either (MCP: a cancellation races the answer, and the client ignores a late one): the
+    fast path answers what it can at once, the SDK's server drops a request whose cancellation
+    it read first. Those replies are compared where both sides gave them."""
+    cancelled = {
+        json.dumps(message["params"].get("requestId"))
+        for message in conversation
+        if message.get("method") == "notifications/cancelled"
+        and isinstance(message.get("params"), dict)
+    }
+
+    def split(replies: list[dict[str, Any]]) -> tuple[list[str], dict[str, set[str]]]:
+        settled = canonical([r for r in replies if json.dumps(r.get("id")) not in cancelled])
+        racing: dict[str, set[str]] = {}
+        for reply in replies:
+            if json.dumps(reply.get("id")) in cancelled:
+                racing.setdefault(json.dumps(reply.get("id")), set()).update(canonical([reply]))
+        return settled, racing
+
+    (fast_settled, fast_racing), (sdk_settled, sdk_racing) = split(fast), split(sdk)
+    lines = [json.dumps(message) for message in conversation]
+    assert fast_settled == sdk_settled, lines
+    for rid in fast_racing.keys() & sdk_racing.keys():
+        one, other = fast_racing[rid], sdk_racing[rid]
+        assert one <= other or other <= one, (rid, one, other, lines)
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TeambrainServer]:
     """One SDK server on a repository with no brain: the handshake needs none."""
@@ -196,13 +226,25 @@ conversations = st.lists(message, min_size=1, max_size=5) | st.lists(message, ma
         *[{"jsonrpc": "2.0", "id": n, "method": "tools/list"} for n in range(5)],
     ]
 )
+# A request cancelled right after it is sent: the SDK's server answered it or not, by timing
+# (1 run in 15 here), and the landing gate failed on the difference.
+@example(
+    conversation=[
+        GOOD_INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "resources/list", "params": {}},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}},
+        {"jsonrpc": "2.0", "id": "", "method": "tools/list", "result": [], "params": {}},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": ""}},
+    ]
+)
 def test_the_fast_path_answers_what_the_sdk_answers(
     server: TeambrainServer, conversation: list[dict[str, Any]]
 ) -> None:
     lines = [json.dumps(line) for line in conversation]
     fast = converse(server, lines, fast=True)
     sdk = converse(server, lines, fast=False)
-    assert canonical(fast) == canonical(sdk), lines
+    assert_same_answers(conversation, fast, sdk)
 
 
 @pytest.mark.parametrize(
