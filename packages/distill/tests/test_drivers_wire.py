@@ -5,14 +5,11 @@ environment, and a reply — streamed or whole, gzip or not — is read within i
 
 from __future__ import annotations
 
-import functools
 import gzip
 import json
-import struct
 import threading
 import time
 import tracemalloc
-import zlib
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -133,30 +130,13 @@ def test_a_redirect_is_not_followed_and_the_session_text_goes_nowhere_else(
     assert KEY not in message
 
 
-@functools.cache  # once for the three drivers
-def _bomb(unpacked: int) -> bytes:
-    """One gzip member of ``unpacked`` zeros (a whole number of MiB). A full flush after each
-    MiB leaves the packer as it was, so every MiB after the first packs to the same bytes:
-    packed once and repeated, in a tenth of the time packing it all takes."""
-    zeros = bytes(1024 * 1024)
-    raw = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
-    first = raw.compress(zeros) + raw.flush(zlib.Z_FULL_FLUSH)
-    again = raw.compress(zeros) + raw.flush(zlib.Z_FULL_FLUSH)
-    crc = 0
-    for _ in range(unpacked // len(zeros)):
-        crc = zlib.crc32(zeros, crc)
-    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"  # gzip, deflate, no name, max packing
-    blocks = first + again * (unpacked // len(zeros) - 1) + raw.flush()
-    return header + blocks + struct.pack("<II", crc, unpacked & 0xFFFFFFFF)
-
-
 @pytest.mark.parametrize("driver", DRIVERS)
 def test_a_gzip_bomb_in_one_piece_stops_at_the_cap(
-    driver: str, servers: Callable[..., Server]
+    driver: str, servers: Callable[..., Server], gzip_bomb: Callable[[int], bytes]
 ) -> None:
     """A server that does not stream sends a JSON body of 0.6 MB gzip (about 600 MB
     unpacked): it is read up to the cap, with memory to match."""
-    bomb = _bomb(600 * 1024 * 1024)
+    bomb = gzip_bomb(600 * 1024 * 1024)
     pieces = [bomb[i : i + 65536] for i in range(0, len(bomb), 65536)]
     headers = [("Content-Type", "application/json"), ("Content-Encoding", "gzip")]
     server = servers(lambda path, body: (200, headers, iter(pieces)))
