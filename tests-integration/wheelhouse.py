@@ -97,7 +97,10 @@ def repack(dist: metadata.Distribution, dest: Path) -> Path:
     record_name = f"{info.name}/RECORD"
     rows: list[list[str]] = []
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+    # Stored, not deflated: a wheel's entries may be either, and squeezing ~100 MB of shared
+    # libraries took ~8 s of CPU on every fresh clone and source change for a folder only
+    # this machine reads.
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
         for item in dist.files or []:
             relative = item.as_posix()
             if relative.startswith("..") or "__pycache__" in relative:
