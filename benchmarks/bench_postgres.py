@@ -131,10 +131,11 @@ def main() -> int:
     if not (DATA / "corpus.jsonl").is_file():
         print(f"SciFact not found at {DATA}; set SCIFACT_DIR")
         return 1
-    from teambrain_retrieval import ServedBrain, SqliteBackend
+    from teambrain_retrieval import ServedBrain, SqliteBackend, favour_query_speed
     from teambrain_retrieval._index._db import connect as sqlite_connect
     from teambrain_retrieval._postgres import PostgresBackend, connect, migrate
 
+    favour_query_speed()  # searches as tb serve runs them: the model's session optimised
     CACHE.mkdir(parents=True, exist_ok=True)
     docs, by_memory, queries, qrels = scifact_docs()
     embedder = the_embedder()

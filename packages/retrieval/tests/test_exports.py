@@ -85,6 +85,7 @@ PUBLIC_API = [
     "embedder_egress",
     "embedder_providers",
     "extract_mentions",
+    "favour_query_speed",
     "fetch_default_branch",
     "fill_shared_index",
     "fuse_rrf",

@@ -1,6 +1,7 @@
 """The real default model: loaded once per session (it is the slow part of this suite)."""
 
 import shutil
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +33,33 @@ def test_default_model_embeds_meaningfully(minilm: LocalOnnxEmbedder) -> None:
     # Batching does not change vectors (padding is masked out of the pooling).
     alone = minilm.embed_documents(["Payments go through the PaymentGateway interface."])
     assert np.allclose(alone[0], docs[2], atol=1e-5)
+
+
+def test_a_server_asks_for_the_optimised_session_and_both_embed_alike(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One-shot commands create the session without onnxruntime's graph optimisations (it
+    starts ~0.2 s sooner); a process that called favour_query_speed (tb serve, tb ui) creates
+    it optimised. Both give the same vectors, to float rounding: memories one embedded are
+    found by queries the other embeds."""
+    import onnxruntime as ort
+    from teambrain_retrieval import favour_query_speed
+    from teambrain_retrieval._index import _local
+
+    level = ort.GraphOptimizationLevel
+    monkeypatch.setattr(_local, "_QUERY_SPEED", threading.Event())  # as a command starts
+    oneshot = make_embedder(EmbedderConfig(), Path("."))
+    assert isinstance(oneshot, LocalOnnxEmbedder)
+    assert oneshot.load().get_session_options().graph_optimization_level == level.ORT_DISABLE_ALL
+    favour_query_speed()
+    assert _local._QUERY_SPEED.is_set()
+    served = make_embedder(EmbedderConfig(), Path("."))
+    assert isinstance(served, LocalOnnxEmbedder)
+    assert served.load().get_session_options().graph_optimization_level == level.ORT_ENABLE_ALL
+    texts = ["Run the test suite with make test, never bare pytest.", "Redis pool exhausted"]
+    assert np.allclose(served.embed_documents(texts), oneshot.embed_documents(texts), atol=1e-4)
+    query = "too many connections errors in the cache"
+    assert float(served.embed_query(query) @ oneshot.embed_query(query)) > 0.9999
 
 
 def test_a_wrong_checksum_refuses_to_run(tmp_path: Path) -> None:

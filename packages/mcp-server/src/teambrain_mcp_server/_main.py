@@ -114,11 +114,13 @@ def serve(repo: Path | None = None, *, log_level: str = "WARNING") -> int:
                 target=_situation_early, args=(repo,), name="situation", daemon=True
             ).start()
             from teambrain_capture import apply_machine_settings
+            from teambrain_retrieval import favour_query_speed
 
             from ._fastcall import context_answer
             from ._service import build_service
 
             apply_machine_settings()  # the org brain's location on this machine, for retrieval
+            favour_query_speed()  # a server embeds query after query
             service = build_service(repo)
             built["service"] = service
             ending.heartbeat = service.heartbeat  # a fast answer announces the server

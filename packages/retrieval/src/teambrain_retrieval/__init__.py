@@ -101,6 +101,7 @@ _EXPORTS: dict[str, str] = {
     "LocalModel": "_index._local",
     "LOCAL_MODELS": "_index._local",
     "DEFAULT_LOCAL_MODEL": "_index._local",
+    "favour_query_speed": "_index._local",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -143,6 +144,7 @@ if TYPE_CHECKING:
         LOCAL_MODELS as LOCAL_MODELS,
         LocalModel as LocalModel,
         LocalOnnxEmbedder as LocalOnnxEmbedder,
+        favour_query_speed as favour_query_speed,
     )
     from ._index._refresher import RefreshReport as RefreshReport
     from ._index._store import (

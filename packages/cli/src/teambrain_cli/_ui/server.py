@@ -165,6 +165,7 @@ def run_ui(
     from urllib.parse import urlencode
 
     from teambrain_capture import repo_keys
+    from teambrain_retrieval import favour_query_speed
     from teambrain_sync import open_repo, require_brain_at
 
     from .._console.context import machine, require_brain
@@ -172,6 +173,7 @@ def run_ui(
     from .._console.trust import ask_to_approve
 
     layout = require_brain()
+    favour_query_speed()  # the page searches as you type, for as long as it runs
     # Search sends nothing off this machine unless approved here (asked on a terminal only).
     ask_to_approve(layout, machine(), ("retrieval.embedder", "org_brain"))
     wanted = dict(query or {})
