@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -44,8 +45,6 @@ def test_a_closed_stdin_ends_the_server_cleanly(brain_repo: Path) -> None:
 def test_the_server_asks_for_the_model_session_made_for_many_queries(brain_repo: Path) -> None:
     """``tb serve`` embeds query after query: it asks retrieval for the optimised session
     (favour_query_speed), which one-shot commands go without (docs/retrieval.md)."""
-    import json
-
     said = (
         "import atexit, sys\n"
         "from teambrain_retrieval._index import _local\n"

@@ -39,7 +39,7 @@ def test_a_server_asks_for_the_optimised_session_and_both_embed_alike(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """One-shot commands create the session without onnxruntime's graph optimisations (it
-    starts ~0.2 s sooner); a process that called favour_query_speed (tb serve, tb ui) creates
+    starts ~0.1 s of CPU sooner); a process that called favour_query_speed (tb serve, tb ui) creates
     it optimised. Both give the same vectors, to float rounding: memories one embedded are
     found by queries the other embeds."""
     import onnxruntime as ort

@@ -30,17 +30,18 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 LOCAL_EXTRA_HINT = "pip install 'teambrain-retrieval[local]'"
 
 # How the model's session is made. onnxruntime's graph optimisations (constant folding the
-# 8-bit weights into float ones, above all) take ~0.2 s of CPU when the session is created and
-# make each query's embedding ~3x faster (6.5 ms against 19 ms for a short query on this
-# machine); a batch of documents embeds at the same speed either way (within 2%). A command
-# that embeds a query or a few memories and exits is faster without them; a server answering
-# query after query (tb serve, tb ui) asks for them with :func:`favour_query_speed`.
+# 8-bit weights into float ones, above all) take ~0.1 s more CPU when the session is created
+# (200 ms against 90 ms) and make each query's embedding ~3x faster (6.9 ms against 21.5 ms
+# for a short query; benchmarks/bench_model_start.py); a batch of documents embeds at the same
+# speed either way (within 2%). A command that embeds a query or a few memories and exits is
+# faster without them; a server answering query after query (tb serve, tb ui) asks for them
+# with :func:`favour_query_speed`.
 _QUERY_SPEED = threading.Event()
 
 
 def favour_query_speed() -> None:
     """Make the local model's sessions this process creates from now on optimised for many
-    queries: ~0.2 s more CPU to create, each query's embedding ~3x faster. For long-lived
+    queries: ~0.1 s more CPU to create, each query's embedding ~3x faster. For long-lived
     processes (the MCP server, ``tb ui``); one-shot commands start faster without it."""
     _QUERY_SPEED.set()
 
