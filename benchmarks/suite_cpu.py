@@ -1,0 +1,129 @@
+"""Where a test run's CPU goes: every Python process it starts (``tb <verb>``, ``tb-capture``,
+the MCP server, pytest's workers), by command, by test file and by the heavy libraries it
+loaded. Not part of ``make bench`` (it runs the suite, ~11 minutes for the integration tests on
+2 cores); run it when deciding what to make cheaper:
+
+    .venv/bin/python benchmarks/suite_cpu.py                     # -m integration tests-integration
+    .venv/bin/python benchmarks/suite_cpu.py tests-integration/test_verify.py
+
+Each process reports its own CPU (user + system) at exit through a ``sitecustomize`` put first on
+``PYTHONPATH``. Processes a test starts with an environment of its own (the install tests' scratch
+environments) and processes killed by a signal report nothing: the "not reported" line is the
+rest of the run's CPU, node (the agent CLIs), git, pip and chromium among it.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("onnxruntime", "mcp", "numpy", "pydantic", "ruamel.yaml", "apsw")
+LOG_ENV = "TEAMBRAIN_SUITE_CPU_LOG"
+
+# Kept to the standard library's cheapest modules: a hook's process must not grow by much.
+SITECUSTOMIZE = f"""
+import atexit, os, sys
+
+def _report():
+    import json, resource
+    where = os.environ.get({LOG_ENV!r})
+    if not where:
+        return
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    record = {{
+        "argv": [os.path.basename(sys.argv[0]) if sys.argv else "", *sys.argv[1:2]],
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "test": os.environ.get("PYTEST_CURRENT_TEST", "").split("::")[0],
+        "heavy": [name for name in {HEAVY!r} if name in sys.modules],
+    }}
+    try:
+        with open(os.path.join(where, f"{{os.getpid()}}.jsonl"), "a") as out:
+            out.write(json.dumps(record) + "\\n")
+    except OSError:
+        pass
+
+atexit.register(_report)
+"""
+
+
+def command_of(argv: list[str]) -> str:
+    """``tb <verb>`` for tb, the script's name otherwise (pytest runs as ``__main__.py``, its
+    workers as ``-c``)."""
+    name = argv[0] if argv else ""
+    if name == "tb":
+        return f"tb {argv[1] if len(argv) > 1 else ''}".strip()
+    return {"-c": "pytest worker", "__main__.py": "pytest"}.get(name, name)
+
+
+def main(argv: list[str]) -> int:
+    pytest_args = argv or ["-m", "integration", "tests-integration"]
+    with tempfile.TemporaryDirectory(prefix="suite-cpu-") as scratch:
+        site = Path(scratch) / "site"
+        logs = Path(scratch) / "logs"
+        site.mkdir()
+        logs.mkdir()
+        (site / "sitecustomize.py").write_text(SITECUSTOMIZE, "utf-8")
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
+        env[LOG_ENV] = str(logs)
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider",
+             *pytest_args],
+            cwd=ROOT, env=env, check=False,
+        )  # fmt: skip
+        wall = time.monotonic() - started
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        total = children.ru_utime + children.ru_stime
+        records = [
+            json.loads(line) for path in logs.glob("*.jsonl") for line in path.read_text().splitlines()
+        ]  # fmt: skip
+    report(records, total, wall)
+    return done.returncode
+
+
+def report(records: list[dict[str, Any]], total: float, wall: float) -> None:
+    reported = sum(r["cpu"] for r in records)
+    print(
+        f"\npytest: {wall:.1f} s of wall time, {total:.1f} s of CPU (every process it waited for)"
+    )
+    print(f"reported by {len(records)} Python processes: {reported:.1f} s")
+    print(f"not reported (node, git, pip, chromium, ...): {total - reported:.1f} s\n")
+
+    by_command: dict[str, list[float]] = collections.defaultdict(list)
+    by_file: dict[str, list[float]] = collections.defaultdict(list)
+    by_heavy: dict[tuple[str, str], list[float]] = collections.defaultdict(list)
+    for record in records:
+        command = command_of(record["argv"])
+        by_command[command].append(record["cpu"])
+        if not command.startswith("pytest"):
+            by_file[record["test"] or "(no test)"].append(record["cpu"])
+            by_heavy[(command, ",".join(record["heavy"]) or "-")].append(record["cpu"])
+    table("by command", by_command, 25)
+    table("by test file (pytest's own processes left out)", by_file, 25)
+    table("by command and the heavy libraries it loaded", by_heavy, 30)
+
+
+def table(title: str, groups: Mapping[Any, list[float]], rows: int) -> None:
+    print(f"{title}:")
+    print(f"  {'CPU s':>8} {'runs':>5} {'median ms':>9}  what")
+    ranked = sorted(groups.items(), key=lambda item: -sum(item[1]))
+    for key, runs in ranked[:rows]:
+        cpus = sorted(runs)
+        what = " / ".join(key) if isinstance(key, tuple) else key
+        print(f"  {sum(cpus):8.1f} {len(cpus):5d} {1000 * cpus[len(cpus) // 2]:9.0f}  {what}")
+    print()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
