@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_mcp_startup import demo_repository
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 RUNS = int(os.environ.get("BENCH_RUNS", "7"))
@@ -40,17 +42,6 @@ def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, fl
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return cpu, wall
-
-
-def brain(work: Path, env: dict[str, str]) -> Path:
-    repo = work / "repo"
-    shutil.copytree(ROOT / "demo" / "app", repo)
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "first"]):
-        subprocess.run(["git", *args], cwd=repo, env=env, check=True)
-    subprocess.run([str(BIN / "tb"), "init"], cwd=repo, env=env, check=True, capture_output=True)
-    shutil.copytree(ROOT / "demo" / "brain" / "memories", repo / ".teambrain" / "memories",
-                    dirs_exist_ok=True)  # fmt: skip
-    return repo
 
 
 def row(label: str, samples: list[tuple[float, float]]) -> str:
@@ -90,15 +81,12 @@ def main() -> int:
         env = {
             **os.environ, "HOME": str(work / "user-home"), "TEAMBRAIN_HOME": str(work / "home"),
             "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null",
-            "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.test",
-            "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.test",
         }  # fmt: skip
         env.pop("TEAMBRAIN_DEBUG", None)
         (work / "user-home").mkdir()
-        repo = brain(work, env)
+        repo = demo_repository(work, env)  # indexed, so `tb relevant` only searches
         tb = [str(BIN / "tb")]
         optimised = [sys.executable, "-c", OPTIMISED]
-        subprocess.run([*tb, "reindex"], cwd=repo, env=env, check=True, capture_output=True)
         samples: dict[str, list[tuple[float, float]]] = {}
         for run in range(RUNS):  # the two alternate, run by run
             for name, command in (("tb", tb), ("baseline", optimised)):
