@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from teambrain_cli._agent_tools.registry import ADAPTERS
@@ -17,16 +19,54 @@ from teambrain_cli._agent_tools.registry import ADAPTERS
 HERE = Path(__file__).resolve().parent
 NODE_BIN = HERE / "node_modules" / ".bin"
 PROMPT = "What does the team memory say about payment providers? Then read README.md."
-# Anything that is not 127.0.0.1 goes to a closed local port, for the CLIs that honour proxies.
-NO_NETWORK = {
-    "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
-    "https_proxy": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9",
-    "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
-    "DO_NOT_TRACK": "1", "NO_UPDATE_NOTIFIER": "1", "DISABLE_TELEMETRY": "1",
-    # CLIs that install packages themselves (opencode's plugin SDK) give up at once, not after
-    # a minute of retries.
-    "npm_config_offline": "true",
-}  # fmt: skip
+
+
+class _Refuse(BaseHTTPRequestHandler):
+    """Every request, a tunnel (CONNECT) or a plain one, answered 403 at once, its target kept."""
+
+    def _refuse(self) -> None:
+        self.server.asked.append(self.path)  # type: ignore[attr-defined]
+        self.close_connection = True
+        self.send_response(403)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_CONNECT = do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _refuse
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+_PROXY: list[ThreadingHTTPServer] = []
+
+
+def refusing_proxy() -> ThreadingHTTPServer:
+    """This process's proxy on 127.0.0.1 that refuses everything (started on first use; its
+    ``asked`` lists the targets, e.g. ``otel.cline.bot:443``). Not a closed port: a refused
+    connection is retried with back-off by some CLIs (Cline's telemetry: five tries over 8 s
+    in every run), a 403 from the proxy is final at once — as final as having no network."""
+    if not _PROXY:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _Refuse)
+        server.daemon_threads = True
+        server.asked = []  # type: ignore[attr-defined]
+        threading.Thread(target=server.serve_forever, name="refusing-proxy", daemon=True).start()
+        _PROXY.append(server)
+    return _PROXY[0]
+
+
+def no_network() -> dict[str, str]:
+    """The environment that keeps a CLI off the network: anything not on 127.0.0.1 goes to
+    :func:`refusing_proxy` (for the CLIs that honour proxies), and every telemetry and update
+    switch the CLIs share is off."""
+    proxy = f"http://127.0.0.1:{refusing_proxy().server_address[1]}"
+    return {
+        "HTTPS_PROXY": proxy, "HTTP_PROXY": proxy, "https_proxy": proxy, "http_proxy": proxy,
+        "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
+        "DO_NOT_TRACK": "1", "NO_UPDATE_NOTIFIER": "1", "DISABLE_TELEMETRY": "1",
+        # CLIs that install packages themselves (opencode's plugin SDK) give up at once, not
+        # after a minute of retries.
+        "npm_config_offline": "true",
+    }  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -495,7 +535,7 @@ def cli_env(cli: AgentCli, box: Sandbox, bin_dirs: list[Path]) -> dict[str, str]
     scratch = box.home / "tmp"  # the CLIs' sockets and scratch files stay with the test
     scratch.mkdir(exist_ok=True)
     return {
-        **keep, **NO_NETWORK, **cli.env(box), "TMPDIR": str(scratch),
+        **keep, **no_network(), **cli.env(box), "TMPDIR": str(scratch),
         "HOME": str(box.home), "TEAMBRAIN_HOME": str(box.teambrain_home), "PATH": path,
         "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.environ.get("GIT_CONFIG_GLOBAL", ""),
         "CI": "",  # some CLIs change behaviour under CI=true; the test decides

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_clis import CLIS, NO_NETWORK, NOT_DRIVEN, PROMPT, AgentCli, Sandbox, cli_env, matches
+from agent_clis import CLIS, NOT_DRIVEN, PROMPT, AgentCli, Sandbox, cli_env, matches, no_network
 from model_standin import MEMORY_CONTEXT, MEMORY_SEARCH, StandIn
 from teambrain_schema.render import MEMORY_NOTICE
 
@@ -202,7 +202,7 @@ def test_a_headless_session_reads_the_team_memory(
 def test_the_installed_cli_is_the_pinned_version(cli: AgentCli, tmp_path: Path) -> None:
     # A node_modules older than the lock file would test something else (`make install`
     # reinstalls when package-lock.json changes).
-    env = {"HOME": str(tmp_path), "PATH": os.environ["PATH"], **NO_NETWORK}
+    env = {"HOME": str(tmp_path), "PATH": os.environ["PATH"], **no_network()}
     assert cli.pinned in cli.version(env), (cli.pinned, cli.version(env))
 
 
