@@ -1,7 +1,8 @@
 """Where a test run's CPU goes: every Python process it starts (``tb <verb>``, ``tb-capture``,
 the MCP server, pytest's workers), by command, by test file and by the heavy libraries it
-loaded. Not part of ``make bench`` (it runs the suite, ~11 minutes for the integration tests on
-2 cores); run it when deciding what to make cheaper:
+loaded; and each test's wall time against the CPU it used, to show where a run waits instead of
+computing. Not part of ``make bench`` (it runs the suite, ~11 minutes for the integration tests
+on 2 cores); run it when deciding what to make cheaper:
 
     .venv/bin/python benchmarks/suite_cpu.py                     # -m integration tests-integration
     .venv/bin/python benchmarks/suite_cpu.py tests-integration/test_verify.py
@@ -9,7 +10,11 @@ loaded. Not part of ``make bench`` (it runs the suite, ~11 minutes for the integ
 Each process reports its own CPU (user + system) at exit through a ``sitecustomize`` put first on
 ``PYTHONPATH``. Processes a test starts with an environment of its own (the install tests' scratch
 environments) and processes killed by a signal report nothing: the "not reported" line is the
-rest of the run's CPU, node (the agent CLIs), git, pip and chromium among it. Run as root, the
+rest of the run's CPU, node (the agent CLIs), git, pip and chromium among it. A pytest plugin
+beside it times each test (setup to teardown) and the CPU of its worker and of every child the
+worker waited for: the wall time of a test that CPU does not account for is waiting (a sleep, a
+timeout, a child's back-off). With the workers ending together, the run's wall time is (CPU +
+waiting) / workers, so only less of either makes it shorter. Run as root, the
 script also switches on the kernel's process accounting for the run and breaks every process
 that ended down by name (machine-wide: keep the machine otherwise quiet).
 """
@@ -58,6 +63,30 @@ def _report():
 atexit.register(_report)
 """
 
+# Loaded into pytest's workers with ``-p``: one line per test, setup to teardown.
+TEST_PLUGIN = f"""
+import json, os, resource, time
+
+import pytest
+
+
+def _cpu():
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    wall, cpu = time.monotonic(), _cpu()
+    yield
+    record = {{"test": item.nodeid.split("@")[0], "wall": time.monotonic() - wall,
+               "cpu": _cpu() - cpu, "worker": os.getpid(), "end": time.monotonic()}}
+    where = os.path.join(os.environ[{LOG_ENV!r}], f"tests-{{os.getpid()}}.jsonl")
+    with open(where, "a") as out:
+        out.write(json.dumps(record) + "\\n")
+"""
+
 
 def command_of(argv: list[str]) -> str:
     """``tb <verb>`` for tb, the script's name otherwise (pytest runs as ``__main__.py``, its
@@ -76,6 +105,7 @@ def main(argv: list[str]) -> int:
         site.mkdir()
         logs.mkdir()
         (site / "sitecustomize.py").write_text(SITECUSTOMIZE, "utf-8")
+        (site / "suite_cpu_tests.py").write_text(TEST_PLUGIN, "utf-8")
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
         env[LOG_ENV] = str(logs)
@@ -86,7 +116,7 @@ def main(argv: list[str]) -> int:
         try:
             done = subprocess.run(
                 [sys.executable, "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider",
-                 *pytest_args],
+                 "-p", "suite_cpu_tests", *pytest_args],
                 cwd=ROOT, env=env, check=False,
             )  # fmt: skip
         finally:  # accounting is machine-wide: never left on, even after a Ctrl-C
@@ -96,9 +126,13 @@ def main(argv: list[str]) -> int:
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         total = children.ru_utime + children.ru_stime
         records = [
-            json.loads(line) for path in logs.glob("*.jsonl") for line in path.read_text().splitlines()
+            json.loads(line) for path in logs.glob("[0-9]*.jsonl") for line in path.read_text().splitlines()
+        ]  # fmt: skip
+        tests = [
+            json.loads(line) for path in logs.glob("tests-*.jsonl") for line in path.read_text().splitlines()
         ]  # fmt: skip
     report(records, total, wall)
+    report_waiting(tests)
     if by_name is None:
         print("(as root, the kernel's process accounting also breaks the rest down by name)")
     else:
@@ -173,9 +207,40 @@ def report(records: list[dict[str, Any]], total: float, wall: float) -> None:
     table("by command and the heavy libraries it loaded", by_heavy, 30)
 
 
-def table(title: str, groups: Mapping[Any, list[float]], rows: int) -> None:
+def report_waiting(tests: list[dict[str, Any]]) -> None:
+    """Each test's wall time against its CPU (its worker's and every child the worker waited
+    for): the difference is waiting. A child the test did not wait for (a server it killed and
+    never reaped) counts as waiting here."""
+    if not tests:
+        return
+    wall = sum(test["wall"] for test in tests)
+    cpu = sum(test["cpu"] for test in tests)
+    ends: dict[int, float] = {}
+    for test in tests:
+        ends[test["worker"]] = max(ends.get(test["worker"], 0.0), test["end"])
+    last = max(ends.values())
+    print(
+        f"{len(tests)} tests: {wall:.1f} s of wall summed over tests, {cpu:.1f} s of CPU, "
+        f"{wall - cpu:.1f} s waiting"
+    )
+    slack = ", ".join(f"{last - end:.1f} s" for end in sorted(ends.values()))
+    print(f"idle at the end, each worker (before the last test anywhere ended): {slack}\n")
+    by_file: dict[str, list[float]] = collections.defaultdict(list)
+    for test in tests:
+        by_file[test["test"].split("::")[0]].append(max(0.0, test["wall"] - test["cpu"]))
+    table("waiting (wall time the CPU does not account for), by test file", by_file, 15, "wait s")
+    waits = sorted(tests, key=lambda test: test["cpu"] - test["wall"])[:15]
+    print("the tests that waited longest:")
+    print(f"  {'wait s':>8} {'wall s':>6} {'CPU s':>6}  test")
+    for test in waits:
+        waited = test["wall"] - test["cpu"]
+        print(f"  {waited:8.1f} {test['wall']:6.1f} {test['cpu']:6.1f}  {test['test']}")
+    print()
+
+
+def table(title: str, groups: Mapping[Any, list[float]], rows: int, measure: str = "CPU s") -> None:
     print(f"{title}:")
-    print(f"  {'CPU s':>8} {'runs':>5} {'median ms':>9}  what")
+    print(f"  {measure:>8} {'runs':>5} {'median ms':>9}  what")
     ranked = sorted(groups.items(), key=lambda item: -sum(item[1]))
     for key, runs in ranked[:rows]:
         cpus = sorted(runs)
