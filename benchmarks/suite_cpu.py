@@ -125,12 +125,8 @@ def main(argv: list[str]) -> int:
         wall = time.monotonic() - started
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         total = children.ru_utime + children.ru_stime
-        records = [
-            json.loads(line) for path in logs.glob("[0-9]*.jsonl") for line in path.read_text().splitlines()
-        ]  # fmt: skip
-        tests = [
-            json.loads(line) for path in logs.glob("tests-*.jsonl") for line in path.read_text().splitlines()
-        ]  # fmt: skip
+        records = read_lines(logs, "[0-9]*.jsonl")  # one per process (the sitecustomize)
+        tests = read_lines(logs, "tests-*.jsonl")  # one per test (the pytest plugin)
     report(records, total, wall)
     report_waiting(tests)
     if by_name is None:
@@ -144,6 +140,13 @@ def main(argv: list[str]) -> int:
             25,
         )
     return done.returncode
+
+
+def read_lines(folder: Path, pattern: str) -> list[dict[str, Any]]:
+    """The JSON records of the files in ``folder`` matching ``pattern``, one per line."""
+    return [
+        json.loads(line) for path in folder.glob(pattern) for line in path.read_text().splitlines()
+    ]  # fmt: skip
 
 
 # The kernel's BSD process accounting (acct(2), root only): one record per process that ends,
@@ -225,16 +228,18 @@ def report_waiting(tests: list[dict[str, Any]]) -> None:
     )
     slack = ", ".join(f"{last - end:.1f} s" for end in sorted(ends.values()))
     print(f"idle at the end, each worker (before the last test anywhere ended): {slack}\n")
+
+    def waited(test: dict[str, Any]) -> float:
+        return float(test["wall"] - test["cpu"])
+
     by_file: dict[str, list[float]] = collections.defaultdict(list)
     for test in tests:
-        by_file[test["test"].split("::")[0]].append(max(0.0, test["wall"] - test["cpu"]))
+        by_file[test["test"].split("::")[0]].append(max(0.0, waited(test)))
     table("waiting (wall time the CPU does not account for), by test file", by_file, 15, "wait s")
-    waits = sorted(tests, key=lambda test: test["cpu"] - test["wall"])[:15]
     print("the tests that waited longest:")
     print(f"  {'wait s':>8} {'wall s':>6} {'CPU s':>6}  test")
-    for test in waits:
-        waited = test["wall"] - test["cpu"]
-        print(f"  {waited:8.1f} {test['wall']:6.1f} {test['cpu']:6.1f}  {test['test']}")
+    for test in sorted(tests, key=waited, reverse=True)[:15]:
+        print(f"  {waited(test):8.1f} {test['wall']:6.1f} {test['cpu']:6.1f}  {test['test']}")
     print()
 
 

@@ -5,6 +5,7 @@ approval dialogs write, which is the one-time action a user takes (``user_action
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -37,21 +38,17 @@ class _Refuse(BaseHTTPRequestHandler):
         pass
 
 
-_PROXY: list[ThreadingHTTPServer] = []
-
-
+@functools.cache
 def refusing_proxy() -> ThreadingHTTPServer:
     """This process's proxy on 127.0.0.1 that refuses everything (started on first use; its
     ``asked`` lists the targets, e.g. ``otel.cline.bot:443``). Not a closed port: a refused
     connection is retried with back-off by some CLIs (Cline's telemetry: five tries over 8 s
     in every run), a 403 from the proxy is final at once — as final as having no network."""
-    if not _PROXY:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Refuse)
-        server.daemon_threads = True
-        server.asked = []  # type: ignore[attr-defined]
-        threading.Thread(target=server.serve_forever, name="refusing-proxy", daemon=True).start()
-        _PROXY.append(server)
-    return _PROXY[0]
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refuse)
+    server.daemon_threads = True
+    server.asked = []  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, name="refusing-proxy", daemon=True).start()
+    return server
 
 
 def no_network() -> dict[str, str]:
