@@ -516,6 +516,20 @@ def test_failing_embedder_degrades_to_keywords_and_says_so_once(
     assert retriever.embedder_status().startswith("none: ")
 
 
+def test_the_index_records_to_the_microsecond_when_it_was_brought_up_to_date(
+    layout: BrainLayout, make_memory: MakeMemory, open_test_retriever: OpenRetriever
+) -> None:
+    """tb metrics calls the index stale when a memory file is newer than this: whole seconds
+    hid an edit made within the second after a search or reindex."""
+    make_memory("Kafka topics", "Topics are created by the platform team.")
+    retriever = open_test_retriever(layout)
+    before = dt.datetime.now(dt.UTC)
+    retriever.search("kafka", 1)
+    after = dt.datetime.now(dt.UTC)
+    stamp = retriever.stats().last_indexed
+    assert stamp is not None and before <= stamp <= after
+
+
 def test_provider_none_is_keyword_only(
     tmp_path: Path, open_test_retriever: OpenRetriever, new_brain: NewBrain, write: Write
 ) -> None:
