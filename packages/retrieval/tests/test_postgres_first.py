@@ -179,6 +179,53 @@ def test_a_server_s_live_view_is_built_meanwhile_too(
     retriever.close()
 
 
+def test_a_server_returns_to_its_own_index_once_it_follows_what_the_shared_index_served(
+    ci: tuple[BrainLayout, str], clone: BrainLayout, postgres_url: str,
+    open_test_retriever: Any, monkeypatch: pytest.MonkeyPatch, teambrain_home: Path,
+) -> None:  # fmt: skip
+    """Answers never step back: a merge CI filled is in the shared index's next answer, and
+    the local index serves it through the follower's snapshot. With the index built but the
+    follower not yet holding that commit, the shared index keeps answering (at most
+    CATCH_UP_S); a switch then would drop the merge until its notification is heard."""
+    from teambrain_retrieval import _retriever
+
+    monkeypatch.setenv("TB_TEST_SHARED", postgres_url)
+    layout, _ = ci
+    retriever = _open(open_test_retriever, clone, _machine(teambrain_home, clone.repo_root),
+                      live=True)  # fmt: skip
+    retriever.embeds_in_background = True
+    assert retriever.follow_shared_index()
+    follower = retriever._follower
+    assert follower is not None and follower._thread is not None
+    for _ in range(100):
+        if follower.snapshot is not None:
+            break
+        follower._thread.join(0.1)
+    assert follower.snapshot is not None
+    follower.stop()  # it hears of no later fill: the lag, held open
+    follower._thread.join(10)
+    write_memory(layout, "Cache keys carry the tenant", "Every cache key starts with the tenant.",
+                 priority="required", class_="convention")  # fmt: skip
+    _git(layout.repo_root, "add", "-A")
+    _git(layout.repo_root, "commit", "-qm", "a teammate's memory, merged")
+    conn = connect(postgres_url)
+    fill_shared_index(conn, layout, HashEmbedder())
+    conn.close()
+
+    def required() -> list[str]:
+        return [hit.memory.title for hit in retriever.required()]
+
+    assert "Cache keys carry the tenant" in required()
+    assert retriever.answered_from is not None and retriever._building is not None
+    retriever._building.join(timeout=120)
+    assert "Cache keys carry the tenant" in required()
+    assert retriever.answered_from is not None  # built, but the follower is behind
+    monkeypatch.setattr(_retriever, "CATCH_UP_S", 0.0)
+    required()
+    assert retriever.answered_from is None  # not waited for beyond the bound
+    retriever.close()
+
+
 def test_a_built_local_index_answers_itself(
     ci: tuple[BrainLayout, str], clone: BrainLayout, postgres_url: str,
     open_test_retriever: Any, monkeypatch: pytest.MonkeyPatch, teambrain_home: Path,

@@ -56,6 +56,9 @@ NOTES_K = 3
 # Seconds after a first answer from the shared index before a server starts building its own
 # index (the answer is written meanwhile).
 BUILD_AFTER_ANSWER_S = 0.5
+# Once the local index is built, how long the shared index keeps answering while the follower
+# loads the commit it last answered from (see Retriever._caught_up).
+CATCH_UP_S = 5.0
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -236,6 +239,7 @@ class Retriever:
         self._first: FirstAnswers | None = None
         self._first_checked = False
         self._building: threading.Thread | None = None
+        self._built_at: float | None = None  # when the build was first seen done (monotonic)
         self._opening = self._open_shared_first()
 
     # ------------------------------------------------------------------ set-up
@@ -332,7 +336,7 @@ class Retriever:
         None when it does not apply (the sqlite backend, time travel, an org brain served,
         the index built) or the shared index cannot answer (said once, in one line)."""
         if self._first is not None:
-            if self._building is not None and not self._building.is_alive():
+            if self._building is not None and not self._building.is_alive() and self._caught_up():
                 self._first.first.close()
                 self._first = None  # built: the local index answers from now on
             return self._first
@@ -416,6 +420,22 @@ class Retriever:
         )  # fmt: skip
         pool.shutdown(wait=False)
         return opening
+
+    def _caught_up(self) -> bool:
+        """Whether this machine's index, built, may answer instead of the shared index: its
+        live view serves merges through the follower's snapshot, so the follower must hold
+        the commit the shared index last answered from, or a merge served a moment ago would
+        drop out of the answers until its notification is heard. Not waited for longer than
+        :data:`CATCH_UP_S` after the build (a follower that cannot connect, a fill since)."""
+        follower = self._follower
+        if follower is None or self._first is None:
+            return True
+        snapshot = follower.snapshot
+        if snapshot is not None and snapshot.commit == self._first.first.commit:
+            return True
+        if self._built_at is None:
+            self._built_at = time.monotonic()
+        return time.monotonic() - self._built_at >= CATCH_UP_S
 
     def _build_in_background(self) -> None:
         """In a server: build the local index on a thread of its own, starting once the first

@@ -235,7 +235,9 @@ class SharedFollower:
                 self._said, backoff = None, 1.0
                 while not self._stop.is_set():
                     moved = False
-                    for note in conn.notifies(timeout=_WAIT_S):
+                    # A notification is acted on at once (stop_after): waiting out the rest
+                    # of the second left a merge unserved that long.
+                    for note in conn.notifies(timeout=_WAIT_S, stop_after=1):
                         moved = moved or note.payload == self._token
                     if moved:
                         self._load(conn)
