@@ -1,7 +1,7 @@
 """Where a test run's CPU goes: every Python process it starts (``tb <verb>``, ``tb-capture``,
 the MCP server, pytest's workers), by command, by test file and by the heavy libraries it
 loaded; and each test's wall time against the CPU it used, to show where a run waits instead of
-computing. Not part of ``make bench`` (it runs the suite, ~11 minutes for the integration tests
+computing. Not part of ``make bench`` (it runs the suite, ~7 minutes for the integration tests
 on 2 cores); run it when deciding what to make cheaper:
 
     .venv/bin/python benchmarks/suite_cpu.py                     # -m integration tests-integration
@@ -11,10 +11,11 @@ Each process reports its own CPU (user + system) at exit through a ``sitecustomi
 ``PYTHONPATH``. Processes a test starts with an environment of its own (the install tests' scratch
 environments) and processes killed by a signal report nothing: the "not reported" line is the
 rest of the run's CPU, node (the agent CLIs), git, pip and chromium among it. A pytest plugin
-beside it times each test (setup to teardown) and the CPU of its worker and of every child the
-worker waited for: the wall time of a test that CPU does not account for is waiting (a sleep, a
-timeout, a child's back-off). With the workers ending together, the run's wall time is (CPU +
-waiting) / workers, so only less of either makes it shorter. Run as root, the
+beside it times each test (setup to teardown) and the CPU of its worker, of every child the
+worker waited for and of every ``tb`` forked for it (tests-integration/forkserver.py): the wall
+time of a test that CPU does not account for is waiting (a sleep, a timeout, a child's
+back-off). A run's wall time is at least its CPU over the cores and at least (CPU + waiting)
+over the workers, so only less of either makes it shorter. Run as root, the
 script also switches on the kernel's process accounting for the run and breaks every process
 that ended down by name (machine-wide: keep the machine otherwise quiet).
 """
@@ -65,7 +66,7 @@ atexit.register(_report)
 
 # Loaded into pytest's workers with ``-p``: one line per test, setup to teardown.
 TEST_PLUGIN = f"""
-import json, os, resource, time
+import json, os, resource, sys, time
 
 import pytest
 
@@ -73,7 +74,9 @@ import pytest
 def _cpu():
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    forks = sys.modules.get("forkserver")  # the tests' tb, forked: tests-integration/forkserver.py
+    forked = forks.cpu_of_forks[0] if forks else 0.0
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime + forked
 
 
 @pytest.hookimpl(hookwrapper=True)

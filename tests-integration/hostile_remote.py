@@ -27,6 +27,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import forkserver
+
 TB = str(Path(sys.executable).parent / "tb")
 GOOD_ID = "01KB2F0A1S9Y4Q7V3C8D5E6F01"
 EVIL_ID = "01KB2F0A1S9Y4Q7V3C8D5E6F66"
@@ -186,10 +188,9 @@ class World:
     def tb(
         self, *args: str, input: str | None = None, timeout: float = 120
     ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [TB, *args], cwd=self.clone, env=self.env, input=input, capture_output=True,
-            text=True, timeout=timeout, check=False,
-        )  # fmt: skip
+        return forkserver.run(
+            [TB, *args], cwd=self.clone, env=self.env, input=input, timeout=timeout
+        )
 
     def escaped(self) -> list[Path]:
         """Files holding the attacker's payload anywhere under the world's root, except in git's

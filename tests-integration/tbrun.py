@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import forkserver
+
 BIN = Path(sys.executable).parent
 
 
@@ -23,11 +25,11 @@ def tb_path() -> str:
 def run_tb(
     *args: str, cwd: Path, env: dict[str, str] | None = None, input: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run the real ``tb`` as a user would, capturing output."""
-    return subprocess.run(
-        [tb_path(), *args], cwd=cwd, env={**os.environ, **(env or {})}, input=input,
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    """Run the real ``tb`` as a user would, capturing output (through the fork server: see
+    forkserver.py)."""
+    return forkserver.run(
+        [tb_path(), *args], cwd=cwd, env={**os.environ, **(env or {})}, input=input, timeout=120
+    )
 
 
 def git(*args: str, cwd: Path) -> str:

@@ -51,6 +51,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import forkserver
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 BIN = Path(sys.executable).parent
@@ -158,9 +160,9 @@ class Developer:
         env: dict[str, str] | None = None,
     ) -> subprocess.CompletedProcess[str]:  # fmt: skip
         """Run the installed ``tb`` in this developer's clone, as this developer."""
-        return subprocess.run(
+        return forkserver.run(
             [tb_executable(), *args], cwd=cwd or self.clone, env={**self.env, **(env or {})},
-            input=input, capture_output=True, text=True, timeout=TIMEOUT_S, check=False,
+            input=input, timeout=TIMEOUT_S,
         )  # fmt: skip
 
     def tb_json(self, *args: str, codes: Sequence[int] = (0,), input: str | None = None) -> Any:

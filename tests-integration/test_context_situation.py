@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import forkserver
 import pytest
 from mcp import Client, StdioServerParameters
 
@@ -115,8 +116,7 @@ class World:
         return done.stdout
 
     def tb(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([str(BIN / "tb"), *args], cwd=self.work, env=self.env,
-                              capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+        return forkserver.run([str(BIN / "tb"), *args], cwd=self.work, env=self.env, timeout=120)
 
     def reset(self) -> None:
         self.git("checkout", "-q", "-f", "main")

@@ -19,6 +19,7 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
+import forkserver
 import pytest
 from teamharness import GH_STANDIN
 from test_docs_examples import ROOT, is_template, tb_lines
@@ -125,8 +126,7 @@ def world(tmp_path: Path) -> tuple[Path, dict[str, str], Callable[[], None]]:
 def _runner(repo: Path, env: dict[str, str]) -> Callable[[str], subprocess.CompletedProcess[str]]:
     def run(line: str) -> subprocess.CompletedProcess[str]:
         words = shlex.split(line)
-        return subprocess.run([tb_path(), *words[1:]], cwd=repo, env=env, capture_output=True,
-                              text=True, timeout=180, check=False)  # fmt: skip
+        return forkserver.run([tb_path(), *words[1:]], cwd=repo, env=env, timeout=180)
 
     return run
 

@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import forkserver
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "packages" / "distill" / "tests"))
@@ -181,10 +182,9 @@ def _trust(world: dict[str, Any]) -> None:
 
 
 def _tb(world: dict[str, Any], *args: str, env: dict[str, str] | None = None) -> Any:
-    return subprocess.run(
-        [TB, *args], cwd=world["repo"], env={**world["env"], **(env or {})},
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    return forkserver.run(
+        [TB, *args], cwd=world["repo"], env={**world["env"], **(env or {})}, timeout=120
+    )
 
 
 def _tb_peak(world: dict[str, Any], *args: str) -> tuple[Any, int]:
