@@ -16,7 +16,8 @@ PYTHONS := 3.12 3.13
 export UV_PYTHON_DOWNLOADS := never
 export UV_PYTHON := $(PYTHON)
 export TOKENIZERS_PARALLELISM := false
-# pytest's workers: one per core (pyproject.toml's --dist and the root conftest.py say which
+# pytest's workers: two per core, as tests wait for part of their time (the root conftest.py's
+# pytest_xdist_auto_num_workers; pyproject.toml's --dist and the root conftest.py say which
 # worker takes which test, and in what order); each run ends with its 25 slowest tests.
 PYTEST := $(BIN)/python -m pytest -n auto --durations=25
 
