@@ -109,7 +109,7 @@ def test_a_signal_stops_the_server_with_exit_0(
     if busy:
         client.send(CONTEXT_CALL)
     client.process.send_signal(signum)
-    assert client.wait() == 0
+    assert client.wait() == 0, client.stderr()
     stderr = client.stderr()
     assert "Traceback" not in stderr and "internal error" not in stderr, stderr
     # The handshake is answered before the server is built (the fast path): a signal that
@@ -126,7 +126,7 @@ def test_a_signal_after_serving_marks_the_heartbeat_stopped(
     client.send(CONTEXT_CALL)
     assert client.receive()["id"] == 2
     client.process.send_signal(signum)
-    assert client.wait() == 0
+    assert client.wait() == 0, client.stderr()
     [entry] = read_heartbeat(MachineLayout(teambrain_home))
     assert entry.pid == client.process.pid and entry.state == "stopped"
 
@@ -139,7 +139,7 @@ def test_a_client_that_closes_stdin_and_stdout_mid_call_ends_the_server_with_exi
     assert client.process.stdin is not None and client.process.stdout is not None
     client.process.stdin.close()
     client.process.stdout.close()
-    assert client.wait() == 0
+    assert client.wait() == 0, client.stderr()
     stderr = client.stderr()
     assert "internal error" not in stderr and "Traceback" not in stderr, stderr
 
@@ -153,7 +153,7 @@ def test_a_client_that_closes_only_stdin_mid_call_still_gets_its_answer(
     client.process.stdin.close()
     answer = client.receive()
     assert answer["id"] == 2 and "result" in answer, answer
-    assert client.wait() == 0
+    assert client.wait() == 0, client.stderr()
     assert "internal error" not in client.stderr()
 
 
@@ -197,7 +197,7 @@ def test_every_unparseable_message_gets_an_error_reply_and_the_server_keeps_serv
         client.initialize()  # still a working server
     assert client.process.stdin is not None
     client.process.stdin.close()
-    assert client.wait() == 0
+    assert client.wait() == 0, client.stderr()
     stderr = client.stderr()
     assert stderr.count(" to a message it cannot serve: ") == len(HOSTILE_LINES), stderr
     assert "Traceback" not in stderr and "internal error" not in stderr

@@ -184,4 +184,19 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     options = parser.parse_args(argv)
-    sys.exit(serve(options.repo, log_level=options.log_level))
+    leave(serve(options.repo, log_level=options.log_level))
+
+
+def leave(code: int) -> NoReturn:
+    """End the process once :func:`serve` returned (the client closed the connection, the
+    heartbeat is marked stopped): ``atexit`` runs and the standard streams are flushed, but the
+    interpreter is not torn down. The server's daemon threads (the brain's opening, the model's
+    load, git's answers) may still be inside native code or writing to stderr, and a teardown
+    under them can abort the process (SIGABRT) instead of exiting 0."""
+    import atexit
+
+    with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more can be read
+        sys.stdout.flush()
+        sys.stderr.flush()
+    atexit._run_exitfuncs()
+    os._exit(code)

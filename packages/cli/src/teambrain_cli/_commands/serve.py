@@ -36,4 +36,12 @@ def command(repo: Path | None, log_level: str) -> int:
     """
     from teambrain_mcp_server import serve
 
-    return serve(repo, log_level=log_level)
+    from .. import _main
+
+    code = serve(repo, log_level=log_level)
+    # The server's daemon threads (the brain's opening, the model's load) may still be inside
+    # native code or writing to stderr: tearing the interpreter down under them can abort
+    # (SIGABRT) instead of exiting 0. The heartbeat is marked stopped and nothing is left to
+    # flush to a client that closed the connection.
+    _main.quick_exit_ok = True
+    return code
