@@ -315,8 +315,9 @@ def _forked(
         for fd in (in_r, out_w, err_w):
             os.close(fd)
     encoding = "utf-8" if sys.flags.utf8_mode else None
-    feeder = threading.Thread(target=_feed, args=(in_w, input or "", encoding), daemon=True)
-    if in_w >= 0:
+    feeder = None
+    if input is not None:
+        feeder = threading.Thread(target=_feed, args=(in_w, input, encoding), daemon=True)
         feeder.start()
     chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
     said = b""
@@ -361,7 +362,7 @@ def _forked(
         conn.close()
         os.close(out_r)
         os.close(err_r)
-        if in_w >= 0:
+        if feeder is not None:
             feeder.join(timeout=5)  # a child killed before it read its input: the write fails
     if code is None:
         raise RuntimeError(f"the fork server lost {argv}: it said {said!r}")
